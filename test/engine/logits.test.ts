@@ -1,0 +1,3 @@
+import { logitsSuite } from './logitsSuite.js';
+
+logitsSuite('wasm');
