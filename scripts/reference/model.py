@@ -126,8 +126,8 @@ def linear(x, W, b=None, lora=None, key=None):
     return y
 
 
-def forward(cfg, w, ids, lora=None, positions=None):
-    """ids: [B, T] int64 -> logits [B, T, V]. Causal (and sliding-window when configured)."""
+def forward(cfg, w, ids, lora=None, positions=None, last_only=False):
+    """ids: [B, T] int64 -> logits [B, T, V] ([B, 1, V] with last_only). Causal (and sliding-window when configured)."""
     B, T = ids.shape
     H = cfg["hidden_size"]
     nh, nkv, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], head_dim(cfg)
@@ -166,6 +166,8 @@ def forward(cfg, w, ids, lora=None, positions=None):
         gate = linear(h, g("mlp.gate_proj.weight"), g("mlp.gate_proj.bias"), lora, f"{l}.gate_proj")
         up = linear(h, g("mlp.up_proj.weight"), g("mlp.up_proj.bias"), lora, f"{l}.up_proj")
         x = x + linear(F.silu(gate) * up, g("mlp.down_proj.weight"), g("mlp.down_proj.bias"), lora, f"{l}.down_proj")
+    if last_only:
+        x = x[:, -1:]
     x = rms_norm(x, w["model.norm.weight"], eps)
     head = w.get("lm_head.weight", w["model.embed_tokens.weight"])
     return x @ head.t()

@@ -1,0 +1,49 @@
+import { GENERATE_USAGE, generateCommand } from './generateCommand.js';
+import { processIo, type Io } from './io.js';
+import { LOGPROBS_USAGE, logprobsCommand } from './logprobsCommand.js';
+import { UsageError } from './args.js';
+
+interface Command {
+  summary: string;
+  usage: string;
+  run: (argv: string[], io: Io) => Promise<number>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  logprobs: { summary: 'print each token with log p(token | previous tokens)', usage: LOGPROBS_USAGE, run: logprobsCommand },
+  generate: { summary: 'complete a prompt with a model', usage: GENERATE_USAGE, run: generateCommand },
+};
+
+function overview(): string {
+  const rows = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  return `Usage: clawloop <command> [options]\n\nCommands:\n${rows.join('\n')}\n\nRun 'clawloop <command> --help' for a command's options.`;
+}
+
+/** Runs the CLI; returns the exit code (0 ok, 1 error, 2 usage error). */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.out(overview() + '\n');
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    io.log(`clawloop: unknown command '${name}'\n\n${overview()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(cmd.usage + '\n');
+    return 0;
+  }
+  try {
+    return await cmd.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.log(`clawloop ${name}: ${err.message}\n\n${cmd.usage}`);
+      return 2;
+    }
+    io.log(`clawloop ${name}: ${(err as Error).message}`);
+    if (process.env.CLAWLOOP_DEBUG) io.log((err as Error).stack ?? '');
+    return 1;
+  }
+}

@@ -1,0 +1,39 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs-core';
+import { BackendUnavailableError, defaultBackendName, initBackend, parseBackendName } from '../../main/engine/backend.js';
+
+describe('backends', () => {
+  it('wasm is the default; CLAWLOOP_BACKEND chooses another; unknown names list the valid ones', () => {
+    assert.equal(defaultBackendName({}), 'wasm');
+    assert.equal(defaultBackendName({ CLAWLOOP_BACKEND: 'CPU' }), 'cpu');
+    assert.throws(
+      () => defaultBackendName({ CLAWLOOP_BACKEND: 'cuda' }),
+      /CLAWLOOP_BACKEND is 'cuda'; valid backends: wasm, cpu, webgpu, tensorflow/,
+    );
+    assert.throws(() => parseBackendName('metal'), /--backend is 'metal'/);
+  });
+
+  it('logs the chosen backend and switches between wasm and cpu', async () => {
+    const lines: string[] = [];
+    assert.equal(await initBackend('cpu', { log: (l) => lines.push(l) }), 'cpu');
+    assert.equal(tf.getBackend(), 'cpu');
+    assert.equal(await initBackend('wasm', { log: (l) => lines.push(l) }), 'wasm');
+    assert.equal(tf.getBackend(), 'wasm');
+    assert.deepEqual(lines, ["clawloop: tfjs backend 'cpu'", "clawloop: tfjs backend 'wasm' (SIMD on)"]);
+  });
+
+  it('optional backends that are not installed say what to install', async () => {
+    await assert.rejects(initBackend('tensorflow'), (err: Error) => {
+      assert.ok(err instanceof BackendUnavailableError);
+      assert.match(err.message, /npm install @tensorflow\/tfjs-node/);
+      return true;
+    });
+    await assert.rejects(initBackend('webgpu'), (err: Error) => {
+      assert.ok(err instanceof BackendUnavailableError);
+      assert.match(err.message, /npm install webgpu|no GPU adapter found/);
+      return true;
+    });
+    assert.equal(tf.getBackend(), 'wasm', 'a failed switch keeps the active backend');
+  });
+});
