@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// Runs the compiled test files (dist/test/**/*.test.js) with node:test and ends with a line
-// "N passed, N failed". Arguments filter test files by substring: `npm test -- engine/lora`.
+// Runs the compiled tests (dist/test/**/*.test.js) with node:test:
+//   1. every test, with the native kernels when the addon is built;
+//   2. the engine tests again on pure tfjs (CLAWLOOP_NATIVE=0), so the numerics hold both ways.
+// Ends with one line "N passed, N failed" summing both runs. Arguments filter test files by
+// substring: `npm test -- engine/lora`.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,16 +31,45 @@ if (!selected.length) {
   console.error(`no test files match ${filters.join(', ')}`);
   process.exit(2);
 }
+
 const reporter = path.join(root, 'scripts', 'summary-reporter.mjs');
-const res = spawnSync(
-  process.execPath,
-  [
-    '--test',
-    `--test-concurrency=${process.env.CLAWLOOP_TEST_CONCURRENCY ?? 1}`,
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    `--test-reporter=${reporter}`, '--test-reporter-destination=stdout',
-    ...selected,
-  ],
-  { stdio: 'inherit', cwd: root, env: { ...process.env, CLAWLOOP_ROOT: root } },
-);
-process.exit(res.status ?? 1);
+const countsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-tests-')), 'counts.json');
+const total = { passed: 0, failed: 0 };
+let status = 0;
+
+function run(label, testFiles, env) {
+  fs.rmSync(countsFile, { force: true });
+  const res = spawnSync(
+    process.execPath,
+    [
+      '--test',
+      `--test-concurrency=${process.env.CLAWLOOP_TEST_CONCURRENCY ?? 1}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${reporter}`,
+      '--test-reporter-destination=stdout',
+      ...testFiles,
+    ],
+    { stdio: 'inherit', cwd: root, env: { ...process.env, CLAWLOOP_ROOT: root, CLAWLOOP_TEST_LABEL: label, CLAWLOOP_TEST_COUNTS: countsFile, ...env } },
+  );
+  if (res.status !== 0) status = res.status ?? 1;
+  if (fs.existsSync(countsFile)) {
+    const c = JSON.parse(fs.readFileSync(countsFile, 'utf8'));
+    total.passed += c.passed;
+    total.failed += c.failed;
+  } else {
+    total.failed += 1; // the run crashed before reporting
+  }
+}
+
+const addonBuilt = fs.existsSync(path.join(root, 'native', 'build', 'Release', 'clawloop_native.node')) && process.env.CLAWLOOP_NATIVE !== '0';
+run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', selected, {});
+const engineFiles = selected.filter((f) => path.relative(testDir, f).startsWith(`engine${path.sep}`));
+if (addonBuilt && engineFiles.length) {
+  run('engine tests, pure tfjs (CLAWLOOP_NATIVE=0)', engineFiles, { CLAWLOOP_NATIVE: '0' });
+} else if (engineFiles.length) {
+  console.log('note: the native addon is not built (npm run build:native), so the engine tests ran once, on pure tfjs');
+}
+fs.rmSync(path.dirname(countsFile), { recursive: true, force: true });
+console.log(`${total.passed} passed, ${total.failed} failed`);
+process.exit(status);

@@ -1,5 +1,8 @@
-// A node:test reporter that prints one final line: "N passed, N failed" (leaf tests only).
+// A node:test reporter that prints "N passed, N failed" (leaf tests only) for one run and, when
+// CLAWLOOP_TEST_COUNTS names a file, writes the counts there for scripts/run-tests.mjs to add up.
 // Skipped and todo tests are counted as failed: a check that did not run is not a pass.
+import fs from 'node:fs';
+
 export default async function* summary(source) {
   let passed = 0;
   let failed = 0;
@@ -15,5 +18,7 @@ export default async function* summary(source) {
     } else passed++;
   }
   if (notRun.length) yield `not run (counted as failed): ${notRun.join(', ')}\n`;
-  yield `${passed} passed, ${failed} failed\n`;
+  const label = process.env.CLAWLOOP_TEST_LABEL ? `${process.env.CLAWLOOP_TEST_LABEL}: ` : '';
+  yield `${label}${passed} passed, ${failed} failed\n`;
+  if (process.env.CLAWLOOP_TEST_COUNTS) fs.writeFileSync(process.env.CLAWLOOP_TEST_COUNTS, JSON.stringify({ passed, failed }));
 }

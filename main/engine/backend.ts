@@ -1,5 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted } from './native/nativeAddon.js';
+import { registerNativeWasmKernels } from './native/wasmKernels.js';
 
 /**
  * The tfjs backends ClawLoop can run on.
@@ -104,8 +106,18 @@ export async function initBackend(
   if (!ok) throw new BackendUnavailableError(`backend '${name}' failed to initialise`);
   await tf.ready();
   active = name;
-  opts.log?.(
-    `clawloop: tfjs backend '${name}'${name === 'wasm' ? ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})` : ''}`,
-  );
+  let detail = '';
+  if (name === 'wasm') {
+    detail = ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})`;
+    const addon = loadNativeAddon();
+    if (addon) {
+      registerNativeWasmKernels(addon);
+      const i = addon.info();
+      detail += `, native kernels (${i.blas}, ${i.threads} threads)`;
+    } else if (nativeWanted()) {
+      opts.log?.(`clawloop: warning: native kernels unavailable, using pure tfjs: ${nativeLoadError()}`);
+    }
+  }
+  opts.log?.(`clawloop: tfjs backend '${name}'${detail}`);
   return name;
 }

@@ -31,7 +31,8 @@ function unreduce(dy: tf.Tensor, xShape: number[], axis: unknown): tf.Tensor {
   return tf.broadcastTo(tf.reshape(dy, kept), xShape);
 }
 
-const f32 = (t: tf.Tensor) => tf.cast(t, 'float32');
+/** float32 view of a tensor; a no-op (no copy) when it already is one. */
+const f32 = (t: tf.Tensor) => (t.dtype === 'float32' ? t : tf.cast(t, 'float32'));
 
 function transposeLast2(x: tf.Tensor): tf.Tensor {
   const r = x.rank;
@@ -245,7 +246,7 @@ const GRADIENTS: Record<string, { inputsToSave?: string[]; outputsToSave?: boole
   [tf.BatchMatMul]: {
     inputsToSave: ['a', 'b'],
     gradFunc: (dy, [a, b], attrs) => {
-      // Plain matmuls on explicit transposes: tfjs-wasm runs transposed matmuls 10–40× slower.
+      // Plain matmuls on explicit transposes: pure tfjs-wasm runs transposed matmuls 10–40× slower.
       const d = dy as tf.Tensor;
       const T = transposeLast2;
       const ta = attrs.transposeA === true;

@@ -19,29 +19,12 @@ import { parameterCount, parseModelConfig } from '../../main/engine/config.js';
 import { KVCache } from '../../main/engine/kvCache.js';
 import { LoraAdapter } from '../../main/engine/lora.js';
 import { AdamW } from '../../main/engine/optimizer.js';
+import type { Token } from 'node-llama-cpp';
+import { ggufFromModel, writeGguf, type GgufVocab } from '../../main/engine/gguf.js';
 import { computeGradients, crossEntropyLoss, type TrainBatch } from '../../main/engine/train.js';
+import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-
-/** The benchmark model: hidden 256, 4 layers, GQA 4/2 heads of 64, SwiGLU 768, vocab 2048, tied head. */
-export const BENCH_CONFIG = {
-  architectures: ['Qwen3ForCausalLM'],
-  model_type: 'qwen3',
-  hidden_size: 256,
-  intermediate_size: 768,
-  num_attention_heads: 4,
-  num_key_value_heads: 2,
-  head_dim: 64,
-  num_hidden_layers: 4,
-  vocab_size: 2048,
-  rms_norm_eps: 1e-6,
-  rope_theta: 1000000,
-  tie_word_embeddings: true,
-  max_position_embeddings: 1024,
-};
-const BATCH = 8;
-const SEQ = 128;
-const DECODE_TOKENS = 64;
 
 type Figures = { prefill_tok_s: number; decode_tok_s: number; train_lora_tok_s: number; train_full_tok_s: number };
 const KEYS: Array<keyof Figures> = ['prefill_tok_s', 'decode_tok_s', 'train_lora_tok_s', 'train_full_tok_s'];
@@ -59,31 +42,33 @@ async function timed(fn: () => unknown, iters: number): Promise<number> {
   return times[Math.floor(times.length / 2)];
 }
 
-async function benchClawLoop(iters: number): Promise<Figures> {
-  const config = parseModelConfig(BENCH_CONFIG);
-  const lm = CausalLM.random(config, 0);
-  const ids = Array.from({ length: BATCH }, (_, b) => Array.from({ length: SEQ }, (_, t) => (b * 7919 + t * 104729) % config.vocabSize));
+async function benchClawLoop(lm: CausalLM, iters: number): Promise<Figures> {
+  const config = lm.config;
+  const ids = benchIds();
 
   const prefill = await timed(
     () => tf.tidy(() => lm.forward(tf.tensor2d(ids.flat(), [BATCH, SEQ], 'int32'), { lastOnly: true }).dataSync()),
     iters,
   );
 
-  // The same per-token work as generate(): one cached forward step and a greedy pick.
-  const decode = await timed(
-    () => {
-      const cache = new KVCache(config.numLayers);
-      let input = ids[0];
-      for (let i = 0; i < DECODE_TOKENS; i++) {
-        const logits = tf.tidy(() => lm.forward(tf.tensor2d(input, [1, input.length], 'int32'), { cache, lastOnly: true }).dataSync());
-        let best = 0;
-        for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best]) best = v;
-        input = [best];
-      }
-      cache.dispose();
-    },
-    Math.max(2, Math.floor(iters / 2)),
-  );
+  // The same per-token work as generate(): one cached forward step and a greedy pick. The
+  // prompt's prefill is not timed (prefill has its own figure).
+  const step = (cache: KVCache, input: number[]): number => {
+    const logits = tf.tidy(() => lm.forward(tf.tensor2d(input, [1, input.length], 'int32'), { cache, lastOnly: true }).dataSync());
+    let best = 0;
+    for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best]) best = v;
+    return best;
+  };
+  const decodeTimes: number[] = [];
+  for (let r = 0; r < Math.max(2, Math.floor(iters / 2)) + 1; r++) {
+    const cache = new KVCache(config.numLayers);
+    let next = step(cache, ids[0]);
+    const t0 = performance.now();
+    for (let i = 0; i < DECODE_TOKENS; i++) next = step(cache, [next]);
+    if (r > 0) decodeTimes.push((performance.now() - t0) / 1000); // the first run warms up
+    cache.dispose();
+  }
+  const decode = decodeTimes.sort((a, b) => a - b)[Math.floor(decodeTimes.length / 2)];
 
   const batch: TrainBatch = { ids, mask: ids.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
   const adapter = LoraAdapter.create(config, { r: 8, alpha: 16 }, 1);
@@ -99,7 +84,7 @@ async function benchClawLoop(iters: number): Promise<Figures> {
     lm.weightsChanged();
   }, iters);
   fullOpt.dispose();
-  lm.dispose();
+  lm.setTrainable(false);
   const tokens = BATCH * SEQ;
   return {
     prefill_tok_s: tokens / prefill,
@@ -107,6 +92,82 @@ async function benchClawLoop(iters: number): Promise<Figures> {
     train_lora_tok_s: tokens / lora,
     train_full_tok_s: tokens / full,
   };
+}
+
+/** GPT-2 byte-level token strings for ids 0..255, then unique filler tokens: enough for llama.cpp to load. */
+function syntheticVocab(size: number): GgufVocab {
+  const printable = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+  const byteChar: string[] = [];
+  let extra = 0;
+  for (let b = 0; b < 256; b++) byteChar.push(String.fromCharCode(printable(b) ? b : 256 + extra++));
+  const tokens = Array.from({ length: size }, (_, i) =>
+    i < 256 ? byteChar[i] : `${byteChar[97 + (i % 26)]}${byteChar[97 + (Math.floor(i / 26) % 26)]}${i}`,
+  );
+  return { tokens, types: tokens.map(() => 1), merges: [], eosTokenId: size - 1, pre: 'default' };
+}
+
+/** llama.cpp (node-llama-cpp, CPU) on the same weights exported to GGUF F32 by ClawLoop. */
+async function benchLlamaCpp(
+  lm: CausalLM,
+  threads: number,
+): Promise<{ prefill_tok_s: number; decode_tok_s: number; version: string } | { error: string }> {
+  let mod: typeof import('node-llama-cpp');
+  try {
+    mod = await import('node-llama-cpp');
+  } catch (err) {
+    return { error: `llama.cpp not measured: node-llama-cpp is not installed (${(err as Error).message.split('\n')[0]})` };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-gguf-'));
+  try {
+    const file = path.join(dir, 'bench.gguf');
+    const { metadata, tensors } = ggufFromModel(lm, syntheticVocab(lm.config.vocabSize), 'clawloop-bench');
+    writeGguf(file, metadata, tensors);
+    const llama = await mod.getLlama({ gpu: false, logLevel: mod.LlamaLogLevel.error });
+    const model = await llama.loadModel({ modelPath: file });
+    const ctx = await model.createContext({
+      contextSize: 512,
+      batchSize: 512,
+      threads,
+      experimentalKvCacheKeyType: 'F32',
+      experimentalKvCacheValueType: 'F32',
+    });
+    const seq = ctx.getSequence();
+    const ids = benchIds();
+    const prefillTimes: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      const t0 = performance.now();
+      for (const prompt of ids) {
+        await seq.evaluateWithoutGeneratingNewTokens(prompt as unknown as Token[]);
+        await seq.clearHistory();
+      }
+      prefillTimes.push((performance.now() - t0) / 1000);
+    }
+    const decodeTimes: number[] = [];
+    for (let r = 0; r < 3; r++) {
+      // The first token comes out of the prompt's prefill; time the DECODE_TOKENS after it.
+      let n = -1;
+      let t0 = 0;
+      for await (const _ of seq.evaluate(ids[0] as unknown as Token[], { temperature: 0 })) {
+        if (++n === 0) t0 = performance.now();
+        if (n === DECODE_TOKENS) break;
+      }
+      decodeTimes.push((performance.now() - t0) / 1000);
+      await seq.clearHistory();
+    }
+    await ctx.dispose();
+    await model.dispose();
+    await llama.dispose();
+    const median = (a: number[]) => a.sort((x, y) => x - y)[Math.floor(a.length / 2)];
+    return {
+      prefill_tok_s: (BATCH * SEQ) / median(prefillTimes.slice(1)),
+      decode_tok_s: DECODE_TOKENS / median(decodeTimes),
+      version: `llama.cpp ${llama.llamaCppRelease.release} via node-llama-cpp, ${threads} threads`,
+    };
+  } catch (err) {
+    return { error: `llama.cpp not measured: ${(err as Error).message.split('\n')[0]}` };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function benchPyTorch(iters: number, threads: number): Promise<{ figures: Figures; version: string } | { error: string }> {
@@ -155,22 +216,43 @@ async function main(): Promise<void> {
     `ClawLoop engine benchmark: Qwen3-shaped, ${(parameterCount(config) / 1e6).toFixed(2)} M parameters ` +
       `(hidden 256, 4 layers, vocab 2048), batch ${BATCH} x seq ${SEQ}; decode ${DECODE_TOKENS} tokens after a ${SEQ}-token prompt`,
   );
-  const ours = await benchClawLoop(iters);
+  const lm = CausalLM.random(config, 0);
+  const cpp = await benchLlamaCpp(lm, threads); // first, while the weights are the initial ones
+  const ours = await benchClawLoop(lm, iters);
+  lm.dispose();
   const peer = await benchPyTorch(iters, threads);
-  console.log(`ClawLoop: tfjs '${backend}'${'figures' in peer ? ` | ${peer.version}` : ''}`);
+  const versions = ['figures' in peer ? peer.version : null, 'error' in cpp ? null : cpp.version].filter(Boolean);
+  console.log(`ClawLoop: tfjs '${backend}'${versions.length ? ` | ${versions.join(' | ')}` : ''}`);
   const ratios: Partial<Figures> = {};
-  console.log(`${''.padEnd(22)}${'ClawLoop'.padStart(12)}${'PyTorch'.padStart(12)}${'ratio'.padStart(9)}`);
+  const cppRatios: { prefill_tok_s?: number; decode_tok_s?: number } = {};
+  console.log(
+    `${''.padEnd(22)}${'ClawLoop'.padStart(12)}${'PyTorch'.padStart(12)}${'ratio'.padStart(9)}${'llama.cpp'.padStart(12)}${'ratio'.padStart(9)}`,
+  );
   for (const k of KEYS) {
     const theirs = 'figures' in peer ? peer.figures[k] : undefined;
     if (theirs) ratios[k] = ours[k] / theirs;
+    const c = !('error' in cpp) && (k === 'prefill_tok_s' || k === 'decode_tok_s') ? cpp[k] : undefined;
+    if (c) cppRatios[k as 'prefill_tok_s' | 'decode_tok_s'] = ours[k] / c;
+    const fmt = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(1));
+    const ratio = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2) + 'x');
     const label = k.replace(/_tok_s$/, '').replace('_', ' ') + ' tok/s';
     console.log(
-      `${label.padEnd(22)}${ours[k].toFixed(1).padStart(12)}${(theirs?.toFixed(1) ?? '-').padStart(12)}${(ratios[k] ? ratios[k]!.toFixed(2) + 'x' : '-').padStart(9)}`,
+      `${label.padEnd(22)}${fmt(ours[k]).padStart(12)}${fmt(theirs).padStart(12)}${ratio(ratios[k]).padStart(9)}${fmt(c).padStart(12)}${ratio(c ? ours[k] / c : undefined).padStart(9)}`,
     );
   }
   if ('error' in peer) console.log(peer.error);
+  if ('error' in cpp) console.log(cpp.error);
   if (values.json) {
-    const report = { clawloop: ours, pytorch: 'figures' in peer ? peer.figures : null, ratios, backend, threads, config: BENCH_CONFIG };
+    const report = {
+      clawloop: ours,
+      pytorch: 'figures' in peer ? peer.figures : null,
+      ratios,
+      llamacpp: 'error' in cpp ? null : { prefill_tok_s: cpp.prefill_tok_s, decode_tok_s: cpp.decode_tok_s },
+      llamacpp_ratios: cppRatios,
+      backend,
+      threads,
+      config: BENCH_CONFIG,
+    };
     fs.writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n');
     console.log(`wrote ${values.json}`);
   }

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { fastTransposedMatmul } from '../native/wasmKernels.js';
 
 /** Swaps the last two axes: [..., M, N] -> [..., N, M]. */
 export function transposeLast2(x: tf.Tensor): tf.Tensor {
@@ -11,8 +12,9 @@ export function transposeLast2(x: tf.Tensor): tf.Tensor {
 /**
  * a @ b for a [..., M, K] and b [..., K, N] with equal batch axes (or b rank 2 when a is rank 2).
  *
- * The gradient materialises the transposes and then runs plain matmuls: tfjs's own matMul gradient
- * uses transposed matmuls, which the wasm backend runs 10–40× slower than plain ones.
+ * Without native kernels the gradient materialises the transposes and runs plain matmuls: pure
+ * tfjs-wasm runs transposed matmuls 10–40× slower than plain ones. With native BLAS the transposes
+ * are free, so they are passed as flags.
  */
 export const matmul: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor = tf.customGrad(
   // tfjs types customGrad's inputs loosely; the function is only ever called with two tensors.
@@ -22,6 +24,7 @@ export const matmul: (a: tf.Tensor, b: tf.Tensor) => tf.Tensor = tf.customGrad(
       value: tf.matMul(a, b),
       gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
         const [sa, sb] = saved;
+        if (fastTransposedMatmul()) return [tf.matMul(dy, sb, false, true), tf.matMul(sa, dy, true, false)];
         return [tf.matMul(dy, transposeLast2(sb)), tf.matMul(transposeLast2(sa), dy)];
       },
     };

@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The functions of native/build/Release/clawloop_native.node (see native/src/addon.cc). */
+export interface NativeAddon {
+  /** C[i] = op(A[i])·op(B[i]) for i < batch, row-major, in place on the given views. */
+  gemm(
+    a: Float32Array,
+    b: Float32Array,
+    c: Float32Array,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: boolean,
+    transB: boolean,
+    strideA: number,
+    strideB: number,
+    strideC: number,
+  ): void;
+  /** dst = tile(src, reps) for 4-byte elements. */
+  tile(src: Float32Array, dst: Float32Array, shape: number[], reps: number[]): void;
+  setThreads(n: number): void;
+  info(): { threads: number; blasThreads: number; hardwareThreads: number; blas: string };
+}
+
+/** Where the addon is built; in a packaged Electron app it lives outside the asar archive. */
+export function addonPath(): string {
+  if (process.env.CLAWLOOP_NATIVE_PATH) return process.env.CLAWLOOP_NATIVE_PATH;
+  const here = path.dirname(fileURLToPath(import.meta.url)); // dist/main/engine/native
+  const file = path.resolve(here, '..', '..', '..', '..', 'native', 'build', 'Release', 'clawloop_native.node');
+  return file.replace(`app.asar${path.sep}`, `app.asar.unpacked${path.sep}`);
+}
+
+/**
+ * Threads for native kernels: `CLAWLOOP_THREADS` when set (a cap, e.g. when serving and training
+ * share the CPU), else every core.
+ */
+export function threadCount(env: NodeJS.ProcessEnv = process.env): number {
+  const cores = os.availableParallelism();
+  const raw = env.CLAWLOOP_THREADS?.trim();
+  if (!raw) return cores;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`CLAWLOOP_THREADS is '${raw}'; expected a positive integer`);
+  return n;
+}
+
+/** False when `CLAWLOOP_NATIVE` is 0/false/off: the engine then runs pure tfjs. */
+export function nativeWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.CLAWLOOP_NATIVE?.trim().toLowerCase();
+  return !(v === '0' || v === 'false' || v === 'off' || v === 'no');
+}
+
+let cached: { addon: NativeAddon | null; error: string | null } | null = null;
+
+/**
+ * Loads the addon once per thread. Returns null (with the reason in `nativeLoadError()`) when it
+ * is disabled, not built, or fails to load.
+ */
+export function loadNativeAddon(): NativeAddon | null {
+  if (cached) return cached.addon;
+  if (!nativeWanted()) {
+    cached = { addon: null, error: 'disabled by CLAWLOOP_NATIVE' };
+    return null;
+  }
+  const file = addonPath();
+  if (!fs.existsSync(file)) {
+    cached = { addon: null, error: `${file} is not built (run: npm run build:native)` };
+    return null;
+  }
+  try {
+    const addon = createRequire(import.meta.url)(file) as NativeAddon;
+    addon.setThreads(threadCount());
+    cached = { addon, error: null };
+  } catch (err) {
+    cached = { addon: null, error: `loading ${file} failed: ${(err as Error).message.split('\n')[0]}` };
+  }
+  return cached.addon;
+}
+
+export function nativeLoadError(): string | null {
+  loadNativeAddon();
+  return cached?.error ?? null;
+}

@@ -1,0 +1,22 @@
+{
+  "targets": [
+    {
+      "target_name": "clawloop_native",
+      "sources": ["src/addon.cc", "src/gemm.cc", "src/napiUtil.cc", "src/threadPool.cc", "src/tile.cc"],
+      "cflags_cc": ["-O3", "-std=c++17", "-fno-exceptions", "<!(node -p \"process.env.CLAWLOOP_NATIVE_MARCH || '-march=native'\")"],
+      "cflags_cc!": ["-fno-rtti"],
+      "conditions": [
+        ["OS=='linux'", {
+          "include_dirs": ["/usr/include/x86_64-linux-gnu/openblas-pthread", "/usr/include/aarch64-linux-gnu/openblas-pthread", "/usr/include/openblas"],
+          "libraries": ["-lopenblas"],
+          "defines": ["CLAWLOOP_OPENBLAS=1"]
+        }],
+        ["OS=='mac'", {
+          "libraries": ["-framework Accelerate"],
+          "defines": ["CLAWLOOP_ACCELERATE=1", "ACCELERATE_NEW_LAPACK=1"],
+          "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": ["-O3", "-std=c++17"] }
+        }]
+      ]
+    }
+  ]
+}

@@ -1,0 +1,114 @@
+// ClawLoop's native kernels: N-API entry points. Every function works in place on Float32Array
+// views (ClawLoop passes views of the tfjs-wasm heap, so no data is copied) and runs synchronously:
+// a tfjs kernel must return its result before the next op runs.
+#include <node_api.h>
+
+#include <thread>
+
+#include "blas.h"
+#include "gemm.h"
+#include "napiUtil.h"
+#include "tile.h"
+#include "threadPool.h"
+
+using namespace clawloop;
+
+// gemm(a, b, c, batch, m, n, k, transA, transB, strideA, strideB, strideC)
+static napi_value Gemm(napi_env env, napi_callback_info info) {
+  napi_value argv[12];
+  if (!getArgs(env, info, 12, argv)) return nullptr;
+  F32View a, b, c;
+  int64_t batch, m, n, k, sa, sb, sc;
+  bool ta, tb;
+  if (!argFloat32(env, argv[0], "a", &a) || !argFloat32(env, argv[1], "b", &b) || !argFloat32(env, argv[2], "c", &c) ||
+      !argInt(env, argv[3], "batch", &batch) || !argInt(env, argv[4], "m", &m) || !argInt(env, argv[5], "n", &n) ||
+      !argInt(env, argv[6], "k", &k) || !argBool(env, argv[7], "transA", &ta) || !argBool(env, argv[8], "transB", &tb) ||
+      !argInt(env, argv[9], "strideA", &sa) || !argInt(env, argv[10], "strideB", &sb) || !argInt(env, argv[11], "strideC", &sc))
+    return nullptr;
+  if (batch < 1 || m < 1 || n < 1 || k < 1 || sa < 0 || sb < 0 || sc < 0) {
+    napi_throw_range_error(env, nullptr, "gemm: sizes must be positive and strides non-negative");
+    return nullptr;
+  }
+  if (!requireLength(env, a, (batch - 1) * sa + m * k, "a") || !requireLength(env, b, (batch - 1) * sb + k * n, "b") ||
+      !requireLength(env, c, (batch - 1) * sc + m * n, "c"))
+    return nullptr;
+  gemmBatched(a.data, b.data, c.data, batch, m, n, k, ta, tb, sa, sb, sc);
+  return undefinedValue(env);
+}
+
+// tile(src, dst, shape: number[], reps: number[]): 4-byte elements (float32 or int32 viewed as floats).
+static napi_value Tile(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!getArgs(env, info, 4, argv)) return nullptr;
+  F32View src, dst;
+  if (!argFloat32(env, argv[0], "src", &src) || !argFloat32(env, argv[1], "dst", &dst)) return nullptr;
+  int64_t shape[8], reps[8];
+  uint32_t rank = 0, rankReps = 0;
+  napi_get_array_length(env, argv[2], &rank);
+  napi_get_array_length(env, argv[3], &rankReps);
+  if (rank != rankReps || rank > 8) {
+    napi_throw_range_error(env, nullptr, "tile: shape and reps must have the same rank (<= 8)");
+    return nullptr;
+  }
+  size_t inSize = 1, outSize = 1;
+  for (uint32_t i = 0; i < rank; i++) {
+    napi_value v;
+    napi_get_element(env, argv[2], i, &v);
+    if (!argInt(env, v, "shape[i]", &shape[i])) return nullptr;
+    napi_get_element(env, argv[3], i, &v);
+    if (!argInt(env, v, "reps[i]", &reps[i])) return nullptr;
+    if (shape[i] < 1 || reps[i] < 1) {
+      napi_throw_range_error(env, nullptr, "tile: dimensions and reps must be positive");
+      return nullptr;
+    }
+    inSize *= shape[i];
+    outSize *= shape[i] * reps[i];
+  }
+  if (!requireLength(env, src, inSize, "src") || !requireLength(env, dst, outSize, "dst")) return nullptr;
+  tile4(reinterpret_cast<const uint32_t*>(src.data), reinterpret_cast<uint32_t*>(dst.data), shape, reps, static_cast<int>(rank));
+  return undefinedValue(env);
+}
+
+// setThreads(n): threads for BLAS and for ClawLoop's own kernels.
+static napi_value SetThreads(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!getArgs(env, info, 1, argv)) return nullptr;
+  int64_t n;
+  if (!argInt(env, argv[0], "threads", &n)) return nullptr;
+  if (n < 1) n = 1;
+  blasSetThreads(static_cast<int>(n));
+  setPoolThreads(static_cast<int>(n));
+  return undefinedValue(env);
+}
+
+// info(): { threads, blasThreads, hardwareThreads, blas }
+static napi_value Info(napi_env env, napi_callback_info) {
+  napi_value out, v;
+  napi_create_object(env, &out);
+  napi_create_int32(env, poolThreads(), &v);
+  napi_set_named_property(env, out, "threads", v);
+  napi_create_int32(env, blasGetThreads(), &v);
+  napi_set_named_property(env, out, "blasThreads", v);
+  napi_create_int32(env, static_cast<int>(std::thread::hardware_concurrency()), &v);
+  napi_set_named_property(env, out, "hardwareThreads", v);
+#if defined(CLAWLOOP_ACCELERATE)
+  napi_create_string_utf8(env, "accelerate", NAPI_AUTO_LENGTH, &v);
+#else
+  napi_create_string_utf8(env, "openblas", NAPI_AUTO_LENGTH, &v);
+#endif
+  napi_set_named_property(env, out, "blas", v);
+  return out;
+}
+
+static napi_value Init(napi_env env, napi_value exports) {
+  napi_property_descriptor props[] = {
+      {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"tile", nullptr, Tile, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"setThreads", nullptr, SetThreads, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, Init)

@@ -1,0 +1,76 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { getLlama, LlamaLogLevel, type Llama, type Token } from 'node-llama-cpp';
+import { generateText } from '../../main/engine/generate.js';
+import { ggufFromModel, readGgufHeader, vocabFromTokenizerJson, writeGguf } from '../../main/engine/gguf.js';
+import { Model } from '../../main/engine/model.js';
+import { modelDir, type FixtureModel } from '../helpers/paths.js';
+
+function exportModel(model: Model, name: FixtureModel, dir: string) {
+  const tj = JSON.parse(fs.readFileSync(path.join(modelDir(name), 'tokenizer.json'), 'utf8'));
+  const vocab = vocabFromTokenizerJson(tj, model.config.vocabSize, model.generation.eosTokenIds[0], 'qwen2');
+  const gguf = ggufFromModel(model.lm, vocab, name);
+  const file = path.join(dir, `${name}.gguf`);
+  writeGguf(file, gguf.metadata, gguf.tensors);
+  return { file, ...gguf };
+}
+
+describe('GGUF export', () => {
+  let dir: string;
+  let llama: Llama;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-gguf-'));
+    llama = await getLlama({ gpu: false, logLevel: LlamaLogLevel.error });
+  });
+  after(async () => {
+    await llama.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes a GGUF v3 header that reads back (metadata, names, fastest-first dims)', async () => {
+    const model = await Model.load(modelDir('qwen3-qknorm'));
+    const { file } = exportModel(model, 'qwen3-qknorm', dir);
+    const h = readGgufHeader(file);
+    assert.equal(h.metadata.get('general.architecture'), 'qwen3');
+    assert.equal(h.metadata.get('qwen3.block_count'), 2);
+    assert.equal(h.metadata.get('qwen3.attention.key_length'), 24);
+    assert.equal((h.metadata.get('tokenizer.ggml.tokens') as string[]).length, 320);
+    const q = h.tensors.find((t) => t.name === 'blk.0.attn_q.weight')!;
+    assert.deepEqual(q.dims, [64, 96]); // HF [out=96, in=64]
+    assert.ok(h.tensors.some((t) => t.name === 'blk.1.attn_k_norm.weight'));
+    assert.ok(!h.tensors.some((t) => t.name === 'output.weight'), 'tied head: no output.weight');
+    assert.ok(h.tensors.every((t) => t.offset % 32 === 0));
+    model.dispose();
+  });
+
+  for (const name of ['qwen3-qknorm', 'qwen2-tied', 'llama-gqa'] as const) {
+    it(`llama.cpp decodes ${name} exactly as ClawLoop does (greedy, 12 tokens)`, async () => {
+      const model = await Model.load(modelDir(name));
+      const { file, warnings } = exportModel(model, name, dir);
+      assert.deepEqual(warnings, []);
+      const prompt = [5, 9, 200, 17, 33, 41, 7, 100, 250, 3];
+      const ours = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 12 });
+      const lm = await llama.loadModel({ modelPath: file });
+      const ctx = await lm.createContext({ contextSize: 64, threads: 1, experimentalKvCacheKeyType: 'F32', experimentalKvCacheValueType: 'F32' });
+      const theirs: number[] = [];
+      for await (const t of ctx.getSequence().evaluate(prompt as unknown as Token[], { temperature: 0 })) {
+        theirs.push(t as unknown as number);
+        if (theirs.length === 12) break;
+      }
+      await ctx.dispose();
+      await lm.dispose();
+      assert.deepEqual(theirs, ours.tokens);
+      model.dispose();
+    });
+  }
+
+  it('warns that llama.cpp ignores a sliding window shorter than the context', async () => {
+    const model = await Model.load(modelDir('mistral-swa'));
+    const { warnings } = exportModel(model, 'mistral-swa', dir);
+    assert.match(warnings[0], /without a sliding window: outputs match only while the context is at most 6 tokens/);
+    model.dispose();
+  });
+});

@@ -1,0 +1,167 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend } from '../../main/engine/backend.js';
+import { generateText } from '../../main/engine/generate.js';
+import { LoraAdapter } from '../../main/engine/lora.js';
+import { Model } from '../../main/engine/model.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/native/nativeAddon.js';
+import { nativeWasmKernelsActive, registerNativeWasmKernels, unregisterNativeWasmKernels } from '../../main/engine/native/wasmKernels.js';
+import { Rng } from '../../main/engine/random.js';
+import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
+import { closeness } from '../helpers/numeric.js';
+import { modelDir, ROOT } from '../helpers/paths.js';
+
+const NATIVE = nativeWanted();
+
+/** Runs f with the native kernels, then with tfjs's own, and returns both results. */
+function bothWays<T>(f: () => T): { native: T; pure: T } {
+  const addon = loadNativeAddon()!;
+  registerNativeWasmKernels(addon);
+  const native = f();
+  unregisterNativeWasmKernels();
+  const pure = f();
+  registerNativeWasmKernels(addon);
+  return { native, pure };
+}
+
+function randomTensor(shape: number[], seed: number): tf.Tensor {
+  const rng = new Rng(seed);
+  return tf.tensor(
+    Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, () => rng.normal()),
+    shape,
+  );
+}
+
+describe('native kernels', () => {
+  before(async () => {
+    await initBackend('wasm');
+  });
+
+  it(NATIVE ? 'the addon is built and serves the wasm backend' : 'CLAWLOOP_NATIVE=0 runs pure tfjs', () => {
+    if (!NATIVE) {
+      assert.equal(loadNativeAddon(), null);
+      assert.match(nativeLoadError()!, /disabled by CLAWLOOP_NATIVE/);
+      assert.equal(nativeWasmKernelsActive(), false);
+      return;
+    }
+    assert.ok(loadNativeAddon(), `the native addon did not load: ${nativeLoadError()}. Build it with: npm run build:native`);
+    assert.equal(nativeWasmKernelsActive(), true);
+    const info = loadNativeAddon()!.info();
+    assert.ok(info.threads >= 1 && info.blas.length > 0);
+  });
+
+  it('CLAWLOOP_THREADS caps the threads and is validated', async () => {
+    assert.equal(threadCount({ CLAWLOOP_THREADS: '1' }), 1);
+    assert.ok(threadCount({}) >= 1);
+    assert.throws(() => threadCount({ CLAWLOOP_THREADS: 'many' }), /CLAWLOOP_THREADS is 'many'; expected a positive integer/);
+    if (!NATIVE) return;
+    const script = `import('${path.join(ROOT, 'dist', 'main', 'engine', 'native', 'nativeAddon.js')}').then((m) => console.log(m.loadNativeAddon().info().threads))`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { env: { ...process.env, CLAWLOOP_THREADS: '1' } });
+    assert.equal(stdout.trim(), '1');
+  });
+
+  if (!NATIVE) return;
+
+  it('BatchMatMul equals tfjs-wasm for plain, transposed, batched and broadcast products', () => {
+    const cases: Array<[number[], number[], boolean, boolean]> = [
+      [[5, 7], [7, 3], false, false],
+      [[7, 5], [7, 3], true, false],
+      [[5, 7], [3, 7], false, true],
+      [[7, 5], [3, 7], true, true],
+      [[1, 7], [7, 9], false, false], // GEMV path
+      [[1, 7], [9, 7], false, true],
+      [[2, 3, 4, 6], [2, 3, 6, 5], false, false],
+      [[4, 1, 6], [1, 6, 5], false, false], // broadcast b
+      [[1, 4, 6], [3, 6, 5], false, false], // broadcast a
+    ];
+    cases.forEach(([sa, sb, ta, tb], i) => {
+      const a = randomTensor(sa, i);
+      const b = randomTensor(sb, 100 + i);
+      const { native, pure } = bothWays(() => tf.tidy(() => tf.matMul(a, b, ta, tb).dataSync()));
+      assert.ok(closeness(native, pure).maxAbs < 1e-5, `case ${i}: ${closeness(native, pure).maxAbs}`);
+      a.dispose();
+      b.dispose();
+    });
+  });
+
+  it('Tile and broadcastTo equal tfjs-wasm for float32 and int32', () => {
+    const x = randomTensor([2, 3, 4], 7);
+    const { native, pure } = bothWays(() =>
+      tf.tidy(() => [
+        ...tf.tile(x, [2, 1, 3]).dataSync(),
+        ...tf.broadcastTo(tf.reshape(x, [1, 2, 3, 4]), [3, 2, 3, 4]).dataSync(),
+        ...tf
+          .tile(
+            tf.tensor2d(
+              [
+                [1, 2],
+                [3, 4],
+              ],
+              [2, 2],
+              'int32',
+            ),
+            [3, 2],
+          )
+          .dataSync(),
+      ]),
+    );
+    assert.deepEqual(native, pure);
+    x.dispose();
+  });
+
+  describe('whole-model results agree with pure tfjs within 1e-5', () => {
+    let model: Model;
+    before(async () => (model = await Model.load(modelDir('qwen3-qknorm'))));
+    after(() => model.dispose());
+    const ids = () => [model.tokenizer.encode('hello world! what is the answer?'), model.tokenizer.encode('the quick brown fox')];
+
+    it('logits', () => {
+      const seqs = ids();
+      const { native, pure } = bothWays(() =>
+        tf.tidy(() => model.lm.forward(tf.tensor2d(seqs[0], [1, seqs[0].length], 'int32')).dataSync()),
+      );
+      assert.ok(closeness(native, pure).maxAbs < 1e-5, `max abs ${closeness(native, pure).maxAbs}`);
+    });
+
+    it('LoRA and full gradients', () => {
+      const seqs = ids();
+      const batch = { ids: seqs, mask: seqs.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
+      const adapter = LoraAdapter.create(model.config, { r: 4 }, 3);
+      for (const v of adapter.variables().values()) v.assign(tf.add(v, 0.01));
+      const grads = (target: Parameters<typeof computeGradients>[3]) => () => {
+        const r = computeGradients(model.lm, batch, crossEntropyLoss, target);
+        const out = new Map([...r.grads].map(([n, g]) => [n, Float32Array.from(g.dataSync())]));
+        r.grads.forEach((g) => g.dispose());
+        return { loss: r.loss, out };
+      };
+      for (const target of [{ adapter }, 'full' as const]) {
+        if (target === 'full') model.lm.setTrainable(true);
+        const { native, pure } = bothWays(grads(target));
+        model.lm.setTrainable(false);
+        assert.ok(Math.abs(native.loss - pure.loss) < 1e-5);
+        for (const [n, g] of native.out) {
+          // within 1e-5 of the gradient's own scale (large embedding gradients have large entries)
+          const ref = pure.out.get(n)!;
+          const scale = Math.max(1, ...Array.from(ref, Math.abs));
+          assert.ok(closeness(g, ref).maxAbs <= 1e-5 * scale, `${n}: ${closeness(g, ref).maxAbs}`);
+        }
+      }
+      adapter.dispose();
+    });
+
+    it('greedy generation picks the same tokens with the same log-probs', async () => {
+      const prompt = ids()[0];
+      const addon = loadNativeAddon()!;
+      const native = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 12 });
+      unregisterNativeWasmKernels();
+      const pure = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 12 });
+      registerNativeWasmKernels(addon);
+      assert.deepEqual(native.tokens, pure.tokens);
+      native.logprobs.forEach((lp, i) => assert.ok(Math.abs(lp - pure.logprobs[i]) < 1e-5));
+    });
+  });
+});
