@@ -2,8 +2,8 @@
   "targets": [
     {
       "target_name": "clawloop_native",
-      "sources": ["src/addon.cc", "src/gemm.cc", "src/napiUtil.cc", "src/threadPool.cc", "src/tile.cc"],
-      "cflags_cc": ["-O3", "-std=c++17", "-fno-exceptions", "<!(node -p \"process.env.CLAWLOOP_NATIVE_MARCH || '-march=native'\")"],
+      "sources": ["src/addon.cc", "src/gemm.cc", "src/napiUtil.cc", "src/threadPool.cc", "src/tile.cc", "src/copyKernels.cc", "src/unaryKernels.cc"],
+      "cflags_cc": ["-O3", "-std=c++17", "-fno-exceptions", "-fno-math-errno", "-fno-trapping-math", "<!(node -p \"process.env.CLAWLOOP_NATIVE_MARCH || '-march=native'\")"],
       "cflags_cc!": ["-fno-rtti"],
       "conditions": [
         ["OS=='linux'", {

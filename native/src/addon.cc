@@ -3,12 +3,16 @@
 // a tfjs kernel must return its result before the next op runs.
 #include <node_api.h>
 
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "blas.h"
 #include "gemm.h"
 #include "napiUtil.h"
+#include "copyKernels.h"
 #include "tile.h"
+#include "unaryKernels.h"
 #include "threadPool.h"
 
 using namespace clawloop;
@@ -69,6 +73,98 @@ static napi_value Tile(napi_env env, napi_callback_info info) {
   return undefinedValue(env);
 }
 
+// gather(x, indices: Int32Array, outer, axisSize, inner, out): rows along an axis. Throws on an index out of range.
+static napi_value Gather(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  if (!getArgs(env, info, 6, argv)) return nullptr;
+  uint32_t *x, *idx, *out;
+  size_t xLen, idxLen, outLen;
+  int64_t outer, axisSize, inner;
+  if (!arg4Byte(env, argv[0], "x", &x, &xLen) || !arg4Byte(env, argv[1], "indices", &idx, &idxLen) || !argInt(env, argv[2], "outer", &outer) ||
+      !argInt(env, argv[3], "axisSize", &axisSize) || !argInt(env, argv[4], "inner", &inner) || !arg4Byte(env, argv[5], "out", &out, &outLen))
+    return nullptr;
+  if (outer < 1 || axisSize < 1 || inner < 1 || xLen < static_cast<size_t>(outer * axisSize * inner) ||
+      outLen < static_cast<size_t>(outer) * idxLen * inner) {
+    napi_throw_range_error(env, nullptr, "gather: sizes do not match the arrays");
+    return nullptr;
+  }
+  int64_t bad = gather4(x, reinterpret_cast<const int32_t*>(idx), idxLen, outer, axisSize, inner, out);
+  if (bad >= 0) {
+    std::string msg = "gather: index " + std::to_string(reinterpret_cast<const int32_t*>(idx)[bad]) + " at position " + std::to_string(bad) +
+                      " is outside [0, " + std::to_string(axisSize) + ")";
+    napi_throw_range_error(env, nullptr, msg.c_str());
+    return nullptr;
+  }
+  return undefinedValue(env);
+}
+
+// concat(inputs: TypedArray[], blocks: number[], outer, out)
+static napi_value Concat(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!getArgs(env, info, 4, argv)) return nullptr;
+  std::vector<uint32_t*> inputs;
+  std::vector<size_t> lengths, blocks;
+  uint32_t* out;
+  size_t outLen;
+  int64_t outer;
+  if (!arg4ByteList(env, argv[0], "inputs", &inputs, &lengths) || !argSizeList(env, argv[1], "blocks", &blocks) ||
+      !argInt(env, argv[2], "outer", &outer) || !arg4Byte(env, argv[3], "out", &out, &outLen))
+    return nullptr;
+  size_t row = 0;
+  bool ok = inputs.size() == blocks.size() && outer >= 1;
+  for (size_t i = 0; ok && i < inputs.size(); i++) {
+    ok = lengths[i] >= blocks[i] * outer;
+    row += blocks[i];
+  }
+  if (!ok || outLen < row * outer) {
+    napi_throw_range_error(env, nullptr, "concat: sizes do not match the arrays");
+    return nullptr;
+  }
+  concat4(inputs.data(), blocks.data(), inputs.size(), outer, out);
+  return undefinedValue(env);
+}
+
+// split(x, outputs: TypedArray[], blocks: number[], outer)
+static napi_value Split(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!getArgs(env, info, 4, argv)) return nullptr;
+  uint32_t* x;
+  size_t xLen;
+  std::vector<uint32_t*> outputs;
+  std::vector<size_t> lengths, blocks;
+  int64_t outer;
+  if (!arg4Byte(env, argv[0], "x", &x, &xLen) || !arg4ByteList(env, argv[1], "outputs", &outputs, &lengths) ||
+      !argSizeList(env, argv[2], "blocks", &blocks) || !argInt(env, argv[3], "outer", &outer))
+    return nullptr;
+  size_t row = 0;
+  bool ok = outputs.size() == blocks.size() && outer >= 1;
+  for (size_t i = 0; ok && i < outputs.size(); i++) {
+    ok = lengths[i] >= blocks[i] * outer;
+    row += blocks[i];
+  }
+  if (!ok || xLen < row * outer) {
+    napi_throw_range_error(env, nullptr, "split: sizes do not match the arrays");
+    return nullptr;
+  }
+  split4(x, outputs.data(), blocks.data(), outputs.size(), outer);
+  return undefinedValue(env);
+}
+
+// unary(op: 0 exp | 1 sigmoid, x, out)
+static napi_value UnaryOp(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  if (!getArgs(env, info, 3, argv)) return nullptr;
+  int64_t op;
+  F32View x, out;
+  if (!argInt(env, argv[0], "op", &op) || !argFloat32(env, argv[1], "x", &x) || !argFloat32(env, argv[2], "out", &out)) return nullptr;
+  if (op < 0 || op > 1 || !requireLength(env, out, x.length, "out")) {
+    if (op < 0 || op > 1) napi_throw_range_error(env, nullptr, "unary: op must be 0 (exp) or 1 (sigmoid)");
+    return nullptr;
+  }
+  unary(static_cast<Unary>(op), x.data, out.data, x.length);
+  return undefinedValue(env);
+}
+
 // setThreads(n): threads for BLAS and for ClawLoop's own kernels.
 static napi_value SetThreads(napi_env env, napi_callback_info info) {
   napi_value argv[1];
@@ -103,6 +199,10 @@ static napi_value Info(napi_env env, napi_callback_info) {
 static napi_value Init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"gather", nullptr, Gather, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"concat", nullptr, Concat, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"split", nullptr, Split, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"unary", nullptr, UnaryOp, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"tile", nullptr, Tile, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"setThreads", nullptr, SetThreads, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},

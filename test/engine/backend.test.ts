@@ -22,7 +22,9 @@ describe('backends', () => {
     assert.equal(await initBackend('wasm', { log: (l) => lines.push(l) }), 'wasm');
     assert.equal(tf.getBackend(), 'wasm');
     assert.equal(lines[0], "clawloop: tfjs backend 'cpu'");
-    const wasm = nativeWanted() ? /^clawloop: tfjs backend 'wasm' \(SIMD on\), native kernels \(\w+, \d+ threads\)$/ : /^clawloop: tfjs backend 'wasm' \(SIMD on\)$/;
+    const wasm = nativeWanted()
+      ? /^clawloop: tfjs backend 'wasm' \(SIMD on\), native kernels \(\w+, \d+ threads\)$/
+      : /^clawloop: tfjs backend 'wasm' \(SIMD on\)$/;
     assert.match(lines[1], wasm);
     assert.equal(lines.length, 2);
   });

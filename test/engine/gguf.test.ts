@@ -54,7 +54,12 @@ describe('GGUF export', () => {
       const prompt = [5, 9, 200, 17, 33, 41, 7, 100, 250, 3];
       const ours = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 12 });
       const lm = await llama.loadModel({ modelPath: file });
-      const ctx = await lm.createContext({ contextSize: 64, threads: 1, experimentalKvCacheKeyType: 'F32', experimentalKvCacheValueType: 'F32' });
+      const ctx = await lm.createContext({
+        contextSize: 64,
+        threads: 1,
+        experimentalKvCacheKeyType: 'F32',
+        experimentalKvCacheValueType: 'F32',
+      });
       const theirs: number[] = [];
       for await (const t of ctx.getSequence().evaluate(prompt as unknown as Token[], { temperature: 0 })) {
         theirs.push(t as unknown as number);

@@ -113,6 +113,59 @@ describe('native kernels', () => {
     x.dispose();
   });
 
+  it('Gather, Concat and SplitV equal tfjs-wasm on every axis, for float32 and int32', () => {
+    const x = randomTensor([3, 4, 5], 11);
+    const xi = tf.tensor3d(
+      Array.from({ length: 60 }, (_, i) => i - 30),
+      [3, 4, 5],
+      'int32',
+    );
+    const { native, pure } = bothWays(() =>
+      tf.tidy(() => {
+        const out: number[] = [];
+        for (const axis of [0, 1, 2, -1]) {
+          const n = x.shape[axis < 0 ? axis + 3 : axis];
+          const idx = tf.tensor1d([n - 1, 0, n - 1, 1 % n], 'int32');
+          out.push(...tf.gather(x, idx, axis).dataSync(), ...tf.gather(xi, idx, axis).dataSync());
+          out.push(...tf.concat([x, tf.mul(x, 2), x], axis).dataSync(), ...tf.concat([xi, xi], axis).dataSync());
+          for (const part of tf.split(x, n === 5 ? [2, -1] : [1, n - 1], axis)) out.push(...part.dataSync());
+          for (const part of tf.split(xi, 1, axis)) out.push(...part.dataSync());
+        }
+        out.push(
+          ...tf
+            .gather(
+              x,
+              tf.tensor2d(
+                [
+                  [2, 0],
+                  [1, 1],
+                ],
+                [2, 2],
+                'int32',
+              ),
+            )
+            .dataSync(),
+        ); // indices of rank 2
+        return out;
+      }),
+    );
+    assert.deepEqual(native, pure);
+    assert.throws(() => tf.gather(x, tf.tensor1d([3], 'int32')), /outside \[0, 3\)|out of range|\[0, 2\]/);
+    [x, xi].forEach((t) => t.dispose());
+  });
+
+  it('Exp and Sigmoid match tfjs-wasm within 1e-6 relative (and handle extremes)', () => {
+    const x = tf.concat([tf.mul(randomTensor([4000], 5), 10), tf.tensor1d([-1e9, -200, -87, 0, 1e-8, 88, 200])]);
+    const { native, pure } = bothWays(() => tf.tidy(() => [tf.exp(x).dataSync(), tf.sigmoid(x).dataSync()]));
+    for (let k = 0; k < 2; k++) {
+      for (let i = 0; i < native[k].length; i++) {
+        const [a, b] = [native[k][i], pure[k][i]];
+        assert.ok(a === b || Math.abs(a - b) <= 1e-6 * Math.abs(b) + 1e-37, `${k ? 'sigmoid' : 'exp'}(${x.dataSync()[i]}): ${a} vs ${b}`);
+      }
+    }
+    x.dispose();
+  });
+
   describe('whole-model results agree with pure tfjs within 1e-5', () => {
     let model: Model;
     before(async () => (model = await Model.load(modelDir('qwen3-qknorm'))));

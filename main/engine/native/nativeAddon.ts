@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** A view of 4-byte elements: float32 or int32 data, moved bit for bit. */
+export type Words = Float32Array | Int32Array;
+
 /** The functions of native/build/Release/clawloop_native.node (see native/src/addon.cc). */
 export interface NativeAddon {
   /** C[i] = op(A[i])·op(B[i]) for i < batch, row-major, in place on the given views. */
@@ -21,6 +24,14 @@ export interface NativeAddon {
     strideB: number,
     strideC: number,
   ): void;
+  /** out[o, i, :] = x[o, indices[i], :]; throws a RangeError on an index outside [0, axisSize). */
+  gather(x: Words, indices: Int32Array, outer: number, axisSize: number, inner: number, out: Words): void;
+  /** For each o < outer, the inputs' blocks (blocks[i] elements) follow one another in out. */
+  concat(inputs: Words[], blocks: number[], outer: number, out: Words): void;
+  /** The inverse of concat. */
+  split(x: Words, outputs: Words[], blocks: number[], outer: number): void;
+  /** out = exp(x) (op 0) or sigmoid(x) (op 1). */
+  unary(op: 0 | 1, x: Float32Array, out: Float32Array): void;
   /** dst = tile(src, reps) for 4-byte elements. */
   tile(src: Float32Array, dst: Float32Array, shape: number[], reps: number[]): void;
   setThreads(n: number): void;

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { NativeAddon } from './nativeAddon.js';
+import type { NativeAddon, Words } from './nativeAddon.js';
 
 /** The parts of tfjs-wasm's backend object native kernels touch. */
 interface WasmBackend {
@@ -18,6 +18,16 @@ export function heapView(backend: WasmBackend, t: tf.TensorInfo): Float32Array {
 }
 
 const size = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1);
+
+/** A view of a float32 or int32 tensor's words in the wasm heap (no copy). */
+function wordsView(backend: WasmBackend, t: tf.TensorInfo): Words {
+  const f = heapView(backend, t);
+  return t.dtype === 'int32' ? new Int32Array(f.buffer, f.byteOffset, f.length) : f;
+}
+
+const FOUR_BYTES: ReadonlySet<string> = new Set(['float32', 'int32']);
+
+const normAxis = (axis: number, rank: number) => (axis < 0 ? axis + rank : axis);
 
 interface Registered {
   kernelName: string;
@@ -113,12 +123,117 @@ function identity() {
     };
 }
 
+/** Gather along an axis (batchDims 0): one memcpy per row. */
+function gatherV2(addon: NativeAddon) {
+  return (original: tf.KernelFunc): tf.KernelFunc =>
+    (args) => {
+      const { x, indices } = args.inputs as { x: tf.TensorInfo; indices: tf.TensorInfo };
+      const { axis, batchDims } = args.attrs as { axis: number; batchDims: number };
+      if (
+        !FOUR_BYTES.has(x.dtype) ||
+        indices.dtype !== 'int32' ||
+        (batchDims ?? 0) !== 0 ||
+        size(x.shape) === 0 ||
+        size(indices.shape) === 0
+      ) {
+        return original(args);
+      }
+      const ax = normAxis(axis, x.shape.length);
+      const backend = args.backend as unknown as WasmBackend;
+      const out = backend.makeOutput([...x.shape.slice(0, ax), ...indices.shape, ...x.shape.slice(ax + 1)], x.dtype);
+      const idx = heapView(backend, indices);
+      addon.gather(
+        wordsView(backend, x),
+        new Int32Array(idx.buffer, idx.byteOffset, idx.length),
+        size(x.shape.slice(0, ax)),
+        x.shape[ax],
+        size(x.shape.slice(ax + 1)),
+        wordsView(backend, out),
+      );
+      return out;
+    };
+}
+
+/** Concat along any axis: per outer index, each input's block copied in turn. */
+function concat(addon: NativeAddon) {
+  return (original: tf.KernelFunc): tf.KernelFunc =>
+    (args) => {
+      const inputs = args.inputs as unknown as tf.TensorInfo[];
+      const { axis } = args.attrs as { axis: number };
+      if (inputs.length < 2 || !inputs.every((t) => FOUR_BYTES.has(t.dtype) && t.dtype === inputs[0].dtype && size(t.shape) > 0))
+        return original(args);
+      const ax = normAxis(axis, inputs[0].shape.length);
+      const outShape = [...inputs[0].shape];
+      outShape[ax] = inputs.reduce((s, t) => s + t.shape[ax], 0);
+      const inner = size(outShape.slice(ax + 1));
+      const backend = args.backend as unknown as WasmBackend;
+      const out = backend.makeOutput(outShape, inputs[0].dtype);
+      addon.concat(
+        inputs.map((t) => wordsView(backend, t)),
+        inputs.map((t) => t.shape[ax] * inner),
+        size(outShape.slice(0, ax)),
+        wordsView(backend, out),
+      );
+      return out;
+    };
+}
+
+/** SplitV along any axis: the inverse of concat. */
+function splitV(addon: NativeAddon) {
+  return (original: tf.KernelFunc): tf.KernelFunc =>
+    (args) => {
+      const { x } = args.inputs as { x: tf.TensorInfo };
+      const { numOrSizeSplits, axis } = args.attrs as { numOrSizeSplits: number | number[]; axis: number };
+      if (!FOUR_BYTES.has(x.dtype) || size(x.shape) === 0) return original(args);
+      const ax = normAxis(axis, x.shape.length);
+      let sizes = Array.isArray(numOrSizeSplits)
+        ? [...numOrSizeSplits]
+        : new Array<number>(numOrSizeSplits).fill(x.shape[ax] / numOrSizeSplits);
+      const free = sizes.indexOf(-1);
+      if (free >= 0) sizes[free] = x.shape[ax] - sizes.reduce((s, v, i) => (i === free ? s : s + v), 0);
+      if (sizes.some((v) => !Number.isInteger(v) || v <= 0) || sizes.reduce((a, b) => a + b, 0) !== x.shape[ax]) return original(args);
+      const inner = size(x.shape.slice(ax + 1));
+      const backend = args.backend as unknown as WasmBackend;
+      const outs = sizes.map((n) => {
+        const shape = [...x.shape];
+        shape[ax] = n;
+        return backend.makeOutput(shape, x.dtype);
+      });
+      sizes = sizes.map((n) => n * inner);
+      addon.split(
+        wordsView(backend, x),
+        outs.map((o) => wordsView(backend, o)),
+        sizes,
+        size(x.shape.slice(0, ax)),
+      );
+      return outs as unknown as tf.TensorInfo;
+    };
+}
+
+/** Exp and Sigmoid, threaded. */
+function unaryKernel(addon: NativeAddon, op: 0 | 1) {
+  return (original: tf.KernelFunc): tf.KernelFunc =>
+    (args) => {
+      const { x } = args.inputs as { x: tf.TensorInfo };
+      if (x.dtype !== 'float32' || size(x.shape) === 0) return original(args);
+      const backend = args.backend as unknown as WasmBackend;
+      const out = backend.makeOutput([...x.shape], 'float32');
+      addon.unary(op, heapView(backend, x), heapView(backend, out));
+      return out;
+    };
+}
+
 /** Routes tfjs-wasm kernels to the native addon. Idempotent. */
 export function registerNativeWasmKernels(addon: NativeAddon): void {
   if (registered.length) return;
   replaceKernel('BatchMatMul', batchMatMul(addon));
   replaceKernel('Tile', tile(addon));
   replaceKernel('Identity', identity());
+  replaceKernel('GatherV2', gatherV2(addon));
+  replaceKernel('Concat', concat(addon));
+  replaceKernel('SplitV', splitV(addon));
+  replaceKernel('Exp', unaryKernel(addon, 0));
+  replaceKernel('Sigmoid', unaryKernel(addon, 1));
 }
 
 /**
