@@ -2,6 +2,8 @@ import { GENERATE_USAGE, generateCommand } from './generateCommand.js';
 import { processIo, type Io } from './io.js';
 import { LOGPROBS_USAGE, logprobsCommand } from './logprobsCommand.js';
 import { UsageError } from './args.js';
+import { EXPORT_USAGE, exportCommand } from './exportCommand.js';
+import { SERVE_USAGE, serveCommand } from './serveCommand.js';
 
 interface Command {
   summary: string;
@@ -10,6 +12,8 @@ interface Command {
 }
 
 const COMMANDS: Record<string, Command> = {
+  serve: { summary: 'serve a model through an OpenAI-compatible API and record conversations', usage: SERVE_USAGE, run: serveCommand },
+  export: { summary: 'write recorded conversations as JSON Lines', usage: EXPORT_USAGE, run: exportCommand },
   logprobs: { summary: 'print each token with log p(token | previous tokens)', usage: LOGPROBS_USAGE, run: logprobsCommand },
   generate: { summary: 'complete a prompt with a model', usage: GENERATE_USAGE, run: generateCommand },
 };

@@ -44,6 +44,8 @@ export class TextTokenizer {
   readonly specialIds: ReadonlySet<number>;
   /** Number of ids the tokenizer can produce (max id + 1). */
   readonly vocabSize: number;
+  /** True for byte-level BPE (GPT-2, Llama 3, Qwen): vocabulary strings encode raw bytes. */
+  readonly byteLevel: boolean;
   private readonly tok: HfTokenizer;
 
   constructor(tokenizerJson: Record<string, unknown>, tokenizerConfig: Record<string, unknown>) {
@@ -68,6 +70,8 @@ export class TextTokenizer {
     let max = -1;
     for (const id of this.tok.get_vocab(true).values()) if (id > max) max = id;
     this.vocabSize = max + 1;
+    const decoder = tokenizerJson.decoder as { type?: string; decoders?: Array<{ type?: string }> } | null;
+    this.byteLevel = decoder?.type === 'ByteLevel' || (decoder?.decoders ?? []).some((d) => d.type === 'ByteLevel');
   }
 
   /** Loads `tokenizer.json` and `tokenizer_config.json` from a model folder. */

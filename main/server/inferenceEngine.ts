@@ -1,0 +1,52 @@
+import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
+import type { ModelInfo } from '../workers/inferenceMessages.js';
+
+export interface GenerateHandlers {
+  /** Aborting cancels a queued request or stops a running one between tokens. */
+  signal: AbortSignal;
+  /** The request left the queue and its prompt fits: generation begins. */
+  onStart?: (info: { promptTokens: number; maxTokens: number; queuedMs: number }) => void;
+  onDelta?: (delta: ChatDelta) => void;
+}
+
+/**
+ * What the HTTP layer needs from a model: generate a chat reply, streamed. Routes depend on this
+ * interface, not on tfjs or on worker threads.
+ */
+export interface InferenceEngine {
+  readonly info: ModelInfo;
+  /** Requests running or waiting. */
+  readonly load: { running: number; queued: number };
+  /**
+   * Runs requests one at a time in arrival order. Refusals ({@link QueueFullError} when the queue
+   * is full, shutting down, already aborted) are thrown synchronously, before any promise exists.
+   */
+  generate(req: ChatGenerationRequest, handlers: GenerateHandlers): Promise<ChatGenerationResult>;
+  /** Aborts the running request and fails the queued ones (a second Ctrl-C). */
+  abortAll(): void;
+  /** Stops accepting work; waits for the running request (or aborts everything with `abort`). */
+  close(opts?: { abort?: boolean }): Promise<void>;
+}
+
+/** The queue is full: answer 429 with `retry-after-ms`. */
+export class QueueFullError extends Error {
+  override name = 'QueueFullError';
+  constructor(
+    readonly retryAfterMs: number,
+    queued: number,
+  ) {
+    super(`the server is busy: ${queued} requests are already waiting; retry in ${Math.ceil(retryAfterMs)} ms`);
+  }
+}
+
+/** Generation failed or was refused; `status` is the HTTP status to answer with. */
+export class InferenceError extends Error {
+  override name = 'InferenceError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The inference worker thread: loads the model once, then runs chat generations one at a time
+ * (the HTTP thread queues them). All model math of serving happens here, never on the HTTP thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { parameterCount } from '../engine/config.js';
+import { ChatRequestError, runChatGeneration } from '../engine/chatGeneration.js';
+import { Model } from '../engine/model.js';
+import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './inferenceMessages.js';
+
+if (!parentPort) throw new Error('inferenceWorker.js must run as a worker thread');
+const port = parentPort;
+const send = (m: FromInferenceWorker) => port.postMessage(m);
+const data = workerData as InferenceWorkerData;
+const aborts = new Map<string, AbortController>();
+let model: Model | null = null;
+let chain: Promise<void> = Promise.resolve();
+
+async function handleGenerate(id: string, request: Parameters<typeof runChatGeneration>[1]): Promise<void> {
+  const ac = aborts.get(id);
+  if (!model || !ac) return;
+  if (ac.signal.aborted) {
+    aborts.delete(id);
+    send({ type: 'failed', id, status: 499, code: 'aborted', message: 'the client went away before generation started' });
+    return;
+  }
+  try {
+    const result = await runChatGeneration(model, request, {
+      signal: ac.signal,
+      onStart: (s) => send({ type: 'started', id, ...s }),
+      onDelta: (delta) => send({ type: 'delta', id, delta }),
+    });
+    send({ type: 'done', id, result });
+  } catch (err) {
+    if (err instanceof ChatRequestError) send({ type: 'failed', id, status: err.status, code: err.code, message: err.message });
+    else send({ type: 'failed', id, status: 500, code: 'internal_error', message: `generation failed: ${(err as Error).message}` });
+  } finally {
+    aborts.delete(id);
+  }
+}
+
+port.on('message', (m: ToInferenceWorker) => {
+  switch (m.type) {
+    case 'generate':
+      aborts.set(m.id, new AbortController());
+      // One generation at a time, in arrival order.
+      chain = chain.then(() => handleGenerate(m.id, m.request));
+      break;
+    case 'abort':
+      aborts.get(m.id)?.abort();
+      break;
+    case 'shutdown':
+      for (const ac of aborts.values()) ac.abort();
+      chain.then(() => {
+        model?.dispose();
+        port.close();
+      });
+      break;
+  }
+});
+
+try {
+  const backendLog: string[] = [];
+  model = await Model.load(data.modelDir, { backend: data.backend, log: (l) => backendLog.push(l) });
+  send({
+    type: 'ready',
+    info: {
+      name: model.name,
+      dir: model.dir,
+      architecture: model.config.architecture,
+      contextLength: model.config.maxPositions,
+      parameters: parameterCount(model.config),
+      backend: data.backend ?? 'wasm',
+      backendLog,
+    },
+  });
+} catch (err) {
+  send({ type: 'fatal', message: (err as Error).message });
+}

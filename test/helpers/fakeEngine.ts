@@ -1,0 +1,96 @@
+import type { ChatGenerationRequest, ChatGenerationResult } from '../../main/engine/chatGeneration.js';
+import type { OutputEvent } from '../../main/engine/chatOutputParser.js';
+import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from '../../main/server/inferenceEngine.js';
+import type { ModelInfo } from '../../main/workers/inferenceMessages.js';
+
+/** One scripted reply: events streamed with a delay between them, or a failure. */
+export interface ScriptedReply {
+  events?: OutputEvent[];
+  delayMs?: number;
+  /** Wait this long before starting (as if prefilling). */
+  startDelayMs?: number;
+  finishReason?: ChatGenerationResult['finishReason'];
+  /** Fail after streaming the events. */
+  fail?: { status: number; code: string; message: string };
+}
+
+/**
+ * An InferenceEngine that replays scripted replies, for protocol details a random tiny model
+ * cannot produce on demand (tool calls, reasoning, delays, mid-stream failures). One request runs
+ * at a time, with the same queue limit semantics as the real engine.
+ */
+export class FakeEngine implements InferenceEngine {
+  readonly info: ModelInfo = {
+    name: 'fake-model',
+    dir: '/fake',
+    architecture: 'qwen3',
+    contextLength: 4096,
+    parameters: 1,
+    backend: 'none',
+    backendLog: [],
+  };
+  readonly requests: ChatGenerationRequest[] = [];
+  private running = 0;
+  private waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly script: ScriptedReply[],
+    private readonly maxQueue = 16,
+  ) {}
+
+  get load() {
+    return { running: this.running, queued: this.waiting.length };
+  }
+
+  generate(req: ChatGenerationRequest, h: GenerateHandlers): Promise<ChatGenerationResult> {
+    if (this.running && this.waiting.length >= this.maxQueue) throw new QueueFullError(250, this.waiting.length);
+    this.requests.push(req);
+    const reply = this.script.shift() ?? { events: [{ kind: 'content', text: 'ok' }] };
+    const enqueued = performance.now();
+    return (async () => {
+      if (this.running) await new Promise<void>((r) => this.waiting.push(r));
+      this.running++;
+      try {
+        const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+        if (reply.startDelayMs) await sleep(reply.startDelayMs);
+        h.onStart?.({ promptTokens: 3, maxTokens: 100, queuedMs: performance.now() - enqueued });
+        let content = '';
+        let reasoning = '';
+        const toolCalls = [];
+        let n = 0;
+        for (const e of reply.events ?? []) {
+          if (h.signal.aborted) break;
+          if (reply.delayMs) await sleep(reply.delayMs);
+          h.onDelta?.({ events: [e], tokens: [{ id: n, logprob: -0.5, token: `t${n}`, bytes: [116], top: [] }] });
+          n++;
+          if (e.kind === 'content') content += e.text;
+          else if (e.kind === 'reasoning') reasoning += e.text;
+          else toolCalls.push(e.call);
+        }
+        if (reply.fail) throw new InferenceError(reply.fail.message, reply.fail.status, reply.fail.code);
+        const finishReason = h.signal.aborted ? 'abort' : (reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop'));
+        return {
+          promptText: JSON.stringify(req.messages),
+          promptIds: [1, 2, 3],
+          responseIds: Array.from({ length: n }, (_, i) => i),
+          logprobs: new Array(n).fill(-0.5),
+          rawText: content,
+          reasoning,
+          content,
+          toolCalls,
+          finishReason,
+          maxTokens: 100,
+          prefillMs: 1,
+          decodeMs: 1,
+        };
+      } finally {
+        this.running--;
+        this.waiting.shift()?.();
+      }
+    })();
+  }
+
+  abortAll(): void {}
+
+  async close(): Promise<void> {}
+}

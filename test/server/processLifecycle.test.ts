@@ -1,0 +1,108 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../../main/store/database.js';
+import { TurnStore } from '../../main/store/turnStore.js';
+import { ROOT } from '../helpers/paths.js';
+import { longContextModel, postJson, readFrames, readSse } from '../helpers/testServer.js';
+
+/** Starts `clawloop serve` as a child process; resolves with its URL once it is serving. */
+function startServe(modelPath: string, dataDir: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin', 'clawloop.js'), 'serve', '--model', modelPath, '--port', '0', '--data-dir', dataDir],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let err = '';
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (d) => {
+      err += d;
+      const m = /serving \S+ at (http:\/\/\S+)/.exec(err);
+      if (m) resolve({ child, url: m[1], stderr: () => err });
+    });
+    child.on('exit', (code) => reject(new Error(`clawloop serve exited with ${code}:\n${err}`)));
+  });
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+
+describe('clawloop serve as a process', () => {
+  it('SIGKILL mid-stream loses only the turn in flight; a restart on the same data dir finds every completed turn', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-crash-'));
+    const model = longContextModel('llama-gqa', 4096);
+    const headers = { 'x-session-id': 'crash-session', 'x-turn-type': 'main' };
+    const first = await startServe(model, dataDir);
+    const completed: Array<{ id: string; content: string }> = [];
+    for (const content of ['one', 'two']) {
+      const r = (await (
+        await postJson(`${first.url}/chat/completions`, { messages: [{ role: 'user', content }], max_tokens: 6 }, headers)
+      ).json()) as {
+        id: string;
+        choices: Array<{ message: { content: string } }>;
+      };
+      completed.push({ id: r.id, content: r.choices[0].message.content });
+    }
+    // A stop string that never appears and no EOS in reach: the generation runs until killed.
+    const stream = await postJson(
+      `${first.url}/chat/completions`,
+      { messages: [{ role: 'user', content: 'three' }], max_tokens: 3000, stream: true, temperature: 1, seed: 7 },
+      headers,
+    );
+    const reader = stream.body!.getReader();
+    const { ended } = await readFrames(reader, 4);
+    assert.equal(ended, false, 'the stream is still running when the server is killed');
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+    await reader.cancel().catch(() => {});
+
+    const second = await startServe(model, dataDir);
+    const db = openDatabase(path.join(dataDir, 'clawloop.db'));
+    const turns = new TurnStore(db).sessionTurns('crash-session');
+    assert.deepEqual(
+      turns.map((t) => t.id),
+      completed.map((c) => c.id),
+      'both completed turns survive; the one in flight is gone',
+    );
+    turns.forEach((t, i) => {
+      assert.equal(t.responseText, completed[i].content);
+      assert.equal(t.responseIds.length, 6);
+      assert.equal(t.responseLogprobs.length, 6);
+    });
+    assert.equal(turns[0].nextState!.text, 'two', 'turn one was linked to request two before the crash');
+    assert.equal(turns[1].nextState!.text, 'three', 'turn two was linked when request three arrived');
+    db.close();
+    // The restarted server keeps serving and recording.
+    const r = await postJson(`${second.url}/chat/completions`, { messages: [{ role: 'user', content: 'four' }], max_tokens: 3 }, headers);
+    assert.equal(r.status, 200);
+    second.child.kill('SIGTERM');
+    assert.equal(await exited(second.child), 0);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('SIGTERM lets the request in flight finish, closes the database and exits 0', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-term-'));
+    const s = await startServe(longContextModel('llama-gqa', 2048), dataDir);
+    const pending = postJson(`${s.url}/chat/completions`, {
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 400,
+      stream: true,
+      temperature: 1,
+      seed: 3,
+    });
+    const res = await pending;
+    s.child.kill('SIGTERM');
+    const { done } = await readSse(res);
+    assert.ok(done, 'the stream in flight completed');
+    assert.equal(await exited(s.child), 0);
+    assert.match(s.stderr(), /SIGTERM: finishing requests in flight[\s\S]*database closed/);
+    const db = openDatabase(path.join(dataDir, 'clawloop.db'));
+    assert.equal(new TurnStore(db).turnCount(), 1);
+    db.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+});
