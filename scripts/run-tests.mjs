@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the compiled tests (dist/test/**/*.test.js) with node:test:
 //   1. every test, with the native kernels when the addon is built;
-//   2. the engine tests again on pure tfjs (CLAWLOOP_NATIVE=0), so the numerics hold both ways.
+//   2. the numerics tests (engine, RL losses) again on pure tfjs (CLAWLOOP_NATIVE=0), so they hold both ways.
 // Ends with one line "N passed, N failed" summing both runs. Arguments filter test files by
 // substring: `npm test -- engine/lora`.
 import { spawnSync } from 'node:child_process';
@@ -64,9 +64,13 @@ function run(label, testFiles, env) {
 
 const addonBuilt = fs.existsSync(path.join(root, 'native', 'build', 'Release', 'clawloop_native.node')) && process.env.CLAWLOOP_NATIVE !== '0';
 run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', selected, {});
-const engineFiles = selected.filter((f) => path.relative(testDir, f).startsWith(`engine${path.sep}`));
+// The numerics: engine tests and the RL loss fixtures.
+const engineFiles = selected.filter((f) => {
+  const rel = path.relative(testDir, f);
+  return rel.startsWith(`engine${path.sep}`) || rel.startsWith(`rl${path.sep}losses`);
+});
 if (addonBuilt && engineFiles.length) {
-  run('engine tests, pure tfjs (CLAWLOOP_NATIVE=0)', engineFiles, { CLAWLOOP_NATIVE: '0' });
+  run('numerics tests, pure tfjs (CLAWLOOP_NATIVE=0)', engineFiles, { CLAWLOOP_NATIVE: '0' });
 } else if (engineFiles.length) {
   console.log('note: the native addon is not built (npm run build:native), so the engine tests ran once, on pure tfjs');
 }

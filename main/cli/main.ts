@@ -2,6 +2,7 @@ import { GENERATE_USAGE, generateCommand } from './generateCommand.js';
 import { processIo, type Io } from './io.js';
 import { LOGPROBS_USAGE, logprobsCommand } from './logprobsCommand.js';
 import { UsageError } from './args.js';
+import { CHECKPOINTS_USAGE, checkpointsCommand } from './checkpointsCommand.js';
 import { EXPORT_USAGE, exportCommand } from './exportCommand.js';
 import { SERVE_USAGE, serveCommand } from './serveCommand.js';
 
@@ -14,6 +15,7 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   serve: { summary: 'serve a model through an OpenAI-compatible API and record conversations', usage: SERVE_USAGE, run: serveCommand },
   export: { summary: 'write recorded conversations as JSON Lines', usage: EXPORT_USAGE, run: exportCommand },
+  checkpoints: { summary: 'list, roll back to or export training checkpoints', usage: CHECKPOINTS_USAGE, run: checkpointsCommand },
   logprobs: { summary: 'print each token with log p(token | previous tokens)', usage: LOGPROBS_USAGE, run: logprobsCommand },
   generate: { summary: 'complete a prompt with a model', usage: GENERATE_USAGE, run: generateCommand },
 };

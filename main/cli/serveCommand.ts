@@ -4,8 +4,12 @@ import { ClawLoopServer } from '../server/clawloopServer.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
 import { WorkerInferenceEngine } from '../server/workerInferenceEngine.js';
 import { openDatabase } from '../store/database.js';
-import { TurnStore } from '../store/turnStore.js';
-import { numberFlag, parse, required } from './args.js';
+import { LearnStore } from '../store/learnStore.js';
+import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';
+import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainer.js';
+import { TrainerClient } from '../server/trainerClient.js';
+import { removeServerFile, writeServerFile } from './serverFile.js';
+import { numberFlag, parse, required, UsageError } from './args.js';
 import { DB_FILE, resolveDataDir } from './dataDir.js';
 import type { Io } from './io.js';
 
@@ -27,6 +31,22 @@ GET /healthz) and records every conversation in the data folder.
   --max-body-bytes N        largest request body; larger gets 413 (default ${D.maxBodyBytes})
   --session-idle-minutes M  end sessions idle this long (default ${D.sessionIdleMs / 60_000}; 0 = never)
   --cors ORIGIN             send CORS headers for ORIGIN (* or a URL; default: no CORS)
+
+Learning (stored in the data folder; these flags override the stored settings):
+  --train-method M          ${TRAIN_METHODS.join(' | ')} (default ${DEFAULT_TRAINING_CONFIG.method})
+  --batch-size N            samples per optimizer step (default ${DEFAULT_TRAINING_CONFIG.batch_size})
+  --lr X                    learning rate (default ${DEFAULT_TRAINING_CONFIG.learning_rate})
+  --lora-rank N             LoRA rank (default ${DEFAULT_TRAINING_CONFIG.lora_rank}); --lora-alpha X (default ${DEFAULT_TRAINING_CONFIG.lora_alpha})
+  --lora-targets LIST       comma-separated projections (default all: q,k,v,o,gate,up,down _proj)
+  --votes N                 judge votes m (default: 3 for rl, 1 otherwise)
+  --w-rl X, --w-opd X       weights of the RL and OPD terms (default 1, 1)
+  --opd-clip C              clip OPD advantages to [-C, C] (default: off)
+  --kl-coef X               KL to the base model (default: 0.02 for rl, 0 otherwise)
+  --max-staleness N         drop samples more than N adapter versions old (default ${DEFAULT_TRAINING_CONFIG.max_staleness})
+  --keep-checkpoints K      checkpoints kept besides pinned ones (default ${DEFAULT_TRAINING_CONFIG.keep_checkpoints})
+  --judge-model DIR         judge with another local model (default: the served model, adapter off)
+  --judge-url URL           judge with an OpenAI-compatible endpoint; with --judge-model-name NAME
+                            and --judge-api-key KEY (or env CLAWLOOP_JUDGE_API_KEY)
 
 Stop with Ctrl-C (SIGINT) or SIGTERM: requests in flight finish, then the database is closed.
 A second signal aborts them.`;
@@ -77,7 +97,25 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     'session-idle-minutes': { type: 'string' },
     'keep-alive-ms': { type: 'string' },
     cors: { type: 'string' },
+    'train-method': { type: 'string' },
+    'batch-size': { type: 'string' },
+    lr: { type: 'string' },
+    'lora-rank': { type: 'string' },
+    'lora-alpha': { type: 'string' },
+    'lora-targets': { type: 'string' },
+    votes: { type: 'string' },
+    'w-rl': { type: 'string' },
+    'w-opd': { type: 'string' },
+    'opd-clip': { type: 'string' },
+    'kl-coef': { type: 'string' },
+    'max-staleness': { type: 'string' },
+    'keep-checkpoints': { type: 'string' },
+    'judge-model': { type: 'string' },
+    'judge-url': { type: 'string' },
+    'judge-model-name': { type: 'string' },
+    'judge-api-key': { type: 'string' },
   });
+  const trainingPatch = trainingFlags(values);
   const modelDir = path.resolve(required(values.model, '--model'));
   const backend = values.backend ? parseBackendName(values.backend) : undefined;
   const idleMinutes = numberFlag(values['session-idle-minutes'], '--session-idle-minutes', { min: 0 });
@@ -96,26 +134,44 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
 
   const dataDir = resolveDataDir(values['data-dir']);
   const db = openDatabase(path.join(dataDir, DB_FILE));
-  let engine: WorkerInferenceEngine;
+  let engine: WorkerInferenceEngine | null = null;
+  let trainer: TrainerClient | null = null;
   try {
     io.log(`clawloop: loading ${modelDir}`);
-    engine = await WorkerInferenceEngine.start({ modelDir, backend, maxQueue: options.maxQueue, log: io.log });
+    // The inference worker and the trainer each load the model; adapters go from the trainer to the inference worker.
+    const started = await Promise.allSettled([
+      WorkerInferenceEngine.start({ modelDir, backend, maxQueue: options.maxQueue, log: io.log }),
+      TrainerClient.start({ modelDir, dataDir, backend, configPatch: trainingPatch, log: io.log, onAdapter: (a) => engine?.setAdapter(a) }),
+    ]);
+    if (started[0].status === 'fulfilled') engine = started[0].value;
+    if (started[1].status === 'fulfilled') trainer = started[1].value;
+    const failed = started.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+    if (failed) throw failed.reason;
   } catch (err) {
+    await engine?.close({ abort: true });
+    await trainer?.stop();
     db.close();
     throw err;
   }
-  engine.info.backendLog.forEach((l) => io.log(l));
+  engine!.info.backendLog.forEach((l) => io.log(l));
+  engine!.setAdapter(trainer!.initialAdapter);
   let server: ClawLoopServer;
   try {
-    server = await ClawLoopServer.start({ engine, store: new TurnStore(db), options, log: io.log });
+    server = await ClawLoopServer.start({ engine: engine!, store: new LearnStore(db), trainer, dataDir, options, log: io.log });
   } catch (err) {
-    await engine.close({ abort: true });
+    await engine!.close({ abort: true });
+    await trainer!.stop();
     db.close();
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new Error(`port ${options.port} on ${options.host} is in use; choose another with --port`);
     throw err;
   }
-  const info = engine.info;
+  const info = engine!.info;
+  writeServerFile(dataDir, { pid: process.pid, url: server.url, started_at: Date.now() });
+  const st = trainer!.status;
+  io.log(
+    `clawloop: learning: method ${st.method}, adapter version ${st.adapter_version}, step ${st.step}, ${st.queued_samples} sample(s) queued${st.state === 'paused' ? ' (paused)' : ''}`,
+  );
   io.log(
     `clawloop: ${info.name} (${info.architecture}, ${(info.parameters / 1e6).toFixed(2)} M parameters, context ${info.contextLength} tokens)`,
   );
@@ -148,7 +204,55 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+  await trainer!.stop();
+  removeServerFile(dataDir);
   db.close();
   io.log('clawloop: stopped; database closed');
   return 0;
+}
+
+/** The training flags of `clawloop serve` as a configuration patch, validated (errors name the flag). */
+function trainingFlags(v: Record<string, string | boolean | undefined>): TrainingConfigPatch {
+  const s = (k: string) => v[k] as string | undefined;
+  const p: Record<string, unknown> = {};
+  const num = (flag: string, key: string, integer = false) => {
+    const n = numberFlag(s(flag), `--${flag}`, { integer });
+    if (n !== undefined) p[key] = n;
+  };
+  if (s('train-method') !== undefined) p.method = s('train-method');
+  num('batch-size', 'batch_size', true);
+  num('lr', 'learning_rate');
+  num('lora-rank', 'lora_rank', true);
+  num('lora-alpha', 'lora_alpha');
+  if (s('lora-targets') !== undefined)
+    p.lora_targets = s('lora-targets')!
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
+  num('votes', 'votes', true);
+  num('w-rl', 'w_rl');
+  num('w-opd', 'w_opd');
+  num('opd-clip', 'opd_clip');
+  num('kl-coef', 'kl_coef');
+  num('max-staleness', 'max_staleness', true);
+  num('keep-checkpoints', 'keep_checkpoints', true);
+  if (s('judge-model') && s('judge-url')) throw new UsageError('give either --judge-model or --judge-url, not both');
+  if (s('judge-model')) p.judge = { kind: 'model', dir: path.resolve(s('judge-model')!) };
+  if (s('judge-url')) {
+    if (!s('judge-model-name')) throw new UsageError('--judge-url needs --judge-model-name (the model id the endpoint serves)');
+    p.judge = {
+      kind: 'endpoint',
+      url: s('judge-url'),
+      model: s('judge-model-name'),
+      api_key: s('judge-api-key') ?? process.env.CLAWLOOP_JUDGE_API_KEY ?? null,
+    };
+  }
+  try {
+    mergeTrainingConfig(DEFAULT_TRAINING_CONFIG, p);
+  } catch (err) {
+    if (err instanceof TrainingConfigError)
+      throw new UsageError(err.message.replace(/: (\w+):/, (_, f: string) => `: --${f.replace(/_/g, '-')}:`));
+    throw err;
+  }
+  return p as TrainingConfigPatch;
 }

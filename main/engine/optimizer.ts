@@ -48,7 +48,7 @@ function globalNorm(params: Map<string, tf.Variable>, grads: Map<string, tf.Tens
  * torch.optim.AdamW and torch.nn.utils.clip_grad_norm_ (checked against PyTorch fixtures).
  */
 export class AdamW {
-  readonly config: AdamWConfig;
+  private cfg: AdamWConfig;
   private readonly m = new Map<string, tf.Tensor>();
   private readonly v = new Map<string, tf.Tensor>();
   private t = 0;
@@ -57,14 +57,26 @@ export class AdamW {
     private readonly params: Map<string, tf.Variable>,
     config: Partial<AdamWConfig> = {},
   ) {
-    this.config = { ...DEFAULT_ADAMW, ...config };
-    const c = this.config;
+    this.cfg = AdamW.validate({ ...DEFAULT_ADAMW, ...config });
+  }
+
+  private static validate(c: AdamWConfig): AdamWConfig {
     if (!(c.lr >= 0)) throw new OptimizerError(`lr is ${c.lr}; expected >= 0`);
     if (!(c.beta1 >= 0 && c.beta1 < 1 && c.beta2 >= 0 && c.beta2 < 1))
       throw new OptimizerError(`betas (${c.beta1}, ${c.beta2}) must be in [0, 1)`);
     if (!(c.eps > 0)) throw new OptimizerError(`eps is ${c.eps}; expected > 0`);
     if (!(c.weightDecay >= 0)) throw new OptimizerError(`weight decay is ${c.weightDecay}; expected >= 0`);
     if (!(c.maxGradNorm >= 0)) throw new OptimizerError(`max grad norm is ${c.maxGradNorm}; expected >= 0 (0 = off)`);
+    return c;
+  }
+
+  get config(): Readonly<AdamWConfig> {
+    return this.cfg;
+  }
+
+  /** Changes hyper-parameters for the following steps; the moments are kept. */
+  configure(patch: Partial<AdamWConfig>): void {
+    this.cfg = AdamW.validate({ ...this.cfg, ...patch });
   }
 
   /** Completed steps. */
@@ -77,12 +89,12 @@ export class AdamW {
    * gradient norm skips the step and leaves parameters and state untouched.
    * @param lr overrides the configured learning rate for this step (schedules).
    */
-  apply(grads: Map<string, tf.Tensor>, lr = this.config.lr): StepInfo {
+  apply(grads: Map<string, tf.Tensor>, lr = this.cfg.lr): StepInfo {
     try {
       for (const name of this.params.keys()) if (!grads.has(name)) throw new OptimizerError(`no gradient for parameter '${name}'`);
       const gradNorm = globalNorm(this.params, grads);
       if (!Number.isFinite(gradNorm)) return { gradNorm, clipped: false, skipped: true };
-      const { beta1: b1, beta2: b2, eps, weightDecay: wd, maxGradNorm } = this.config;
+      const { beta1: b1, beta2: b2, eps, weightDecay: wd, maxGradNorm } = this.cfg;
       const coef = maxGradNorm > 0 ? maxGradNorm / (gradNorm + 1e-6) : 1;
       const clipped = coef < 1;
       this.t += 1;
@@ -118,7 +130,7 @@ export class AdamW {
       tensors.push({ name: `m.${name}`, shape: [...m.shape], data: m.dataSync() as Float32Array });
       tensors.push({ name: `v.${name}`, shape: [...m.shape], data: this.v.get(name)!.dataSync() as Float32Array });
     }
-    writeSafetensors(file, tensors, { step: String(this.t), config: JSON.stringify(this.config) });
+    writeSafetensors(file, tensors, { step: String(this.t), config: JSON.stringify(this.cfg) });
   }
 
   /** Restores moments and step count saved by {@link save}; shapes must match the parameters. */

@@ -18,6 +18,11 @@ export interface TrainBatch {
   weights?: number[][];
   /** Other per-token values the loss needs (old log-probs, teacher log-probs, ...). */
   extra?: Record<string, number[][]>;
+  /**
+   * Per-token vectors of a fixed width K (e.g. a teacher's top-K token ids and log-probs):
+   * `values[b]` holds ids[b].length · width numbers, token after token.
+   */
+  extraVectors?: Record<string, { width: number; values: number[][] }>;
 }
 
 /**
@@ -27,8 +32,10 @@ export interface TrainBatch {
 export interface LossInputs {
   /** log π_θ(target) for each selected token: [N]. */
   logprobs: tf.Tensor1D;
-  /** Logits at each selected position: [N, V] (entropy, top-K distillation). */
+  /** Logits at each selected position: [N, V]. */
   logits: tf.Tensor2D;
+  /** log softmax of `logits`: [N, V] (entropy, top-K distillation). */
+  logSoftmax: tf.Tensor2D;
   /** Target token ids: int32 [N]. */
   targets: tf.Tensor1D;
   /** Index of the sequence each row comes from: int32 [N] (for per-sample averages). */
@@ -41,6 +48,8 @@ export interface LossInputs {
   weights: tf.Tensor1D;
   /** Each `extra` array, at the selected tokens: [N]. */
   extra: Record<string, tf.Tensor1D>;
+  /** Each `extraVectors` entry, at the selected tokens: [N, width]. */
+  extraVectors: Record<string, tf.Tensor2D>;
 }
 
 /** Maps a batch to a scalar loss; must use only tfjs ops on its inputs so gradients flow. */
@@ -80,6 +89,8 @@ function layout(batch: TrainBatch) {
   const weights: number[] = [];
   const extraNames = Object.keys(batch.extra ?? {});
   const extra: Record<string, number[]> = Object.fromEntries(extraNames.map((k) => [k, []]));
+  const vectorNames = Object.keys(batch.extraVectors ?? {});
+  const vectors: Record<string, number[]> = Object.fromEntries(vectorNames.map((k) => [k, []]));
   batch.ids.forEach((seq, b) => {
     const m = batch.mask[b];
     if (!m || m.length !== seq.length) throw new TrainError(`mask[${b}] has length ${m?.length}; expected ${seq.length} (one per token)`);
@@ -98,9 +109,13 @@ function layout(batch: TrainBatch) {
       mask.push(m[t]);
       weights.push(w ? w[t] : 1);
       for (const k of extraNames) extra[k].push(batch.extra![k][b][t]);
+      for (const k of vectorNames) {
+        const { width, values } = batch.extraVectors![k];
+        for (let j = 0; j < width; j++) vectors[k].push(values[b][t * width + j]);
+      }
     }
   });
-  return { B, T, ids, rows, targets, sample, mask, weights, extra };
+  return { B, T, ids, rows, targets, sample, mask, weights, extra, vectors };
 }
 
 /**
@@ -134,12 +149,16 @@ export function computeGradients(
     const inputs: LossInputs = {
       logprobs: tf.gather(tf.reshape(logp, [-1]), flat) as tf.Tensor1D,
       logits,
+      logSoftmax: logp,
       targets: tf.tensor1d(L.targets, 'int32'),
       sample: tf.tensor1d(L.sample, 'int32'),
       numSamples: L.B,
       mask: tf.tensor1d(L.mask),
       weights: tf.tensor1d(L.weights),
       extra: Object.fromEntries(Object.entries(L.extra).map(([k, v]) => [k, tf.tensor1d(v)])),
+      extraVectors: Object.fromEntries(
+        Object.entries(L.vectors).map(([k, v]) => [k, tf.tensor2d(v, [L.rows.length, batch.extraVectors![k].width])]),
+      ),
     };
     const loss = lossFn(inputs);
     if (loss.rank !== 0) throw new TrainError(`the loss function returned a rank-${loss.rank} tensor; it must return a scalar`);

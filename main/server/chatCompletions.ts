@@ -23,6 +23,8 @@ export interface ChatRouteContext {
   keepAliveMs: number;
   /** The adapter version new requests are served with (0 = base model). */
   adapterVersion: () => number;
+  /** Something the learning loop may act on happened (a turn stored, a next state, a session end). */
+  onLearnable?: () => void;
   log: (line: string) => void;
 }
 
@@ -101,7 +103,12 @@ export async function handleChatCompletions(ctx: ChatRouteContext, req: Incoming
   let episode = 0;
   if (meta.sessionId) {
     episode = ctx.store.openSession(meta.sessionId, arrivedAt);
-    if (meta.turnType === 'main') ctx.store.linkNextState(meta.sessionId, episode, { ...lastMessageState(body.messages), at: arrivedAt });
+    if (
+      meta.turnType === 'main' &&
+      ctx.store.linkNextState(meta.sessionId, episode, { ...lastMessageState(body.messages), at: arrivedAt })
+    ) {
+      ctx.onLearnable?.();
+    }
   }
 
   const id = completionId();
@@ -136,6 +143,7 @@ export async function handleChatCompletions(ctx: ChatRouteContext, req: Incoming
             max_tokens: result.maxTokens,
             stop: genRequest.stop ?? null,
             template_vars: genRequest.templateVars,
+            tools_in_prompt: genRequest.tools !== undefined,
           },
           promptText: result.promptText,
           promptIds: result.promptIds,
@@ -158,6 +166,7 @@ export async function handleChatCompletions(ctx: ChatRouteContext, req: Incoming
         episode,
       );
       if (meta.sessionId && meta.sessionDone) ctx.store.endSession(meta.sessionId, 'done', Date.now());
+      if (meta.turnType === 'main' && meta.sessionId) ctx.onLearnable?.();
     } catch (err) {
       ctx.log(`clawloop: recording turn ${id} failed: ${(err as Error).message}`);
     }

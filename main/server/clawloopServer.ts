@@ -1,19 +1,23 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TurnStore } from '../store/turnStore.js';
+import type { LearnStore } from '../store/learnStore.js';
 import { ApiError } from './apiError.js';
 import { handleChatCompletions, type ChatRouteContext } from './chatCompletions.js';
 import { sendError, sendJson } from './http.js';
 import type { InferenceEngine } from './inferenceEngine.js';
+import { handleLearnRoute, type LearnRouteContext } from './learnRoutes.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from './serverOptions.js';
+import type { TrainerClient } from './trainerClient.js';
 
 export interface ClawLoopServerDeps {
   engine: InferenceEngine;
-  store: TurnStore;
+  store: LearnStore;
+  /** The learning loop; null serves and records without training (the /api training routes answer 503). */
+  trainer?: TrainerClient | null;
+  /** The data folder (checkpoint files live there). */
+  dataDir: string;
   options?: Partial<ServerOptions>;
-  /** The adapter version new requests are served with. Default: always 0 (base model). */
-  adapterVersion?: () => number;
   log?: (line: string) => void;
 }
 
@@ -34,6 +38,7 @@ export class ClawLoopServer {
   private readonly inflight = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout | null;
   private readonly ctx: ChatRouteContext;
+  private readonly learnCtx: LearnRouteContext;
   private closed = false;
   private closing: Promise<void> | null = null;
 
@@ -41,14 +46,23 @@ export class ClawLoopServer {
     this.options = { ...DEFAULT_SERVER_OPTIONS, ...deps.options };
     if (!this.options.servedModelName) this.options.servedModelName = deps.engine.info.name;
     const log = deps.log ?? (() => {});
+    const wake = () => deps.trainer?.wake();
     this.ctx = {
       engine: deps.engine,
-      store: deps.store,
+      store: deps.store.turns,
+      onLearnable: wake,
       servedModelName: this.options.servedModelName,
       maxBodyBytes: this.options.maxBodyBytes,
       keepAliveMs: this.options.keepAliveMs,
-      adapterVersion: deps.adapterVersion ?? (() => 0),
+      adapterVersion: () => deps.engine.adapterVersion,
       log,
+    };
+    this.learnCtx = {
+      store: deps.store,
+      trainer: deps.trainer ?? null,
+      dataDir: deps.dataDir,
+      modelName: deps.engine.info.name,
+      maxBodyBytes: this.options.maxBodyBytes,
     };
     this.http = http.createServer((req, res) => {
       const p = this.route(req, res).catch((err) => {
@@ -66,8 +80,11 @@ export class ClawLoopServer {
         ? setInterval(
             () => {
               try {
-                const n = deps.store.endIdleSessions(Date.now(), idle);
-                if (n) log(`clawloop: ended ${n} idle session(s)`);
+                const n = deps.store.turns.endIdleSessions(Date.now(), idle);
+                if (n) {
+                  log(`clawloop: ended ${n} idle session(s)`);
+                  wake();
+                }
               } catch (err) {
                 log(`clawloop: ending idle sessions failed: ${(err as Error).message}`);
               }
@@ -103,13 +120,14 @@ export class ClawLoopServer {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const o = this.options;
-    const path = (new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '') || '/').toLowerCase();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
     if (o.corsOrigin) {
       res.setHeader('access-control-allow-origin', o.corsOrigin);
       res.setHeader('access-control-expose-headers', 'x-clawloop-adapter-version, x-clawloop-completion-id, retry-after-ms');
       if (req.method === 'OPTIONS') {
         res.writeHead(204, {
-          'access-control-allow-methods': 'GET, POST, OPTIONS',
+          'access-control-allow-methods': 'GET, POST, PUT, OPTIONS',
           'access-control-allow-headers': 'authorization, content-type, x-session-id, x-turn-type, x-session-done',
           'access-control-max-age': '600',
         });
@@ -160,12 +178,13 @@ export class ClawLoopServer {
           ],
         });
       default:
+        if (await handleLearnRoute(this.learnCtx, path, req, res, url)) return;
         req.resume();
         return sendError(
           res,
           new ApiError(
             404,
-            `no route ${req.method} ${path}; the API is under /v1 (POST /v1/chat/completions, GET /v1/models)`,
+            `no route ${req.method} ${path}; see the README for the API (POST /v1/chat/completions, GET /v1/models, POST /v1/feedback, /api/...)`,
             'invalid_request_error',
             'not_found',
           ),

@@ -1,5 +1,5 @@
 import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
-import type { ModelInfo } from '../workers/inferenceMessages.js';
+import type { AdapterPayload, ModelInfo } from '../workers/inferenceMessages.js';
 
 export interface GenerateHandlers {
   /** Aborting cancels a queued request or stops a running one between tokens. */
@@ -17,6 +17,13 @@ export interface InferenceEngine {
   readonly info: ModelInfo;
   /** Requests running or waiting. */
   readonly load: { running: number; queued: number };
+  /** The adapter version new requests are admitted with (0 = the base model). */
+  readonly adapterVersion: number;
+  /**
+   * Makes an adapter version live: requests admitted from now on use it; requests already admitted
+   * (queued or running) keep the version they were admitted with. Never waits for them.
+   */
+  setAdapter(adapter: AdapterPayload): void;
   /**
    * Runs requests one at a time in arrival order. Refusals ({@link QueueFullError} when the queue
    * is full, shutting down, already aborted) are thrown synchronously, before any promise exists.

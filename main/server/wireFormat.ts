@@ -1,68 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import type { ChatMessage, ToolSpec } from '../engine/chatTemplate.js';
+import type { ToolSpec } from '../engine/chatTemplate.js';
+import { messageText, MessageFormatError, toChatMessages as convert, toToolSpecs } from '../engine/openaiMessages.js';
 import type { ParsedToolCall } from '../engine/chatOutputParser.js';
 import type { TokenReport } from '../engine/chatGeneration.js';
 import type { ChatCompletionRequest, TokenLogprob, WireMessage, WireToolCall } from '../protocol/openai.js';
 import { ApiError } from './apiError.js';
 
-/** Text of a message: strings as they are, text parts joined by newlines, null as ''. */
-export function messageText(content: WireMessage['content'], where: string): string {
-  if (content === null || content === undefined) return '';
-  if (typeof content === 'string') return content;
-  const texts: string[] = [];
-  for (const part of content) {
-    if (part.type === 'text' && typeof (part as { text?: unknown }).text === 'string') texts.push((part as { text: string }).text);
-    else if (part.type === 'image_url' || part.type === 'input_image' || part.type === 'image') {
-      throw new ApiError(
-        400,
-        `${where}: this model reads text only; images (content parts of type '${part.type}') are not supported`,
-        'invalid_request_error',
-        'unsupported_content',
-        where,
-      );
-    } else {
-      throw new ApiError(
-        400,
-        `${where}: content parts of type '${part.type}' are not supported; send text parts`,
-        'invalid_request_error',
-        'unsupported_content',
-        where,
-      );
-    }
+/** Wire messages to template messages; a message the template cannot take is a 400 naming it. */
+export function toChatMessages(messages: WireMessage[]) {
+  try {
+    return convert(messages);
+  } catch (err) {
+    if (err instanceof MessageFormatError) throw new ApiError(400, err.message, 'invalid_request_error', 'unsupported_content', err.where);
+    throw err;
   }
-  return texts.join('\n');
-}
-
-/**
- * OpenAI-style messages to chat-template messages: `developer` becomes `system`, content parts
- * become strings, `content: null` becomes '', and replayed reasoning is kept as `reasoning_content`
- * (templates decide whether to show it).
- */
-export function toChatMessages(messages: WireMessage[]): ChatMessage[] {
-  return messages.map((m, i) => {
-    const role = m.role === 'developer' ? 'system' : m.role;
-    const out: ChatMessage = { role, content: messageText(m.content, `messages[${i}].content`) };
-    const reasoning = m.reasoning_content ?? m.reasoning ?? m.reasoning_text;
-    if (role === 'assistant' && reasoning) out.reasoning_content = reasoning;
-    if (role === 'assistant' && m.tool_calls?.length) {
-      out.tool_calls = m.tool_calls.map((tc) => ({
-        id: tc.id,
-        type: 'function',
-        function: { name: tc.function.name, arguments: tc.function.arguments ?? '{}' },
-      }));
-    }
-    if (role === 'tool') {
-      if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
-      if (m.name) out.name = m.name;
-    }
-    return out;
-  });
 }
 
 /** The tools to put in the prompt (none when tool_choice is 'none'). */
 export function toolsFor(req: ChatCompletionRequest): ToolSpec[] | undefined {
   if (!req.tools?.length || req.tool_choice === 'none') return undefined;
-  return req.tools.map((t) => ({ type: 'function', function: { ...t.function, strict: t.function.strict ?? undefined } }));
+  return toToolSpecs(req.tools);
 }
 
 /** The next state a main request carries: its last message, with its role. */

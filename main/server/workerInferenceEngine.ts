@@ -1,7 +1,13 @@
 import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/backend.js';
 import type { ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
-import type { FromInferenceWorker, InferenceWorkerData, ModelInfo, ToInferenceWorker } from '../workers/inferenceMessages.js';
+import type {
+  AdapterPayload,
+  FromInferenceWorker,
+  InferenceWorkerData,
+  ModelInfo,
+  ToInferenceWorker,
+} from '../workers/inferenceMessages.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from './inferenceEngine.js';
 
 export interface WorkerEngineOptions {
@@ -15,6 +21,8 @@ export interface WorkerEngineOptions {
 
 interface Job {
   id: string;
+  /** The adapter version the request was admitted with. */
+  version: number;
   request: ChatGenerationRequest;
   handlers: GenerateHandlers;
   resolve: (r: ChatGenerationResult) => void;
@@ -37,6 +45,11 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private avgMs = 1000;
   private readonly maxQueue: number;
   info!: ModelInfo;
+  private live: AdapterPayload = { version: 0, lora: null, tensors: null };
+  /** Versions the worker holds, with the number of admitted requests that use each. */
+  private readonly held = new Map<number, { payload: AdapterPayload; refs: number }>([
+    [0, { payload: { version: 0, lora: null, tensors: null }, refs: 0 }],
+  ]);
 
   private constructor(private readonly opts: WorkerEngineOptions) {
     this.maxQueue = opts.maxQueue ?? 16;
@@ -53,6 +66,29 @@ export class WorkerInferenceEngine implements InferenceEngine {
     return { running: this.running ? 1 : 0, queued: this.queue.length };
   }
 
+  get adapterVersion(): number {
+    return this.live.version;
+  }
+
+  setAdapter(adapter: AdapterPayload): void {
+    const previous = this.live.version;
+    this.live = adapter;
+    if (!this.held.has(adapter.version)) this.held.set(adapter.version, { payload: adapter, refs: 0 });
+    this.post({ type: 'setAdapter', adapter });
+    this.release(previous, 0);
+  }
+
+  /** Drops `refsDelta` references to a version; frees it in the worker once unused and not live. */
+  private release(version: number, refsDelta: number): void {
+    const h = this.held.get(version);
+    if (!h) return;
+    h.refs += refsDelta;
+    if (h.refs <= 0 && version !== this.live.version && version !== 0) {
+      this.held.delete(version);
+      this.post({ type: 'dropAdapter', version });
+    }
+  }
+
   private spawn(): Promise<void> {
     const data: InferenceWorkerData = { modelDir: this.opts.modelDir, backend: this.opts.backend };
     const worker = new Worker(new URL('../workers/inferenceWorker.js', import.meta.url), { workerData: data });
@@ -63,6 +99,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
         if (m.type === 'ready') {
           ready = true;
           this.info = m.info;
+          // A restarted worker needs every version requests may still name.
+          for (const [v, h] of this.held) if (v !== 0) this.post({ type: 'setAdapter', adapter: h.payload });
           resolve();
           this.pump();
         } else if (m.type === 'fatal') {
@@ -91,11 +129,14 @@ export class WorkerInferenceEngine implements InferenceEngine {
       throw new QueueFullError(Math.min(60_000, Math.max(100, this.avgMs * (this.queue.length + 1))), this.queue.length);
     }
     return new Promise((resolve, reject) => {
-      const job: Job = { id: `g${++nextId}`, request, handlers, resolve, reject, enqueuedAt: performance.now() };
+      const version = this.live.version;
+      this.held.get(version)!.refs++;
+      const job: Job = { id: `g${++nextId}`, version, request, handlers, resolve, reject, enqueuedAt: performance.now() };
       job.onAbort = () => {
         const i = this.queue.indexOf(job);
         if (i >= 0) {
           this.queue.splice(i, 1);
+          this.release(job.version, -1);
           reject(new InferenceError('the request was aborted while queued', 499, 'aborted'));
         } else if (this.running === job) {
           this.post({ type: 'abort', id: job.id });
@@ -116,11 +157,12 @@ export class WorkerInferenceEngine implements InferenceEngine {
     const job = this.queue.shift();
     if (!job) return;
     this.running = job;
-    this.post({ type: 'generate', id: job.id, request: job.request });
+    this.post({ type: 'generate', id: job.id, request: job.request, adapterVersion: job.version });
   }
 
   private finish(job: Job): void {
     if (job.onAbort) job.handlers.signal.removeEventListener('abort', job.onAbort);
+    this.release(job.version, -1);
     if (this.running === job) this.running = null;
     this.pump();
   }
@@ -153,6 +195,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
     this.running = null;
     for (const j of failed) {
       if (j.onAbort) j.handlers.signal.removeEventListener('abort', j.onAbort);
+      this.release(j.version, -1);
       j.reject(new InferenceError(reason, 500, 'worker_crashed'));
     }
     this.worker.removeAllListeners();
@@ -162,6 +205,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
   abortAll(): void {
     for (const j of this.queue.splice(0)) {
       if (j.onAbort) j.handlers.signal.removeEventListener('abort', j.onAbort);
+      this.release(j.version, -1);
       j.reject(new InferenceError('aborted by the server', 503, 'shutting_down'));
     }
     if (this.running) this.post({ type: 'abort', id: this.running.id });
@@ -169,7 +213,10 @@ export class WorkerInferenceEngine implements InferenceEngine {
 
   async close(opts: { abort?: boolean } = {}): Promise<void> {
     this.closing = true;
-    for (const j of this.queue.splice(0)) j.reject(new InferenceError('the server is shutting down', 503, 'shutting_down'));
+    for (const j of this.queue.splice(0)) {
+      this.release(j.version, -1);
+      j.reject(new InferenceError('the server is shutting down', 503, 'shutting_down'));
+    }
     if (opts.abort) this.abortAll();
     while (this.running) await new Promise((r) => setTimeout(r, 10));
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));

@@ -53,4 +53,95 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       CREATE INDEX turns_by_time ON turns (created_at);
     `,
   },
+  {
+    version: 2,
+    name: 'learning: feedback, judgements, samples, steps, checkpoints',
+    sql: `
+      -- Where each main turn stands in the learning loop: 'new' (not processed yet), 'done'
+      -- (judged, samples built), 'skipped' (no signal). learn_epoch changes with every feedback
+      -- change, so a judgement started on stale feedback is not committed.
+      ALTER TABLE turns ADD COLUMN learn_state TEXT NOT NULL DEFAULT 'new' CHECK (learn_state IN ('new', 'done', 'skipped'));
+      ALTER TABLE turns ADD COLUMN learn_epoch INTEGER NOT NULL DEFAULT 0;
+
+      CREATE TABLE feedback (
+        turn_id     TEXT PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,
+        rating      TEXT CHECK (rating IN ('up', 'down')),
+        hint        TEXT,
+        updated_at  INTEGER NOT NULL
+      );
+
+      CREATE TABLE judgements (
+        id          INTEGER PRIMARY KEY,
+        turn_id     TEXT NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+        kind        TEXT NOT NULL CHECK (kind IN ('prm', 'hint')),
+        judge       TEXT NOT NULL,               -- which judge (base model, model folder, endpoint)
+        votes       TEXT NOT NULL,               -- JSON [{raw, score, hint?}]
+        score       INTEGER,                     -- prm: the majority
+        hint        TEXT,                        -- hint: the selected hint
+        created_at  INTEGER NOT NULL
+      );
+      CREATE INDEX judgements_by_turn ON judgements (turn_id, kind);
+
+      CREATE TABLE samples (
+        id                    INTEGER PRIMARY KEY,
+        turn_id               TEXT NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+        kind                  TEXT NOT NULL CHECK (kind IN ('rl', 'opd', 'both')),
+        reward                REAL,              -- r of the RL part; NULL without one
+        reward_source         TEXT CHECK (reward_source IN ('feedback', 'prm', 'at_least_one')),
+        hint                  TEXT,              -- the OPD hint; NULL without one
+        hint_source           TEXT CHECK (hint_source IN ('feedback', 'judge')),
+        teacher_logprobs      BLOB,              -- float32 per response token
+        teacher_top_ids       BLOB,              -- int32 [response tokens, top_k] (reverse-KL option)
+        teacher_top_logprobs  BLOB,              -- float32 [response tokens, top_k]
+        top_k                 INTEGER,
+        adapter_version       INTEGER NOT NULL,  -- the version that generated the turn
+        status                TEXT NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'training', 'trained', 'dropped')),
+        drop_reason           TEXT,
+        step                  INTEGER,
+        created_at            INTEGER NOT NULL
+      );
+      CREATE INDEX samples_by_status ON samples (status, id);
+      CREATE INDEX samples_by_turn ON samples (turn_id);
+
+      CREATE TABLE checkpoints (
+        id               TEXT PRIMARY KEY,       -- step-000012
+        step             INTEGER NOT NULL,
+        adapter_version  INTEGER NOT NULL,
+        parent_id        TEXT,                   -- the checkpoint training continued from
+        created_at       INTEGER NOT NULL,
+        metrics          TEXT NOT NULL,          -- JSON StepMetrics
+        samples          TEXT NOT NULL,          -- JSON {rl, opd, both, total}
+        lora             TEXT NOT NULL,          -- JSON LoRA configuration
+        pinned           INTEGER NOT NULL DEFAULT 0
+      );
+
+      CREATE TABLE steps (
+        step             INTEGER PRIMARY KEY,
+        created_at       INTEGER NOT NULL,
+        adapter_version  INTEGER,                -- NULL when skipped
+        checkpoint_id    TEXT,
+        skipped          INTEGER NOT NULL DEFAULT 0,
+        skip_reason      TEXT,
+        metrics          TEXT NOT NULL
+      );
+
+      CREATE TABLE adapter_versions (
+        version        INTEGER PRIMARY KEY,
+        checkpoint_id  TEXT,                     -- NULL: the base model
+        reason         TEXT NOT NULL CHECK (reason IN ('base', 'step', 'rollback')),
+        created_at     INTEGER NOT NULL
+      );
+      INSERT INTO adapter_versions (version, checkpoint_id, reason, created_at) VALUES (0, NULL, 'base', 0);
+
+      CREATE TABLE trainer_state (
+        id                  INTEGER PRIMARY KEY CHECK (id = 1),
+        config              TEXT,                -- JSON TrainingConfig (NULL: defaults)
+        paused              INTEGER NOT NULL DEFAULT 0,
+        live_version        INTEGER NOT NULL DEFAULT 0,
+        live_checkpoint_id  TEXT,                -- NULL: the base model
+        last_step           INTEGER NOT NULL DEFAULT 0
+      );
+      INSERT INTO trainer_state (id) VALUES (1);
+    `,
+  },
 ];

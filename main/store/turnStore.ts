@@ -130,7 +130,9 @@ function toTurn(r: TurnRow): StoredTurn {
 
 /**
  * Sessions and turns in SQLite. Every method is one short transaction, run on the caller's
- * thread (the HTTP thread): statements are prepared once and touch a few rows.
+ * thread (the HTTP thread): statements are prepared once and touch a few rows. Transactions that
+ * read then write are IMMEDIATE: with a second connection (the trainer) writing, a deferred one
+ * could fail with SQLITE_BUSY instead of waiting for the lock.
  *
  * Next-state rule (learning-loop.md §1): when a main request arrives in a session, its last
  * message is the next state of that session's latest main turn, if that turn has none yet. Side
@@ -192,29 +194,33 @@ export class TurnStore {
    * if it had ended. Returns the episode the request belongs to.
    */
   openSession(sessionId: string, at: number): number {
-    return this.db.transaction(() => {
-      const row = this.s.getSession.get(sessionId);
-      if (!row) {
-        this.s.insertSession.run(sessionId, at, at);
-        return 0;
-      }
-      if (row.ended_at !== null) {
-        this.s.reopenSession.run(at, sessionId);
-        return row.episode + 1;
-      }
-      this.s.touchSession.run(at, sessionId);
-      return row.episode;
-    })();
+    return this.db
+      .transaction(() => {
+        const row = this.s.getSession.get(sessionId);
+        if (!row) {
+          this.s.insertSession.run(sessionId, at, at);
+          return 0;
+        }
+        if (row.ended_at !== null) {
+          this.s.reopenSession.run(at, sessionId);
+          return row.episode + 1;
+        }
+        this.s.touchSession.run(at, sessionId);
+        return row.episode;
+      })
+      .immediate();
   }
 
   /** Links `state` as the next state of the session's latest main turn; returns its id, or null. */
   linkNextState(sessionId: string, episode: number, state: NextState): string | null {
-    return this.db.transaction(() => {
-      const prev = this.s.latestMain.get(sessionId, episode);
-      if (!prev || prev.next_state_role !== null || prev.closed) return null;
-      this.s.setNextState.run(state.role, state.text, state.at, prev.id);
-      return prev.id;
-    })();
+    return this.db
+      .transaction(() => {
+        const prev = this.s.latestMain.get(sessionId, episode);
+        if (!prev || prev.next_state_role !== null || prev.closed) return null;
+        this.s.setNextState.run(state.role, state.text, state.at, prev.id);
+        return prev.id;
+      })
+      .immediate();
   }
 
   /** Stores a finished turn (one transaction). */
@@ -251,13 +257,15 @@ export class TurnStore {
 
   /** Ends a session: turns still waiting for a next state are closed without one. */
   endSession(sessionId: string, reason: 'done' | 'idle', at: number): boolean {
-    return this.db.transaction(() => {
-      const row = this.s.getSession.get(sessionId);
-      if (!row || row.ended_at !== null) return false;
-      this.s.endSession.run(at, reason, sessionId);
-      this.s.closeTurns.run(sessionId, row.episode);
-      return true;
-    })();
+    return this.db
+      .transaction(() => {
+        const row = this.s.getSession.get(sessionId);
+        if (!row || row.ended_at !== null) return false;
+        this.s.endSession.run(at, reason, sessionId);
+        this.s.closeTurns.run(sessionId, row.episode);
+        return true;
+      })
+      .immediate();
   }
 
   /** Ends every open session last seen before `now - idleMs`; returns how many. */

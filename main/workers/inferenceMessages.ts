@@ -5,6 +5,7 @@
  */
 import type { BackendName } from '../engine/backend.js';
 import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
+import type { LoraConfig } from '../engine/lora.js';
 
 export interface InferenceWorkerData {
   modelDir: string;
@@ -24,8 +25,21 @@ export interface ModelInfo {
   backendLog: string[];
 }
 
+/** A LoRA adapter version to serve: PEFT-layout tensors, or null for the base model. */
+export interface AdapterPayload {
+  version: number;
+  lora: LoraConfig | null;
+  tensors: Map<string, Float32Array> | null;
+}
+
 export type ToInferenceWorker =
-  { type: 'generate'; id: string; request: ChatGenerationRequest } | { type: 'abort'; id: string } | { type: 'shutdown' };
+  | { type: 'generate'; id: string; request: ChatGenerationRequest; adapterVersion: number }
+  /** Make a version available; requests name the version they were admitted with. */
+  | { type: 'setAdapter'; adapter: AdapterPayload }
+  /** No request uses this version any more. */
+  | { type: 'dropAdapter'; version: number }
+  | { type: 'abort'; id: string }
+  | { type: 'shutdown' };
 
 export type FromInferenceWorker =
   | { type: 'ready'; info: ModelInfo }

@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { parameterCount } from '../engine/config.js';
 import { ChatRequestError, runChatGeneration } from '../engine/chatGeneration.js';
+import { LoraAdapter } from '../engine/lora.js';
 import { Model } from '../engine/model.js';
 import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './inferenceMessages.js';
 
@@ -15,10 +16,23 @@ const data = workerData as InferenceWorkerData;
 const aborts = new Map<string, AbortController>();
 let model: Model | null = null;
 let chain: Promise<void> = Promise.resolve();
+/** Adapter versions that requests may name; null = the base model. A version is kept until the HTTP thread drops it. */
+const adapters = new Map<number, LoraAdapter | null>([[0, null]]);
 
-async function handleGenerate(id: string, request: Parameters<typeof runChatGeneration>[1]): Promise<void> {
+async function handleGenerate(id: string, request: Parameters<typeof runChatGeneration>[1], version: number): Promise<void> {
   const ac = aborts.get(id);
   if (!model || !ac) return;
+  if (!adapters.has(version)) {
+    aborts.delete(id);
+    send({
+      type: 'failed',
+      id,
+      status: 500,
+      code: 'adapter_missing',
+      message: `adapter version ${version} is not loaded in the inference worker`,
+    });
+    return;
+  }
   if (ac.signal.aborted) {
     aborts.delete(id);
     send({ type: 'failed', id, status: 499, code: 'aborted', message: 'the client went away before generation started' });
@@ -27,6 +41,7 @@ async function handleGenerate(id: string, request: Parameters<typeof runChatGene
   try {
     const result = await runChatGeneration(model, request, {
       signal: ac.signal,
+      adapter: adapters.get(version) ?? null,
       onStart: (s) => send({ type: 'started', id, ...s }),
       onDelta: (delta) => send({ type: 'delta', id, delta }),
     });
@@ -44,7 +59,25 @@ port.on('message', (m: ToInferenceWorker) => {
     case 'generate':
       aborts.set(m.id, new AbortController());
       // One generation at a time, in arrival order.
-      chain = chain.then(() => handleGenerate(m.id, m.request));
+      chain = chain.then(() => handleGenerate(m.id, m.request, m.adapterVersion));
+      break;
+    case 'setAdapter': {
+      const a = m.adapter;
+      if (!model) break;
+      try {
+        adapters.get(a.version)?.dispose();
+        adapters.set(a.version, a.tensors && a.lora ? LoraAdapter.fromTensors(model.config, a.lora, a.tensors) : null);
+      } catch (err) {
+        send({ type: 'fatal', message: `could not load adapter version ${a.version}: ${(err as Error).message}` });
+      }
+      break;
+    }
+    case 'dropAdapter':
+      // Runs between generations or between tokens; a generation holding this version already finished.
+      if (m.version !== 0) {
+        adapters.get(m.version)?.dispose();
+        adapters.delete(m.version);
+      }
       break;
     case 'abort':
       aborts.get(m.id)?.abort();

@@ -19,7 +19,7 @@ import { writeSafetensors } from '../../main/engine/safetensors.js';
 import { ClawLoopServer } from '../../main/server/clawloopServer.js';
 import { WorkerInferenceEngine } from '../../main/server/workerInferenceEngine.js';
 import { openDatabase } from '../../main/store/database.js';
-import { TurnStore } from '../../main/store/turnStore.js';
+import { LearnStore } from '../../main/store/learnStore.js';
 import { BENCH_CONFIG } from './benchConfig.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const modelDir = values.model ? path.resolve(values.model) : await benchModelDir(fs.mkdtempSync(path.join(tmp, 'model-')));
   const db = openDatabase(path.join(tmp, 'clawloop.db'));
   const engine = await WorkerInferenceEngine.start({ modelDir, maxQueue: clients * 2 });
-  const server = await ClawLoopServer.start({ engine, store: new TurnStore(db), options: { port: 0 } });
+  const server = await ClawLoopServer.start({ engine, store: new LearnStore(db), dataDir: tmp, options: { port: 0 } });
   console.log(`bench:serve: ${engine.info.name} (${(engine.info.parameters / 1e6).toFixed(2)} M parameters) at ${server.url}`);
   console.log(`  ${engine.info.backendLog.join('; ')}`);
   console.log(`  ${clients} streaming clients x ${perClient} requests, max ${maxTokens} tokens each`);

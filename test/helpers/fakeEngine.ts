@@ -1,7 +1,7 @@
 import type { ChatGenerationRequest, ChatGenerationResult } from '../../main/engine/chatGeneration.js';
 import type { OutputEvent } from '../../main/engine/chatOutputParser.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from '../../main/server/inferenceEngine.js';
-import type { ModelInfo } from '../../main/workers/inferenceMessages.js';
+import type { AdapterPayload, ModelInfo } from '../../main/workers/inferenceMessages.js';
 
 /** One scripted reply: events streamed with a delay between them, or a failure. */
 export interface ScriptedReply {
@@ -40,6 +40,12 @@ export class FakeEngine implements InferenceEngine {
 
   get load() {
     return { running: this.running, queued: this.waiting.length };
+  }
+
+  adapterVersion = 0;
+
+  setAdapter(a: AdapterPayload): void {
+    this.adapterVersion = a.version;
   }
 
   generate(req: ChatGenerationRequest, h: GenerateHandlers): Promise<ChatGenerationResult> {

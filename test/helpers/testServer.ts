@@ -6,7 +6,8 @@ import type { InferenceEngine } from '../../main/server/inferenceEngine.js';
 import type { ServerOptions } from '../../main/server/serverOptions.js';
 import { WorkerInferenceEngine } from '../../main/server/workerInferenceEngine.js';
 import { openDatabase, type Db } from '../../main/store/database.js';
-import { TurnStore } from '../../main/store/turnStore.js';
+import { LearnStore } from '../../main/store/learnStore.js';
+import type { TurnStore } from '../../main/store/turnStore.js';
 import { modelDir, type FixtureModel } from './paths.js';
 
 export interface TestServer {
@@ -28,14 +29,15 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-server-'));
   const db = openDatabase(path.join(dataDir, 'clawloop.db'));
-  const store = new TurnStore(db);
+  const learn = new LearnStore(db);
+  const store = learn.turns;
   const engine =
     opts.engine ??
     (await WorkerInferenceEngine.start({
       modelDir: opts.modelPath ?? modelDir(opts.model ?? 'qwen3-qknorm'),
       maxQueue: opts.options?.maxQueue,
     }));
-  const server = await ClawLoopServer.start({ engine, store, options: { port: 0, ...opts.options } });
+  const server = await ClawLoopServer.start({ engine, store: learn, dataDir, options: { port: 0, ...opts.options } });
   return {
     server,
     url: server.url,

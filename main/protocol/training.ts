@@ -1,0 +1,163 @@
+/**
+ * The training configuration and the /api training and checkpoint payloads (pure types and zod
+ * schemas: the UI may import this module).
+ */
+import { z } from 'zod';
+
+export const TRAIN_METHODS = ['off', 'rl', 'opd', 'combine'] as const;
+export type TrainMethod = (typeof TRAIN_METHODS)[number];
+const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] as const;
+
+export const JudgeSpecSchema = z.discriminatedUnion('kind', [
+  /** The served model with its adapter off (default). */
+  z.object({ kind: z.literal('base') }).strict(),
+  /** Another local model folder. */
+  z.object({ kind: z.literal('model'), dir: z.string().min(1) }).strict(),
+  /** An external OpenAI-compatible endpoint. */
+  z
+    .object({ kind: z.literal('endpoint'), url: z.string().url(), api_key: z.string().nullable().optional(), model: z.string().min(1) })
+    .strict(),
+]);
+export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
+
+/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (learning-loop.md's in bold there). */
+export const TrainingConfigSchema = z
+  .object({
+    /** off: record only · rl: PRM rewards · opd: hindsight hints · combine: both (default). */
+    method: z.enum(TRAIN_METHODS),
+    /** Samples per optimizer step. Reference 16; default 4 so a desktop sees steps early. */
+    batch_size: z.number().int().min(1).max(1024),
+    /** AdamW learning rate. Reference (LoRA) 1e-4. */
+    learning_rate: z.number().gt(0).max(1),
+    weight_decay: z.number().min(0).max(1),
+    max_grad_norm: z.number().min(0),
+    /** LoRA rank, alpha, targets and dropout; changeable only while the live policy is the base model. */
+    lora_rank: z.number().int().min(1).max(512),
+    lora_alpha: z.number().gt(0),
+    lora_targets: z.array(z.enum(LORA_TARGETS)).min(1),
+    lora_dropout: z.number().min(0).lt(1),
+    /** Judge votes m; null = the method's default (3 for rl, 1 otherwise). */
+    votes: z.number().int().min(1).max(16).nullable(),
+    judge_temperature: z.number().min(0).max(2),
+    judge_max_tokens: z.number().int().min(16).max(8192),
+    judge: JudgeSpecSchema,
+    /** Weights of the RL and OPD advantage terms (combine). */
+    w_rl: z.number().min(0),
+    w_opd: z.number().min(0),
+    /** Clip OPD advantages to [−C, C]; null = off (reference code). */
+    opd_clip: z.number().gt(0).nullable(),
+    /** OPD as a per-token advantage (default) or as top-K reverse KL with a tail bin. */
+    opd_loss: z.enum(['advantage', 'topk_reverse_kl']),
+    opd_top_k: z.number().int().min(1).max(64),
+    /** Longest accepted hint (default) or the hint whose teacher agrees most with the student (top-4 overlap). */
+    hint_selection: z.enum(['longest', 'overlap']),
+    /** The OPD teacher: the frozen base model (default) or the current policy (self-distillation). */
+    teacher: z.enum(['base', 'policy']),
+    /** KL coefficient to the base model; null = the method's default (0.02 for rl, 0 otherwise). */
+    kl_coef: z.number().min(0).nullable(),
+    entropy_coef: z.number().min(0),
+    eps_low: z.number().gt(0).lt(1),
+    eps_high: z.number().gt(0),
+    /** Drop samples generated more than this many adapter versions ago; null = keep all. */
+    max_staleness: z.number().int().min(0).nullable(),
+    /** Checkpoints kept besides pinned ones. */
+    keep_checkpoints: z.number().int().min(1).max(100000),
+  })
+  .strict();
+export type TrainingConfig = z.infer<typeof TrainingConfigSchema>;
+
+/** PUT /api/training/config body: any subset of the fields. */
+export const TrainingConfigPatchSchema = TrainingConfigSchema.partial().strict();
+export type TrainingConfigPatch = z.infer<typeof TrainingConfigPatchSchema>;
+
+export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
+  method: 'combine',
+  batch_size: 4,
+  learning_rate: 1e-4,
+  weight_decay: 0.1,
+  max_grad_norm: 1.0,
+  lora_rank: 8,
+  lora_alpha: 16,
+  lora_targets: [...LORA_TARGETS],
+  lora_dropout: 0,
+  votes: null,
+  judge_temperature: 0.6,
+  judge_max_tokens: 256,
+  judge: { kind: 'base' },
+  w_rl: 1,
+  w_opd: 1,
+  opd_clip: null,
+  opd_loss: 'advantage',
+  opd_top_k: 8,
+  hint_selection: 'longest',
+  teacher: 'base',
+  kl_coef: null,
+  entropy_coef: 0,
+  eps_low: 0.2,
+  eps_high: 0.28,
+  max_staleness: 8,
+  keep_checkpoints: 20,
+};
+
+/** The fields that change the LoRA shape (only while the live policy is the base model). */
+export const LORA_SHAPE_FIELDS = ['lora_rank', 'lora_alpha', 'lora_targets', 'lora_dropout'] as const;
+
+/** m for a method when `votes` is null: 3 for binary RL, 1 otherwise (learning-loop.md §2). */
+export function effectiveVotes(c: TrainingConfig): number {
+  return c.votes ?? (c.method === 'rl' ? 3 : 1);
+}
+
+/** KL coefficient when `kl_coef` is null: 0.02 for binary RL, 0 otherwise (learning-loop.md §4). */
+export function effectiveKlCoef(c: TrainingConfig): number {
+  return c.kl_coef ?? (c.method === 'rl' ? 0.02 : 0);
+}
+
+export const FeedbackRequestSchema = z
+  .object({
+    completion_id: z.string().min(1),
+    rating: z.enum(['up', 'down']).nullable().optional(),
+    hint: z.string().max(4000).nullable().optional(),
+  })
+  .strict();
+export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
+
+/** Step metrics (learning-loop.md §4), as stored and served by /api/metrics. */
+export interface StepMetrics {
+  loss: number;
+  pg_loss: number;
+  kl: number;
+  entropy: number;
+  reverse_kl: number;
+  clip_fraction: number;
+  ratio_mean: number;
+  logprob_drift: number;
+  grad_norm: number;
+  learning_rate: number;
+  mean_reward: number | null;
+  samples: { rl: number; opd: number; both: number; total: number };
+  teacher_advantage: { mean: number; std: number } | null;
+  tokens: number;
+  step_ms: number;
+}
+
+export interface TrainingStatus {
+  method: TrainMethod;
+  state: 'off' | 'idle' | 'judging' | 'training' | 'paused' | 'starting' | 'failed';
+  queued_samples: number;
+  step: number;
+  adapter_version: number;
+  last_step: (StepMetrics & { step: number; skipped: boolean; skip_reason: string | null }) | null;
+  error?: string;
+}
+
+export interface CheckpointInfo {
+  id: string;
+  step: number;
+  adapter_version: number;
+  parent_id: string | null;
+  created_at: number;
+  metrics: StepMetrics;
+  samples: StepMetrics['samples'];
+  pinned: boolean;
+  live: boolean;
+}

@@ -1,0 +1,121 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ModelConfig } from '../engine/config.js';
+import { LoraAdapter } from '../engine/lora.js';
+import type { AdamW } from '../engine/optimizer.js';
+import { atomicWriteFile, fsyncDir } from '../util/atomicWrite.js';
+
+/**
+ * Checkpoint folders under `<data dir>/checkpoints/<id>/`: a PEFT adapter (adapter_config.json,
+ * adapter_model.safetensors), the optimizer state (optimizer.safetensors) and checkpoint.json.
+ *
+ * A checkpoint is written into a temporary sibling folder, every file fsynced, then renamed into
+ * place and the parent folder fsynced: a crash mid-save leaves either no checkpoint or a complete
+ * one, never one that cannot be loaded. Leftover temporary folders are removed at start.
+ */
+export const CHECKPOINTS_DIR = 'checkpoints';
+
+export function checkpointsRoot(dataDir: string): string {
+  return path.join(dataDir, CHECKPOINTS_DIR);
+}
+
+export function checkpointDir(dataDir: string, id: string): string {
+  if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new Error(`invalid checkpoint id '${id}'`);
+  return path.join(checkpointsRoot(dataDir), id);
+}
+
+/** `step-000012`: ids sort in step order. */
+export function checkpointId(step: number): string {
+  return `step-${String(step).padStart(6, '0')}`;
+}
+
+export function saveCheckpoint(
+  dataDir: string,
+  id: string,
+  adapter: LoraAdapter,
+  optimizer: AdamW,
+  meta: Record<string, unknown>,
+  baseModel: string,
+): void {
+  const root = checkpointsRoot(dataDir);
+  fs.mkdirSync(root, { recursive: true });
+  const final = checkpointDir(dataDir, id);
+  const tmp = path.join(root, `.tmp-${id}-${process.pid}-${Date.now()}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp);
+  try {
+    adapter.save(tmp, { baseModel });
+    optimizer.save(path.join(tmp, 'optimizer.safetensors'));
+    atomicWriteFile(path.join(tmp, 'checkpoint.json'), JSON.stringify(meta, null, 2) + '\n');
+    fsyncDir(tmp);
+    fs.rmSync(final, { recursive: true, force: true }); // a folder left by a step whose database commit never happened
+    fs.renameSync(tmp, final);
+    fsyncDir(root);
+  } catch (err) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Loads a checkpoint's adapter. */
+export function loadCheckpointAdapter(dataDir: string, id: string, model: ModelConfig): LoraAdapter {
+  const dir = checkpointDir(dataDir, id);
+  if (!fs.existsSync(dir)) throw new Error(`checkpoint ${id} has no folder (${dir}); it was deleted or never finished`);
+  return LoraAdapter.load(dir, model);
+}
+
+export function optimizerFile(dataDir: string, id: string): string {
+  return path.join(checkpointDir(dataDir, id), 'optimizer.safetensors');
+}
+
+/** Removes temporary folders of saves that never finished. */
+export function cleanupCheckpointTemp(dataDir: string): number {
+  const root = checkpointsRoot(dataDir);
+  if (!fs.existsSync(root)) return 0;
+  let n = 0;
+  for (const name of fs.readdirSync(root)) {
+    if (name.startsWith('.tmp-')) {
+      fs.rmSync(path.join(root, name), { recursive: true, force: true });
+      n++;
+    }
+  }
+  return n;
+}
+
+export function deleteCheckpointDir(dataDir: string, id: string): void {
+  fs.rmSync(checkpointDir(dataDir, id), { recursive: true, force: true });
+}
+
+/**
+ * Writes a checkpoint's adapter as a PEFT adapter folder (adapter_config.json +
+ * adapter_model.safetensors) that transformers/PEFT and vLLM load.
+ */
+export function exportCheckpoint(dataDir: string, id: string, outDir: string, baseModel?: string): string[] {
+  const src = checkpointDir(dataDir, id);
+  if (!fs.existsSync(src)) throw new Error(`checkpoint ${id} has no folder (${src})`);
+  const out = path.resolve(outDir);
+  if (fs.existsSync(out) && !fs.statSync(out).isDirectory()) throw new Error(`${out} exists and is not a folder`);
+  fs.mkdirSync(out, { recursive: true });
+  const cfg = JSON.parse(fs.readFileSync(path.join(src, 'adapter_config.json'), 'utf8'));
+  if (baseModel !== undefined) cfg.base_model_name_or_path = baseModel;
+  atomicWriteFile(path.join(out, 'adapter_config.json'), JSON.stringify(cfg, null, 2) + '\n');
+  fs.copyFileSync(path.join(src, 'adapter_model.safetensors'), path.join(out, 'adapter_model.safetensors'));
+  return ['adapter_config.json', 'adapter_model.safetensors'].map((f) => path.join(out, f));
+}
+
+/** Checkpoints the retention policy removes: all but the newest `keep`, never pinned ones or the live one. */
+export function checkpointsToDelete(
+  all: Array<{ id: string; step: number; pinned: boolean }>,
+  keep: number,
+  liveId: string | null,
+): string[] {
+  const unpinned = all.filter((c) => !c.pinned && c.id !== liveId).sort((a, b) => b.step - a.step);
+  const keepIds = new Set(
+    all
+      .filter((c) => !c.pinned)
+      .sort((a, b) => b.step - a.step)
+      .slice(0, keep)
+      .map((c) => c.id),
+  );
+  return unpinned.filter((c) => !keepIds.has(c.id)).map((c) => c.id);
+}

@@ -1,0 +1,200 @@
+import type { ChatMessage } from '../engine/chatTemplate.js';
+import type { LoraAdapter } from '../engine/lora.js';
+import type { Model } from '../engine/model.js';
+import { toChatMessages, toToolSpecs, withHint } from '../engine/openaiMessages.js';
+import { scoreResponses } from '../engine/score.js';
+import type { WireMessage, WireTool } from '../protocol/openai.js';
+import { effectiveVotes, type TrainingConfig } from '../protocol/training.js';
+import type { Feedback, Judgement, NewSample } from '../store/learnStore.js';
+import type { StoredTurn } from '../store/turnStore.js';
+import { runHintJudge, runPrmJudge, type JudgeBackend } from './judge.js';
+import { hintCandidates, topKOverlap } from './judgeParsing.js';
+import type { JudgeCase, JudgePrompts } from './judgePrompts.js';
+
+/** What turning a turn into samples needs. */
+export interface SampleBuildContext {
+  /** The base model (the trainer's copy). */
+  model: Model;
+  /** The policy being trained, for the 'policy' teacher and the overlap-guided hint selection. */
+  policy: LoraAdapter | null;
+  judge: JudgeBackend;
+  prompts: JudgePrompts;
+  config: TrainingConfig;
+  signal?: AbortSignal;
+}
+
+export interface TurnEvidence {
+  turn: StoredTurn;
+  feedback: Feedback | null;
+  /** Judge results recorded earlier for this turn (reused when feedback changes). */
+  judgements: Judgement[];
+  /** The turn is the first of its session with a next state (the at-least-one rule). */
+  firstWithNextState: boolean;
+}
+
+export interface BuiltSamples {
+  samples: NewSample[];
+  /** New judge results to record. */
+  judgements: Array<Omit<Judgement, 'createdAt'>>;
+}
+
+/** The chat-template inputs a stored turn was rendered from. */
+function templateInputs(turn: StoredTurn): {
+  messages: ChatMessage[];
+  tools: ReturnType<typeof toToolSpecs> | undefined;
+  extra: Record<string, unknown>;
+} {
+  const messages = toChatMessages(turn.requestMessages as WireMessage[]);
+  const p = turn.params as { tools_in_prompt?: boolean; template_vars?: Record<string, unknown> };
+  const inPrompt = p.tools_in_prompt ?? true;
+  const tools = inPrompt && turn.tools?.length ? toToolSpecs(turn.tools as WireTool[]) : undefined;
+  return { messages, tools, extra: p.template_vars ?? {} };
+}
+
+/** Token ids of the teacher context: the turn's messages with the hint appended to the last user message. */
+export function teacherPromptIds(model: Model, turn: StoredTurn, hint: string): number[] {
+  const { messages, tools, extra } = templateInputs(turn);
+  return model.encodeChat({ messages: withHint(messages, hint), tools, addGenerationPrompt: true, extra }).ids;
+}
+
+/** A deterministic seed per turn and purpose, so judgements are reproducible. */
+function seedOf(turnId: string, salt: number): number {
+  let h = 2166136261 ^ salt;
+  for (let i = 0; i < turnId.length; i++) h = Math.imul(h ^ turnId.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/**
+ * Turns one main turn into at most one sample (learning-loop.md §2–3):
+ * - RL part: reward ±1 from 👍/👎, else the PRM's majority score; a 0 is kept (reward 0) only for the
+ *   first turn of a session with a next state (the at-least-one rule).
+ * - OPD part: a typed hint, else the hint judge's selected hint; the teacher's log-probs of the
+ *   same response ids under the hint-augmented prompt.
+ * The PRM also runs when feedback overrides it, so judge agreement can be measured.
+ */
+export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): Promise<BuiltSamples> {
+  const { turn, feedback } = ev;
+  const cfg = ctx.config;
+  const wantsRl = cfg.method === 'rl' || cfg.method === 'combine';
+  const wantsOpd = cfg.method === 'opd' || cfg.method === 'combine';
+  const judgements: BuiltSamples['judgements'] = [];
+  const ns = turn.nextState;
+  const jcase: JudgeCase | null = ns
+    ? { response: turn.responseText, toolCalls: turn.toolCalls ?? [], nextStateRole: ns.role, nextStateText: ns.text }
+    : null;
+  const runOpts = (salt: number) => ({
+    votes: effectiveVotes(cfg),
+    temperature: cfg.judge_temperature,
+    maxTokens: cfg.judge_max_tokens,
+    seed: seedOf(turn.id, salt),
+    signal: ctx.signal,
+  });
+
+  // Evaluative signal.
+  let reward: number | null = null;
+  let rewardSource: NewSample['rewardSource'] = null;
+  if (wantsRl) {
+    let prm = ev.judgements.find((j) => j.kind === 'prm')?.score ?? null;
+    if (jcase && !ev.judgements.some((j) => j.kind === 'prm')) {
+      const r = await runPrmJudge(ctx.judge, ctx.prompts, jcase, runOpts(1));
+      judgements.push({ kind: 'prm', judge: ctx.judge.description, votes: r.votes, score: r.score, hint: null });
+      prm = r.score;
+    }
+    if (feedback?.rating) {
+      reward = feedback.rating === 'up' ? 1 : -1;
+      rewardSource = 'feedback';
+    } else if (prm === 1 || prm === -1) {
+      reward = prm;
+      rewardSource = 'prm';
+    } else if (jcase && ev.firstWithNextState) {
+      reward = 0;
+      rewardSource = 'at_least_one';
+    }
+  }
+
+  // Directive signal.
+  let hint: string | null = null;
+  let hintSource: NewSample['hintSource'] = null;
+  if (wantsOpd) {
+    if (feedback?.hint) {
+      hint = feedback.hint;
+      hintSource = 'feedback';
+    } else if (jcase) {
+      const earlier = ev.judgements.find((j) => j.kind === 'hint');
+      if (earlier) hint = earlier.hint;
+      else {
+        const r = await runHintJudge(ctx.judge, ctx.prompts, jcase, runOpts(2));
+        hint = cfg.hint_selection === 'overlap' ? await selectByOverlap(ctx, turn, hintCandidates(r.votes)) : r.hint;
+        judgements.push({ kind: 'hint', judge: ctx.judge.description, votes: r.votes, score: null, hint });
+      }
+      if (hint) hintSource = 'judge';
+    }
+  }
+
+  if (reward === null && hint === null) return { samples: [], judgements };
+  let teacher: { logprobs: number[]; topIds: number[] | null; topLogprobs: number[] | null } | null = null;
+  if (hint !== null) teacher = await teacherScores(ctx, turn, hint, cfg.opd_loss === 'topk_reverse_kl' ? cfg.opd_top_k : 0);
+  const kind = reward !== null && hint !== null ? 'both' : reward !== null ? 'rl' : 'opd';
+  return {
+    judgements,
+    samples: [
+      {
+        kind,
+        reward,
+        rewardSource,
+        hint,
+        hintSource,
+        teacherLogprobs: teacher?.logprobs ?? null,
+        teacherTopIds: teacher?.topIds ?? null,
+        teacherTopLogprobs: teacher?.topLogprobs ?? null,
+        topK: teacher?.topIds ? cfg.opd_top_k : null,
+        adapterVersion: turn.adapterVersion,
+      },
+    ],
+  };
+}
+
+/** The teacher's log-probs of the turn's response ids under the hint-augmented prompt (teacher forcing). */
+async function teacherScores(ctx: SampleBuildContext, turn: StoredTurn, hint: string, topK: number) {
+  const adapter = ctx.config.teacher === 'policy' ? ctx.policy : null;
+  const promptIds = teacherPromptIds(ctx.model, turn, hint);
+  const [s] = await scoreResponses(ctx.model.lm, [{ promptIds, responseIds: turn.responseIds }], { adapter, topK, signal: ctx.signal });
+  return {
+    logprobs: Array.from(s.logprobs),
+    topIds: topK ? s.top!.flatMap((row) => row.map((e) => e.id)) : null,
+    topLogprobs: topK ? s.top!.flatMap((row) => row.map((e) => e.logprob)) : null,
+  };
+}
+
+/**
+ * Overlap-guided hint selection (paper v2): the candidate whose teacher context agrees most with
+ * the student, counted as teacher top-4 tokens found in the student's top-4 over response positions.
+ */
+async function selectByOverlap(ctx: SampleBuildContext, turn: StoredTurn, candidates: string[]): Promise<string | null> {
+  if (candidates.length <= 1) return candidates[0] ?? null;
+  const [student] = await scoreResponses(ctx.model.lm, [{ promptIds: turn.promptIds, responseIds: turn.responseIds }], {
+    adapter: ctx.policy,
+    topK: 4,
+    signal: ctx.signal,
+  });
+  const studentTop = student.top!.map((row) => row.map((e) => e.id));
+  const adapter = ctx.config.teacher === 'policy' ? ctx.policy : null;
+  const teachers = await scoreResponses(
+    ctx.model.lm,
+    candidates.map((h) => ({ promptIds: teacherPromptIds(ctx.model, turn, h), responseIds: turn.responseIds })),
+    { adapter, topK: 4, signal: ctx.signal },
+  );
+  let best = 0;
+  let bestScore = -1;
+  teachers.forEach((t, i) => {
+    const score = topKOverlap(
+      t.top!.map((row) => row.map((e) => e.id)),
+      studentTop,
+    );
+    if (score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
+  });
+  return candidates[best];
+}
