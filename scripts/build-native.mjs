@@ -51,7 +51,15 @@ if (res.status === 0) {
   process.exit(0);
 }
 const output = `${res.stderr ?? ''}\n${res.stdout ?? ''}`;
-const reason = res.error?.message ?? output.split('\n').filter((l) => /error/i.test(l)).slice(0, 3).join(' | ');
+const reason =
+  res.error?.message ??
+  output
+    .split('\n')
+    .filter((l) => /error/i.test(l))
+    .slice(0, 3)
+    .join(' | ');
 console.warn(`clawloop: warning: the native addon did not build; the engine will run pure tfjs (several times slower). ${reason}`);
-console.warn('clawloop: install a C++ toolchain and OpenBLAS (Debian/Ubuntu: apt-get install g++ make python3 libopenblas-pthread-dev), then run: npm run build:native');
+console.warn(
+  'clawloop: install a C++ toolchain and OpenBLAS (Debian/Ubuntu: apt-get install g++ make python3 libopenblas-pthread-dev), then run: npm run build:native',
+);
 process.exit(strict ? 1 : 0);

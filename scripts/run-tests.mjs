@@ -50,7 +50,11 @@ function run(label, testFiles, env) {
       '--test-reporter-destination=stdout',
       ...testFiles,
     ],
-    { stdio: 'inherit', cwd: root, env: { ...process.env, CLAWLOOP_ROOT: root, CLAWLOOP_TEST_LABEL: label, CLAWLOOP_TEST_COUNTS: countsFile, ...env } },
+    {
+      stdio: 'inherit',
+      cwd: root,
+      env: { ...process.env, CLAWLOOP_ROOT: root, CLAWLOOP_TEST_LABEL: label, CLAWLOOP_TEST_COUNTS: countsFile, ...env },
+    },
   );
   if (res.status !== 0) status = res.status ?? 1;
   if (fs.existsSync(countsFile)) {
@@ -62,7 +66,8 @@ function run(label, testFiles, env) {
   }
 }
 
-const addonBuilt = fs.existsSync(path.join(root, 'native', 'build', 'Release', 'clawloop_native.node')) && process.env.CLAWLOOP_NATIVE !== '0';
+const addonBuilt =
+  fs.existsSync(path.join(root, 'native', 'build', 'Release', 'clawloop_native.node')) && process.env.CLAWLOOP_NATIVE !== '0';
 run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', selected, {});
 // The numerics: engine tests and the RL loss fixtures.
 const engineFiles = selected.filter((f) => {

@@ -1,7 +1,46 @@
 import { runChatGeneration } from '../engine/chatGeneration.js';
 import type { Model } from '../engine/model.js';
-import { fillJudgePrompt, type JudgeCase, type JudgePrompts } from './judgePrompts.js';
+import { ChatRequestError } from '../engine/chatGeneration.js';
+import { clipJudgeCase, fillJudgePrompt, type JudgeCase, type JudgePrompt, type JudgePrompts } from './judgePrompts.js';
 import { majorityScore, parseBoxedScore, parseHint, selectLongestHint, type HintVote } from './judgeParsing.js';
+
+/** The judge cannot read this case at all (its prompt does not fit even with the texts clipped). */
+export class JudgeInputError extends Error {
+  override name = 'JudgeInputError';
+}
+
+/** Character budgets tried for the response and next state when a judge prompt is too long. */
+const CLIP_BUDGETS = [Infinity, 4000, 1000, 250, 60];
+
+function tooLong(err: unknown): boolean {
+  return (
+    (err instanceof ChatRequestError && err.code === 'context_length_exceeded') || /maximum context length/i.test((err as Error).message)
+  );
+}
+
+/**
+ * Asks one vote, clipping the case's texts (keeping head and tail) until the prompt fits the
+ * judge's context. The budget that worked is reused for the remaining votes.
+ */
+async function ask(
+  backend: JudgeBackend,
+  prompt: JudgePrompt,
+  c: JudgeCase,
+  opts: { temperature: number; maxTokens: number; seed: number; signal?: AbortSignal },
+  budget: { i: number },
+): Promise<string> {
+  for (; budget.i < CLIP_BUDGETS.length; budget.i++) {
+    const { system, user } = fillJudgePrompt(prompt, clipJudgeCase(c, CLIP_BUDGETS[budget.i]));
+    try {
+      return await backend.complete(system, user, opts);
+    } catch (err) {
+      if (!tooLong(err)) throw err;
+    }
+  }
+  throw new JudgeInputError(
+    `the judge prompt does not fit ${backend.description}'s context even with the turn's texts clipped to ${CLIP_BUDGETS.at(-1)} characters`,
+  );
+}
 
 /** Something that completes a (system, user) conversation: the judge's model. */
 export interface JudgeBackend {
@@ -87,7 +126,13 @@ export class EndpointJudgeBackend implements JudgeBackend {
       throw new Error(`judge endpoint ${url} is unreachable: ${(err as Error).message}`);
     }
     const text = await res.text();
-    if (!res.ok) throw new Error(`judge endpoint ${url} answered ${res.status}: ${text.slice(0, 300)}`);
+    if (!res.ok) {
+      const msg = `judge endpoint ${url} answered ${res.status}: ${text.slice(0, 300)}`;
+      // A 4xx will not get better by retrying the same prompt (except the context, which ask() clips).
+      if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 && !tooLong(new Error(text)))
+        throw new JudgeInputError(msg);
+      throw new Error(msg);
+    }
     let body: { choices?: Array<{ message?: { content?: string | null; reasoning_content?: string | null } }> };
     try {
       body = JSON.parse(text);
@@ -126,15 +171,16 @@ export interface HintResult {
 
 /** The evaluative judge (PRM): m votes, each ending in \boxed{1|-1|0}. */
 export async function runPrmJudge(backend: JudgeBackend, prompts: JudgePrompts, c: JudgeCase, o: JudgeRunOptions): Promise<PrmResult> {
-  const { system, user } = fillJudgePrompt(prompts.prm, c);
   const votes: PrmResult['votes'] = [];
+  const budget = { i: 0 };
   for (let i = 0; i < o.votes; i++) {
-    const raw = await backend.complete(system, user, {
-      temperature: o.temperature,
-      maxTokens: o.maxTokens,
-      seed: o.seed + i,
-      signal: o.signal,
-    });
+    const raw = await ask(
+      backend,
+      prompts.prm,
+      c,
+      { temperature: o.temperature, maxTokens: o.maxTokens, seed: o.seed + i, signal: o.signal },
+      budget,
+    );
     votes.push({ raw, score: parseBoxedScore(raw) });
   }
   return { votes, score: majorityScore(votes.map((v) => v.score)) };
@@ -142,15 +188,16 @@ export async function runPrmJudge(backend: JudgeBackend, prompts: JudgePrompts, 
 
 /** The hint judge: m votes of \boxed{1} + [HINT_START]…[HINT_END] or \boxed{-1}. */
 export async function runHintJudge(backend: JudgeBackend, prompts: JudgePrompts, c: JudgeCase, o: JudgeRunOptions): Promise<HintResult> {
-  const { system, user } = fillJudgePrompt(prompts.hint, c);
   const votes: HintResult['votes'] = [];
+  const budget = { i: 0 };
   for (let i = 0; i < o.votes; i++) {
-    const raw = await backend.complete(system, user, {
-      temperature: o.temperature,
-      maxTokens: o.maxTokens,
-      seed: o.seed + i,
-      signal: o.signal,
-    });
+    const raw = await ask(
+      backend,
+      prompts.hint,
+      c,
+      { temperature: o.temperature, maxTokens: o.maxTokens, seed: o.seed + i, signal: o.signal },
+      budget,
+    );
     const score = parseBoxedScore(raw);
     votes.push({ raw, score, hint: score === 1 ? parseHint(raw) : null });
   }

@@ -102,3 +102,15 @@ export function fillJudgePrompt(p: JudgePrompt, c: JudgeCase): { system: string;
   const fill = (s: string) => s.replace(/\{(response|next_state|next_state_role)\}/g, (_, k: string) => vars[k]);
   return { system: fill(p.system), user: fill(p.user) };
 }
+
+/** Keeps the head and tail of a text within `maxChars` (the judge sees how it starts and ends). */
+function clip(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const head = Math.floor(maxChars * 0.6);
+  return `${text.slice(0, head)} [… ${text.length - maxChars} characters left out …] ${text.slice(text.length - (maxChars - head))}`;
+}
+
+/** A case with its response and next state clipped to `maxChars` each. */
+export function clipJudgeCase(c: JudgeCase, maxChars: number): JudgeCase {
+  return { ...c, response: clip(c.response, maxChars), nextStateText: clip(c.nextStateText, maxChars) };
+}

@@ -30,7 +30,7 @@ import {
   optimizerFile,
   saveCheckpoint,
 } from './checkpointFiles.js';
-import { EndpointJudgeBackend, ModelJudgeBackend, type JudgeBackend } from './judge.js';
+import { EndpointJudgeBackend, JudgeInputError, ModelJudgeBackend, type JudgeBackend } from './judge.js';
 import { loadJudgePrompts, type JudgePrompts } from './judgePrompts.js';
 import { policyLoss } from './losses.js';
 import { buildSamples } from './sampleBuilder.js';
@@ -376,6 +376,12 @@ export class Trainer {
       this.error = undefined;
     } catch (err) {
       if (this.work.signal.aborted) return;
+      if (err instanceof JudgeInputError) {
+        // It will never work for this turn: skip it (with the reason) rather than block the queue.
+        store.skipTurn(turn.id, epoch, (err as Error).message);
+        this.log(`skipped turn ${turn.id}: ${(err as Error).message}`);
+        return;
+      }
       throw new Error(`judging turn ${turn.id} failed: ${(err as Error).message}`);
     } finally {
       this.work = null;

@@ -62,6 +62,7 @@ function turnView(store: LearnStore, t: StoredTurn) {
     completion_tokens: t.completionTokens,
     next_state: t.nextState ? { role: t.nextState.role, text: t.nextState.text } : null,
     closed: t.closed,
+    learn_note: store.learnNote(t.id),
     feedback: fb ? { rating: fb.rating, hint: fb.hint, updated_at: fb.updatedAt } : null,
     judgements: store
       .judgements(t.id)

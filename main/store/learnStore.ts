@@ -202,7 +202,7 @@ export class LearnStore {
           ).run(turnId, rating, cleaned, now);
         }
         this.q("DELETE FROM samples WHERE turn_id = ? AND status = 'queued'").run(turnId);
-        this.q("UPDATE turns SET learn_state = 'new', learn_epoch = learn_epoch + 1 WHERE id = ?").run(turnId);
+        this.q("UPDATE turns SET learn_state = 'new', learn_note = NULL, learn_epoch = learn_epoch + 1 WHERE id = ?").run(turnId);
         return { turn, feedback: this.feedback(turnId) };
       })
       .immediate();
@@ -317,6 +317,20 @@ export class LearnStore {
         return true;
       })
       .immediate();
+  }
+
+  /** Gives up on a turn that cannot be judged (e.g. too long for the judge); the reason is kept. */
+  skipTurn(turnId: string, epoch: number, reason: string): boolean {
+    return (
+      this.q("UPDATE turns SET learn_state = 'skipped', learn_note = ? WHERE id = ? AND learn_epoch = ?").run(reason, turnId, epoch)
+        .changes > 0
+    );
+  }
+
+  learnNote(turnId: string): string | null {
+    return (
+      (this.q('SELECT learn_note FROM turns WHERE id = ?').get(turnId) as { learn_note: string | null } | undefined)?.learn_note ?? null
+    );
   }
 
   // ---- samples and steps (trainer) ---------------------------------------------------------

@@ -62,6 +62,7 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       -- change, so a judgement started on stale feedback is not committed.
       ALTER TABLE turns ADD COLUMN learn_state TEXT NOT NULL DEFAULT 'new' CHECK (learn_state IN ('new', 'done', 'skipped'));
       ALTER TABLE turns ADD COLUMN learn_epoch INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE turns ADD COLUMN learn_note TEXT;   -- why a turn was skipped (e.g. the judge could not read it)
 
       CREATE TABLE feedback (
         turn_id     TEXT PRIMARY KEY REFERENCES turns(id) ON DELETE CASCADE,

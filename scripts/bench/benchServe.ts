@@ -1,11 +1,14 @@
 /**
- * `npm run bench:serve [-- --model DIR] [--clients N] [--requests R] [--max-tokens T] [--json FILE]`
+ * `npm run bench:serve [-- --model DIR] [--clients N] [--requests R] [--max-tokens T] [--train] [--json FILE]`
  *
  * Starts a real ClawLoop server (worker engine, SQLite recording) on a free port, runs N streaming
- * clients that each send R chat requests back to back, and meanwhile polls /healthz. Prints time to
- * first token (p50/p95, queueing included), aggregate generated tokens/s, and /healthz latency
- * (p50/p99) while the model generates. Without --model it uses a random 3.67 M-parameter
- * Qwen3-shaped model (the bench:engine configuration).
+ * clients that each send R chat requests back to back, and polls /healthz meanwhile. Prints time
+ * to first token (p50/p95, queueing included), decode tokens/s per request, aggregate tokens/s
+ * and /healthz latency (p50/p99) while generating.
+ *
+ * With --train it measures the same load twice, without and with the trainer busy (feedback keeps
+ * steps coming), and the time from the feedback that completes a batch to the first response served
+ * by the adapter trained on it. Without --model it uses a random 3.67 M-parameter Qwen3-shaped model.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,7 +19,9 @@ import { initBackend } from '../../main/engine/backend.js';
 import { CausalLM } from '../../main/engine/causalLM.js';
 import { parseModelConfig } from '../../main/engine/config.js';
 import { writeSafetensors } from '../../main/engine/safetensors.js';
+import type { TrainingStatus } from '../../main/protocol/training.js';
 import { ClawLoopServer } from '../../main/server/clawloopServer.js';
+import { TrainerClient } from '../../main/server/trainerClient.js';
 import { WorkerInferenceEngine } from '../../main/server/workerInferenceEngine.js';
 import { openDatabase } from '../../main/store/database.js';
 import { LearnStore } from '../../main/store/learnStore.js';
@@ -43,6 +48,165 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
 
+interface LoadFigures {
+  requests: number;
+  completion_tokens: number;
+  wall_s: number;
+  tokens_per_s: number;
+  ttft_ms: { p50: number; p95: number };
+  decode_tok_s: { p50: number };
+  healthz_ms: { p50: number; p99: number; samples: number };
+}
+
+interface Served {
+  url: string;
+  origin: string;
+  close: () => Promise<void>;
+}
+
+async function serve(modelDir: string, dataDir: string, clients: number, train: boolean): Promise<Served> {
+  const db = openDatabase(path.join(dataDir, 'clawloop.db'));
+  const engine = await WorkerInferenceEngine.start({ modelDir, maxQueue: clients * 4 });
+  let trainer: TrainerClient | null = null;
+  if (train) {
+    trainer = await TrainerClient.start({
+      modelDir,
+      dataDir,
+      configPatch: { method: 'rl', batch_size: 4, learning_rate: 1e-4, kl_coef: 0 },
+      onAdapter: (a) => engine.setAdapter(a),
+    });
+    engine.setAdapter(trainer.initialAdapter);
+  }
+  const server = await ClawLoopServer.start({ engine, store: new LearnStore(db), trainer, dataDir, options: { port: 0 } });
+  return {
+    url: server.url,
+    origin: server.url.replace(/\/v1$/, ''),
+    close: async () => {
+      await server.close();
+      await trainer?.stop();
+      db.close();
+    },
+  };
+}
+
+/** N streaming clients x R requests while /healthz is polled. */
+async function load(s: Served, clients: number, perClient: number, maxTokens: number, tag: string): Promise<LoadFigures> {
+  const ttft: number[] = [];
+  const decode: number[] = [];
+  const health: number[] = [];
+  let tokens = 0;
+  let running = true;
+  const pinger = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      await (await fetch(`${s.origin}/healthz`)).json();
+      health.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const client = async (c: number) => {
+    for (let r = 0; r < perClient; r++) {
+      const t0 = performance.now();
+      const res = await fetch(`${s.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          messages: [{ role: 'user', content: `${tag} request ${r} from client ${c}: tell me something.` }],
+          max_tokens: maxTokens,
+          stream: true,
+          logprobs: true, // one frame per token, so the first token is visible even while text is held back
+          seed: c * 1000 + r,
+        }),
+      });
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let buf = '';
+      let first = 0;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += decoder.decode(value, { stream: true });
+        if (!first && buf.includes('"logprobs":{')) {
+          first = performance.now();
+          ttft.push(first - t0);
+        }
+      }
+      const usage = /"completion_tokens":(\d+)/.exec(buf);
+      const n = usage ? Number(usage[1]) : 0;
+      tokens += n;
+      if (first && n > 1) decode.push((n - 1) / ((performance.now() - first) / 1000));
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
+  const wall = (performance.now() - t0) / 1000;
+  running = false;
+  await pinger;
+  return {
+    requests: clients * perClient,
+    completion_tokens: tokens,
+    wall_s: wall,
+    tokens_per_s: tokens / wall,
+    ttft_ms: { p50: pct(ttft, 50), p95: pct(ttft, 95) },
+    decode_tok_s: { p50: pct(decode, 50) },
+    healthz_ms: { p50: pct(health, 50), p99: pct(health, 99), samples: health.length },
+  };
+}
+
+function print(label: string, f: LoadFigures): void {
+  console.log(
+    `  ${label}: ${f.requests} requests, ${f.completion_tokens} tokens in ${f.wall_s.toFixed(2)} s: ${f.tokens_per_s.toFixed(1)} tokens/s aggregate`,
+  );
+  console.log(
+    `    time to first token p50 ${f.ttft_ms.p50.toFixed(1)} ms, p95 ${f.ttft_ms.p95.toFixed(1)} ms (queueing included); decode ${f.decode_tok_s.p50.toFixed(1)} tokens/s per request (p50)`,
+  );
+  console.log(
+    `    /healthz while generating: p50 ${f.healthz_ms.p50.toFixed(2)} ms, p99 ${f.healthz_ms.p99.toFixed(2)} ms (${f.healthz_ms.samples} samples)`,
+  );
+}
+
+/** A rated turn: one chat request and its feedback. */
+async function rated(s: Served, i: number): Promise<void> {
+  const r = (await (
+    await fetch(`${s.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-id': `fb-${i}`, 'x-turn-type': 'main' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: `feedback turn ${i}` }], max_tokens: 8, seed: i }),
+    })
+  ).json()) as { id: string };
+  await fetch(`${s.url}/feedback`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ completion_id: r.id, rating: i % 2 ? 'up' : 'down' }),
+  });
+}
+
+async function waitIdle(s: Served): Promise<void> {
+  for (let st = await status(s); st.queued_samples > 0 || st.state !== 'idle'; st = await status(s))
+    await new Promise((r) => setTimeout(r, 50));
+}
+
+async function status(s: Served): Promise<TrainingStatus> {
+  return (await (await fetch(`${s.origin}/api/training/status`)).json()) as TrainingStatus;
+}
+
+/** Feedback that completes a batch, then requests until one is served by the adapter trained on it. */
+async function feedbackToAdapter(s: Served, start: number): Promise<number> {
+  const before = (await status(s)).adapter_version;
+  for (let i = 0; i < 3; i++) await rated(s, start + i);
+  const t0 = performance.now();
+  await rated(s, start + 3); // the fourth feedback completes the batch
+  for (;;) {
+    const res = await fetch(`${s.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'which adapter?' }], max_tokens: 1 }),
+    });
+    await res.json();
+    if (Number(res.headers.get('x-clawloop-adapter-version')) > before) return performance.now() - t0;
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -50,6 +214,7 @@ async function main(): Promise<void> {
       clients: { type: 'string', default: '4' },
       requests: { type: 'string', default: '3' },
       'max-tokens': { type: 'string', default: '64' },
+      train: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
   });
@@ -58,82 +223,41 @@ async function main(): Promise<void> {
   const maxTokens = Number(values['max-tokens']);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-serve-'));
   const modelDir = values.model ? path.resolve(values.model) : await benchModelDir(fs.mkdtempSync(path.join(tmp, 'model-')));
-  const db = openDatabase(path.join(tmp, 'clawloop.db'));
-  const engine = await WorkerInferenceEngine.start({ modelDir, maxQueue: clients * 2 });
-  const server = await ClawLoopServer.start({ engine, store: new LearnStore(db), dataDir: tmp, options: { port: 0 } });
-  console.log(`bench:serve: ${engine.info.name} (${(engine.info.parameters / 1e6).toFixed(2)} M parameters) at ${server.url}`);
-  console.log(`  ${engine.info.backendLog.join('; ')}`);
-  console.log(`  ${clients} streaming clients x ${perClient} requests, max ${maxTokens} tokens each`);
+  console.log(
+    `bench:serve: ${path.basename(modelDir)}, ${clients} streaming clients x ${perClient} requests, max ${maxTokens} tokens each`,
+  );
+  const report: Record<string, unknown> = {};
 
-  const ttft: number[] = [];
-  const health: number[] = [];
-  let tokens = 0;
-  let running = true;
-  const pinger = (async () => {
-    while (running) {
-      const t0 = performance.now();
-      await (await fetch(`${server.url.replace(/\/v1$/, '')}/healthz`)).json();
-      health.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  })();
+  const plainDir = fs.mkdtempSync(path.join(tmp, 'plain-'));
+  const plain = await serve(modelDir, plainDir, clients, false);
+  await load(plain, 1, 2, maxTokens, 'warm-up'); // compiled code paths warm before measuring
+  report.without_training = await load(plain, clients, perClient, maxTokens, 'plain');
+  print('without training', report.without_training as LoadFigures);
+  await plain.close();
 
-  const client = async (c: number) => {
-    for (let r = 0; r < perClient; r++) {
-      const t0 = performance.now();
-      const res = await fetch(`${server.url}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-session-id': `bench-${c}`, 'x-turn-type': 'main' },
-        body: JSON.stringify({
-          messages: [{ role: 'user', content: `Request ${r} from client ${c}: tell me something.` }],
-          max_tokens: maxTokens,
-          stream: true,
-          logprobs: true, // one frame per token, so the first token is visible even while text is held back
-          seed: c * 1000 + r,
-          stream_options: { include_usage: true },
-        }),
-      });
-      const reader = res.body!.getReader();
-      const decoder = new TextDecoder();
-      let buf = '';
-      let first = true;
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += decoder.decode(value, { stream: true });
-        if (first && buf.includes('"logprobs":{')) {
-          ttft.push(performance.now() - t0);
-          first = false;
-        }
-      }
-      const usage = /"completion_tokens":(\d+)/.exec(buf);
-      tokens += usage ? Number(usage[1]) : 0;
-    }
-  };
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: clients }, (_, c) => client(c)));
-  const wall = (performance.now() - t0) / 1000;
-  running = false;
-  await pinger;
-  await server.close();
-  db.close();
+  if (values.train) {
+    const s = await serve(modelDir, fs.mkdtempSync(path.join(tmp, 'train-')), clients, true);
+    // Rated turns made beforehand with the trainer paused; resumed as the load starts, the trainer
+    // runs step after step while the clients stream.
+    await fetch(`${s.origin}/api/training/pause`, { method: 'POST' });
+    await load(s, 1, 2, maxTokens, 'warm-up');
+    const prepared = 4 * 10;
+    for (let i = 0; i < prepared; i++) await rated(s, i);
+    await fetch(`${s.origin}/api/training/resume`, { method: 'POST' });
+    const busy = await load(s, clients, perClient, maxTokens, 'busy');
+    const steps = (await status(s)).step;
+    report.with_training = { ...busy, steps_during_load: steps };
+    print(`while training (${steps} of ${prepared / 4} steps done by the end of the load)`, busy);
+    await waitIdle(s);
+    const lat: number[] = [];
+    for (let i = 0; i < 3; i++) lat.push(await feedbackToAdapter(s, 100_000 + i * 10));
+    report.feedback_to_adapter_ms = { samples: lat, p50: pct(lat, 50) };
+    console.log(
+      `  feedback -> first response served by the adapter trained on it: p50 ${pct(lat, 50).toFixed(0)} ms (${lat.map((x) => x.toFixed(0)).join(', ')} ms)`,
+    );
+    await s.close();
+  }
   fs.rmSync(tmp, { recursive: true, force: true });
-
-  const report = {
-    requests: clients * perClient,
-    completion_tokens: tokens,
-    wall_s: wall,
-    tokens_per_s: tokens / wall,
-    ttft_ms: { p50: pct(ttft, 50), p95: pct(ttft, 95) },
-    healthz_ms: { p50: pct(health, 50), p99: pct(health, 99), samples: health.length },
-  };
-  console.log(`  ${report.requests} requests, ${tokens} tokens in ${wall.toFixed(2)} s: ${report.tokens_per_s.toFixed(1)} tokens/s`);
-  console.log(
-    `  time to first token: p50 ${report.ttft_ms.p50.toFixed(1)} ms, p95 ${report.ttft_ms.p95.toFixed(1)} ms (queueing included)`,
-  );
-  console.log(
-    `  /healthz while generating: p50 ${report.healthz_ms.p50.toFixed(2)} ms, p99 ${report.healthz_ms.p99.toFixed(2)} ms (${health.length} samples)`,
-  );
   if (values.json) {
     fs.writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n');
     console.log(`wrote ${values.json}`);

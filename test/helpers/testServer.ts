@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { readSafetensors, writeSafetensors } from '../../main/engine/safetensors.js';
 import { ClawLoopServer } from '../../main/server/clawloopServer.js';
 import type { InferenceEngine } from '../../main/server/inferenceEngine.js';
+import type { TrainingConfigPatch } from '../../main/protocol/training.js';
 import type { ServerOptions } from '../../main/server/serverOptions.js';
+import { TrainerClient } from '../../main/server/trainerClient.js';
 import { WorkerInferenceEngine } from '../../main/server/workerInferenceEngine.js';
 import { openDatabase, type Db } from '../../main/store/database.js';
 import { LearnStore } from '../../main/store/learnStore.js';
@@ -20,24 +23,43 @@ export interface TestServer {
   db: Db;
   dataDir: string;
   engine: InferenceEngine;
-  close(): Promise<void>;
+  learn: LearnStore;
+  trainer: TrainerClient | null;
+  /** Stops everything; deletes the data folder unless `keepData`. */
+  close(keepData?: boolean): Promise<void>;
 }
 
 /** A real server on 127.0.0.1, a free port, a fresh data dir; the engine is a worker with a fixture model unless given. */
 export async function startTestServer(
-  opts: { model?: FixtureModel; modelPath?: string; engine?: InferenceEngine; options?: Partial<ServerOptions> } = {},
+  opts: {
+    model?: FixtureModel;
+    modelPath?: string;
+    engine?: InferenceEngine;
+    options?: Partial<ServerOptions>;
+    /** Start the learning loop with this configuration (default: no trainer). */
+    train?: TrainingConfigPatch;
+    /** Reuse a data folder (e.g. to restart on it). */
+    dataDir?: string;
+  } = {},
 ): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-server-'));
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-server-'));
+  const dir = opts.modelPath ?? modelDir(opts.model ?? 'qwen3-qknorm');
   const db = openDatabase(path.join(dataDir, 'clawloop.db'));
   const learn = new LearnStore(db);
   const store = learn.turns;
   const engine =
     opts.engine ??
     (await WorkerInferenceEngine.start({
-      modelDir: opts.modelPath ?? modelDir(opts.model ?? 'qwen3-qknorm'),
+      modelDir: dir,
       maxQueue: opts.options?.maxQueue,
     }));
-  const server = await ClawLoopServer.start({ engine, store: learn, dataDir, options: { port: 0, ...opts.options } });
+  let trainer: TrainerClient | null = null;
+  if (opts.train) {
+    const log = process.env.CLAWLOOP_TEST_LOG ? (l: string) => console.error(l) : undefined;
+    trainer = await TrainerClient.start({ modelDir: dir, dataDir, configPatch: opts.train, onAdapter: (a) => engine.setAdapter(a), log });
+    engine.setAdapter(trainer.initialAdapter);
+  }
+  const server = await ClawLoopServer.start({ engine, store: learn, trainer, dataDir, options: { port: 0, ...opts.options } });
   return {
     server,
     url: server.url,
@@ -46,10 +68,13 @@ export async function startTestServer(
     db,
     dataDir,
     engine,
-    async close() {
+    learn,
+    trainer,
+    async close(keepData = false) {
       await server.close({ graceMs: 5000 });
+      await trainer?.stop();
       db.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -105,4 +130,90 @@ export async function readFrames(
     text += decoder.decode(value, { stream: true });
   }
   return { text, ended: false };
+}
+
+/** Polls `f` until it returns a truthy value (or throws after `timeoutMs`). */
+export async function waitFor<T>(f: () => T | Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await f();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A non-streaming chat request; returns the parsed body and the adapter version header. */
+export async function chat(
+  t: TestServer,
+  content: string,
+  opts: {
+    session?: string;
+    type?: 'main' | 'side';
+    maxTokens?: number;
+    seed?: number;
+    logprobs?: boolean;
+    temperature?: number;
+    done?: boolean;
+  } = {},
+): Promise<{
+  id: string;
+  version: number;
+  body: {
+    id: string;
+    choices: Array<{
+      message: { content: string };
+      logprobs: {
+        content: Array<{ token: string; logprob: number; bytes: number[]; top_logprobs: Array<{ bytes: number[]; logprob: number }> }>;
+      } | null;
+    }>;
+  };
+}> {
+  const headers: Record<string, string> = {};
+  if (opts.session) headers['x-session-id'] = opts.session;
+  if (opts.type) headers['x-turn-type'] = opts.type;
+  if (opts.done) headers['x-session-done'] = '1';
+  const res = await postJson(
+    `${t.url}/chat/completions`,
+    {
+      messages: [{ role: 'user', content }],
+      max_tokens: opts.maxTokens ?? 4,
+      seed: opts.seed,
+      temperature: opts.temperature,
+      ...(opts.logprobs ? { logprobs: true, top_logprobs: 20 } : {}),
+    },
+    headers,
+  );
+  if (res.status !== 200) throw new Error(`chat answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as Awaited<ReturnType<typeof chat>>['body'];
+  return { id: body.id, version: Number(res.headers.get('x-clawloop-adapter-version')), body };
+}
+
+export async function api<T = unknown>(t: TestServer, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${t.origin}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+/**
+ * A copy of a fixture model whose logits are multiplied by `factor` (its final RMSNorm weight is
+ * scaled), so its next-token distributions are sharper than a random model's near-uniform ones.
+ */
+export function sharpenedModel(name: FixtureModel, factor: number, contextLength?: number): string {
+  const dir = contextLength
+    ? longContextModel(name, contextLength)
+    : longContextModel(name, JSON.parse(fs.readFileSync(path.join(modelDir(name), 'config.json'), 'utf8')).max_position_embeddings);
+  const file = path.join(dir, 'model.safetensors');
+  const { tensors, metadata } = readSafetensors(file);
+  const norm = tensors.get('model.norm.weight')!;
+  norm.data = norm.data.map((x) => x * factor);
+  writeSafetensors(
+    file,
+    [...tensors].map(([n, t]) => ({ name: n, ...t })),
+    metadata,
+  );
+  return dir;
 }

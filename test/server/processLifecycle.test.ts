@@ -1,35 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../main/store/database.js';
 import { TurnStore } from '../../main/store/turnStore.js';
-import { ROOT } from '../helpers/paths.js';
+import { exited, startServe } from '../helpers/serveProcess.js';
 import { longContextModel, postJson, readFrames, readSse } from '../helpers/testServer.js';
-
-/** Starts `clawloop serve` as a child process; resolves with its URL once it is serving. */
-function startServe(modelPath: string, dataDir: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'bin', 'clawloop.js'), 'serve', '--model', modelPath, '--port', '0', '--data-dir', dataDir],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let err = '';
-  return new Promise((resolve, reject) => {
-    child.stderr!.on('data', (d) => {
-      err += d;
-      const m = /serving \S+ at (http:\/\/\S+)/.exec(err);
-      if (m) resolve({ child, url: m[1], stderr: () => err });
-    });
-    child.on('exit', (code) => reject(new Error(`clawloop serve exited with ${code}:\n${err}`)));
-  });
-}
-
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
 
 describe('clawloop serve as a process', () => {
   it('SIGKILL mid-stream loses only the turn in flight; a restart on the same data dir finds every completed turn', async () => {

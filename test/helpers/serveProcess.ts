@@ -1,0 +1,34 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from './paths.js';
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** OpenAI base URL, e.g. http://127.0.0.1:PORT/v1 */
+  url: string;
+  origin: string;
+  stderr: () => string;
+}
+
+/** Starts `clawloop serve` as a child process on a free port; resolves once it is serving. */
+export function startServe(modelPath: string, dataDir: string, extra: string[] = []): Promise<ServeProcess> {
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin', 'clawloop.js'), 'serve', '--model', modelPath, '--port', '0', '--data-dir', dataDir, ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let err = '';
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (d) => {
+      err += d;
+      const m = /serving \S+ at (http:\/\/\S+)/.exec(err);
+      if (m) resolve({ child, url: m[1], origin: m[1].replace(/\/v1$/, ''), stderr: () => err });
+    });
+    child.on('exit', (code) => reject(new Error(`clawloop serve exited with ${code}:\n${err}`)));
+  });
+}
+
+export const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));

@@ -1,0 +1,118 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Model } from '../../main/engine/model.js';
+import { HINT_MARKER } from '../../main/engine/openaiMessages.js';
+import { scoreResponses } from '../../main/engine/score.js';
+import { modelDir } from '../helpers/paths.js';
+import { api, chat, longContextModel, startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
+
+interface SessionView {
+  turns: Array<{
+    id: string;
+    type: string;
+    judgements: Array<{ kind: string; score: number | null; votes: unknown[] }>;
+    samples: Array<{ kind: string; reward: number | null; reward_source: string | null; hint: string | null; status: string }>;
+  }>;
+}
+
+const feedback = (t: TestServer, completion_id: string, body: Record<string, unknown>) =>
+  api(t, 'POST', '/v1/feedback', { completion_id, ...body });
+
+describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
+  let t: TestServer;
+  before(async () => {
+    // A batch size no test reaches: samples stay queued where the test can read them.
+    t = await startTestServer({
+      modelPath: longContextModel('qwen3-qknorm', 4096),
+      train: { method: 'combine', batch_size: 1000, judge_max_tokens: 16 },
+    });
+  });
+  after(() => t.close());
+
+  it('a 👎 turn yields reward −1; side turns and turns without a session yield nothing', async () => {
+    const side = await chat(t, 'heartbeat', { session: 'fb', type: 'side' });
+    const loose = await chat(t, 'no headers');
+    const main = await chat(t, 'hello', { session: 'fb', type: 'main' });
+    for (const id of [side.id, loose.id]) {
+      const r = await feedback(t, id, { rating: 'down' });
+      assert.equal(r.status, 200);
+      assert.equal((r.body as { trainable: boolean }).trainable, false);
+    }
+    const r = await feedback(t, main.id, { rating: 'down' });
+    assert.deepEqual([r.status, (r.body as { trainable: boolean }).trainable], [200, true]);
+    const s = await waitFor(() => t.learn.samplesOfTurn(main.id)[0], 'the 👎 sample');
+    assert.deepEqual([s.kind, s.reward, s.rewardSource, s.status], ['rl', -1, 'feedback', 'queued']);
+    assert.equal(s.adapterVersion, 0);
+    // The trainer works in arrival order, so by now it has seen the side and sessionless turns.
+    assert.deepEqual(t.learn.samplesOfTurn(side.id), []);
+    assert.deepEqual(t.learn.samplesOfTurn(loose.id), []);
+  });
+
+  it('a hinted turn yields an OPD sample whose teacher log-probs equal scoring the response under the hint-augmented prompt, adapter off', async () => {
+    const hint = 'Answer with a single friendly sentence.';
+    const turn = await chat(t, 'what is two plus two?', { session: 'opd', type: 'main', maxTokens: 6, seed: 3 });
+    assert.equal((await feedback(t, turn.id, { hint })).status, 200);
+    const s = await waitFor(() => t.learn.samplesOfTurn(turn.id)[0], 'the OPD sample');
+    assert.deepEqual([s.kind, s.hint, s.hintSource, s.reward], ['opd', hint, 'feedback', null]);
+    // Independently: the same conversation with the hint block appended to the user message.
+    const model = await Model.load(modelDir('qwen3-qknorm')); // same weights and tokenizer as the served copy
+    const stored = t.learn.turns.getTurn(turn.id)!;
+    const teacherIds = model.encodeChat({ messages: [{ role: 'user', content: `what is two plus two?\n\n${HINT_MARKER}\n${hint}` }] }).ids;
+    const [expected] = await scoreResponses(model.lm, [{ promptIds: teacherIds, responseIds: stored.responseIds }], { adapter: null });
+    model.dispose();
+    assert.equal(s.teacherLogprobs!.length, stored.responseIds.length);
+    s.teacherLogprobs!.forEach((lp, i) =>
+      assert.ok(Math.abs(lp - expected.logprobs[i]) < 1e-5, `token ${i}: ${lp} vs ${expected.logprobs[i]}`),
+    );
+  });
+
+  it('👍 plus a hint yields one combined sample', async () => {
+    const turn = await chat(t, 'tell me a fact', { session: 'both', type: 'main' });
+    await feedback(t, turn.id, { rating: 'up', hint: 'Mention where the fact comes from.' });
+    const s = await waitFor(() => t.learn.samplesOfTurn(turn.id)[0], 'the combined sample');
+    assert.deepEqual([s.kind, s.reward, s.hint !== null], ['both', 1, true]);
+  });
+
+  it('next states go to the judges; their votes are stored; score 0 keeps only the first turn of a session (at-least-one)', async () => {
+    await t.trainer!.setConfig({ method: 'rl', votes: 2 });
+    const a = await chat(t, 'first question', { session: 'prm', type: 'main' });
+    const b = await chat(t, 'thanks! now another', { session: 'prm', type: 'main' });
+    await chat(t, 'ok, bye', { session: 'prm', type: 'main', done: true });
+    const view = await waitFor(async () => {
+      const r = await api<SessionView>(t, 'GET', '/api/sessions/prm');
+      return r.body.turns.filter((x) => x.judgements.length).length >= 2 ? r.body : null;
+    }, 'judgements of both linked turns');
+    const [ta, tb] = view.turns;
+    assert.equal(ta.id, a.id);
+    assert.equal(tb.id, b.id);
+    for (const turn of [ta, tb]) {
+      const prm = turn.judgements.find((j) => j.kind === 'prm')!;
+      assert.equal(prm.votes.length, 2, 'm = 2 votes');
+      assert.equal(prm.score, 0, 'a random tiny model never answers in the boxed format');
+    }
+    assert.deepEqual(
+      ta.samples.map((s) => [s.kind, s.reward, s.reward_source]),
+      [['rl', 0, 'at_least_one']],
+    );
+    assert.deepEqual(tb.samples, [], 'a score of 0 trains nothing after the first turn');
+  });
+});
+
+describe('a turn the judge cannot read', () => {
+  it('is skipped with the reason and does not hold up later turns', async () => {
+    // The fixture model reads 256 tokens; the judge prompt alone is longer.
+    const t = await startTestServer({ train: { method: 'rl', batch_size: 1000, judge_max_tokens: 16 } });
+    try {
+      const a = await chat(t, 'one', { session: 'short', type: 'main' });
+      await chat(t, 'two', { session: 'short', type: 'main' });
+      const later = await chat(t, 'three', { session: 'other', type: 'main' });
+      await api(t, 'POST', '/v1/feedback', { completion_id: later.id, rating: 'up' });
+      await waitFor(() => t.learn.samplesOfTurn(later.id)[0], "the later turn's sample");
+      assert.match(t.learn.learnNote(a.id)!, /does not fit .*context/);
+      const view = await api<{ turns: Array<{ learn_note: string | null }> }>(t, 'GET', '/api/sessions/short');
+      assert.match(view.body.turns[0].learn_note!, /judge prompt does not fit/);
+    } finally {
+      await t.close();
+    }
+  });
+});

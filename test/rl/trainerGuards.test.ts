@@ -1,0 +1,126 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LoraAdapter } from '../../main/engine/lora.js';
+import { Model } from '../../main/engine/model.js';
+import { AdamW } from '../../main/engine/optimizer.js';
+import { checkpointsRoot, cleanupCheckpointTemp, loadCheckpointAdapter, saveCheckpoint } from '../../main/rl/checkpointFiles.js';
+import { Trainer, type TrainerEvent } from '../../main/rl/trainer.js';
+import { openDatabase, type Db } from '../../main/store/database.js';
+import { LearnStore } from '../../main/store/learnStore.js';
+import type { TurnRecord } from '../../main/store/turnStore.js';
+import { modelDir } from '../helpers/paths.js';
+import { waitFor } from '../helpers/testServer.js';
+
+let n = 0;
+/** A rated main turn written straight into the store, as the server would have recorded it. */
+function ratedTurn(store: LearnStore, logprob: number, rating: 'up' | 'down'): string {
+  const id = `turn-${++n}`;
+  const session = `session-${n}`;
+  const ep = store.turns.openSession(session, Date.now());
+  const t: TurnRecord = {
+    id,
+    sessionId: session,
+    type: 'main',
+    createdAt: Date.now(),
+    completedAt: Date.now(),
+    model: 'm',
+    adapterVersion: 0,
+    requestMessages: [{ role: 'user', content: 'hi' }],
+    tools: null,
+    params: {},
+    promptText: 'hi',
+    promptIds: [104, 105, 32],
+    rawText: 'x',
+    responseText: 'x',
+    reasoningText: '',
+    toolCalls: null,
+    responseIds: [120, 121],
+    responseLogprobs: [logprob, -2],
+    finishReason: 'stop',
+    promptTokens: 3,
+    completionTokens: 2,
+    queueMs: 0,
+    prefillMs: 0,
+    decodeMs: 0,
+    totalMs: 0,
+  };
+  store.turns.insertTurn(t, ep);
+  store.setFeedback(id, rating, null, Date.now());
+  return id;
+}
+
+describe('trainer guards', () => {
+  let dir: string;
+  let db: Db;
+  let store: LearnStore;
+  let trainer: Trainer;
+  const events: TrainerEvent[] = [];
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-trainer-'));
+    db = openDatabase(path.join(dir, 'clawloop.db'));
+    store = new LearnStore(db);
+    trainer = await Trainer.start({
+      modelDir: modelDir('qwen3-qknorm'),
+      dataDir: dir,
+      store,
+      configPatch: { method: 'rl', batch_size: 2, kl_coef: 0 },
+      emit: (e) => events.push(e),
+    });
+    void trainer.run();
+  });
+  after(async () => {
+    await trainer.stop();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a step whose loss is not finite is skipped and logged; the adapter is unchanged and the samples are dropped', async () => {
+    const ids = [ratedTurn(store, NaN, 'up'), ratedTurn(store, NaN, 'down')];
+    trainer.wake();
+    const s = await waitFor(() => (trainer.status().step === 1 ? trainer.status() : null), 'the skipped step');
+    assert.equal(s.adapter_version, 0);
+    assert.equal(s.last_step!.skipped, true);
+    assert.match(s.last_step!.skip_reason!, /not finite/);
+    assert.deepEqual(store.checkpoints(), []);
+    assert.ok(!events.some((e) => e.type === 'adapter'), 'no adapter was published');
+    assert.ok(events.some((e) => e.type === 'log' && /step 1 skipped/.test(e.line)));
+    for (const id of ids) assert.equal(store.samplesOfTurn(id)[0].status, 'dropped');
+  });
+
+  it('the next good batch trains normally', async () => {
+    ratedTurn(store, -1.5, 'up');
+    ratedTurn(store, -0.5, 'down');
+    trainer.wake();
+    const s = await waitFor(() => (trainer.status().step === 2 ? trainer.status() : null), 'step 2');
+    assert.deepEqual([s.adapter_version, s.last_step!.skipped], [1, false]);
+    assert.ok(events.some((e) => e.type === 'adapter' && e.version === 1));
+  });
+});
+
+describe('checkpoint files', () => {
+  it('a save that fails midway leaves nothing behind; leftovers of a crash are removed at start', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-ckpt-'));
+    const model = await Model.load(modelDir('qwen3-qknorm'));
+    const adapter = LoraAdapter.create(model.config, { r: 2 }, 1);
+    const opt = new AdamW(adapter.variables());
+    const broken = {
+      save: () => {
+        throw new Error('disk full');
+      },
+    } as unknown as AdamW;
+    assert.throws(() => saveCheckpoint(dir, 'step-000001', adapter, broken, {}, 'm'), /disk full/);
+    assert.deepEqual(fs.readdirSync(checkpointsRoot(dir)), [], 'no checkpoint and no temporary folder');
+    saveCheckpoint(dir, 'step-000001', adapter, opt, { step: 1 }, 'm');
+    assert.deepEqual(fs.readdirSync(checkpointsRoot(dir)), ['step-000001']);
+    const loaded = loadCheckpointAdapter(dir, 'step-000001', model.config);
+    assert.equal(loaded.config.r, 2);
+    fs.mkdirSync(path.join(checkpointsRoot(dir), '.tmp-step-000002-123-456'));
+    assert.equal(cleanupCheckpointTemp(dir), 1);
+    assert.deepEqual(fs.readdirSync(checkpointsRoot(dir)), ['step-000001']);
+    [adapter, loaded, opt, model].forEach((x) => x.dispose());
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
