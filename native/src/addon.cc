@@ -11,6 +11,7 @@
 #include "gemm.h"
 #include "napiUtil.h"
 #include "copyKernels.h"
+#include "elementwise.h"
 #include "tile.h"
 #include "unaryKernels.h"
 #include "threadPool.h"
@@ -150,18 +151,85 @@ static napi_value Split(napi_env env, napi_callback_info info) {
   return undefinedValue(env);
 }
 
-// unary(op: 0 exp | 1 sigmoid, x, out)
+// unary(op: 0 exp | 1 sigmoid | 2 square | 3 sqrt | 4 rsqrt | 5 neg, x, out)
 static napi_value UnaryOp(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   if (!getArgs(env, info, 3, argv)) return nullptr;
   int64_t op;
   F32View x, out;
   if (!argInt(env, argv[0], "op", &op) || !argFloat32(env, argv[1], "x", &x) || !argFloat32(env, argv[2], "out", &out)) return nullptr;
-  if (op < 0 || op > 1 || !requireLength(env, out, x.length, "out")) {
-    if (op < 0 || op > 1) napi_throw_range_error(env, nullptr, "unary: op must be 0 (exp) or 1 (sigmoid)");
+  if (op < 0 || op > 5) {
+    napi_throw_range_error(env, nullptr, "unary: op must be 0 (exp), 1 (sigmoid), 2 (square), 3 (sqrt), 4 (rsqrt) or 5 (neg)");
     return nullptr;
   }
+  if (!requireLength(env, out, x.length, "out")) return nullptr;
   unary(static_cast<Unary>(op), x.data, out.data, x.length);
+  return undefinedValue(env);
+}
+
+// binary(op: 0 add | 1 sub | 2 mul | 3 div, mode: Broadcast, a, b, out, rows, cols)
+static napi_value BinaryOp(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  if (!getArgs(env, info, 7, argv)) return nullptr;
+  int64_t op, mode, rows, cols;
+  F32View a, b, out;
+  if (!argInt(env, argv[0], "op", &op) || !argInt(env, argv[1], "mode", &mode) || !argFloat32(env, argv[2], "a", &a) ||
+      !argFloat32(env, argv[3], "b", &b) || !argFloat32(env, argv[4], "out", &out) || !argInt(env, argv[5], "rows", &rows) ||
+      !argInt(env, argv[6], "cols", &cols))
+    return nullptr;
+  if (op < 0 || op > 3 || mode < 0 || mode > 6 || rows < 1 || cols < 1) {
+    napi_throw_range_error(env, nullptr, "binary: op must be 0..3, mode 0..6, rows and cols positive");
+    return nullptr;
+  }
+  const size_t n = static_cast<size_t>(rows) * cols;
+  size_t needA = n, needB = n;
+  switch (static_cast<Broadcast>(mode)) {
+    case Broadcast::Same: break;
+    case Broadcast::ScalarB: needB = 1; break;
+    case Broadcast::ScalarA: needA = 1; break;
+    case Broadcast::RowB: needB = cols; break;
+    case Broadcast::RowA: needA = cols; break;
+    case Broadcast::ColB: needB = rows; break;
+    case Broadcast::ColA: needA = rows; break;
+  }
+  if (!requireLength(env, a, needA, "a") || !requireLength(env, b, needB, "b") || !requireLength(env, out, n, "out")) return nullptr;
+  binary(static_cast<Binary>(op), static_cast<Broadcast>(mode), a.data, b.data, out.data, rows, cols);
+  return undefinedValue(env);
+}
+
+// reduceSum(x, out, outer, axis, inner)
+static napi_value ReduceSum(napi_env env, napi_callback_info info) {
+  napi_value argv[5];
+  if (!getArgs(env, info, 5, argv)) return nullptr;
+  F32View x, out;
+  int64_t outer, axis, inner;
+  if (!argFloat32(env, argv[0], "x", &x) || !argFloat32(env, argv[1], "out", &out) || !argInt(env, argv[2], "outer", &outer) ||
+      !argInt(env, argv[3], "axis", &axis) || !argInt(env, argv[4], "inner", &inner))
+    return nullptr;
+  if (outer < 1 || axis < 1 || inner < 1) {
+    napi_throw_range_error(env, nullptr, "reduceSum: sizes must be positive");
+    return nullptr;
+  }
+  if (!requireLength(env, x, outer * axis * inner, "x") || !requireLength(env, out, outer * inner, "out")) return nullptr;
+  reduceSum(x.data, out.data, outer, axis, inner);
+  return undefinedValue(env);
+}
+
+// softmax(x, out, rows, cols): over the last axis.
+static napi_value Softmax(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  if (!getArgs(env, info, 4, argv)) return nullptr;
+  F32View x, out;
+  int64_t rows, cols;
+  if (!argFloat32(env, argv[0], "x", &x) || !argFloat32(env, argv[1], "out", &out) || !argInt(env, argv[2], "rows", &rows) ||
+      !argInt(env, argv[3], "cols", &cols))
+    return nullptr;
+  if (rows < 1 || cols < 1) {
+    napi_throw_range_error(env, nullptr, "softmax: sizes must be positive");
+    return nullptr;
+  }
+  if (!requireLength(env, x, rows * cols, "x") || !requireLength(env, out, rows * cols, "out")) return nullptr;
+  softmaxRows(x.data, out.data, rows, cols);
   return undefinedValue(env);
 }
 
@@ -203,6 +271,9 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"concat", nullptr, Concat, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"split", nullptr, Split, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"unary", nullptr, UnaryOp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"binary", nullptr, BinaryOp, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"reduceSum", nullptr, ReduceSum, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"softmax", nullptr, Softmax, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"tile", nullptr, Tile, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"setThreads", nullptr, SetThreads, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},

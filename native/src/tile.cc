@@ -1,5 +1,6 @@
 #include "tile.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace clawloop {
@@ -9,6 +10,10 @@ namespace {
 size_t tileDim(const uint32_t* src, uint32_t* dst, const int64_t* shape, const int64_t* reps, int rank, int d) {
   if (d == rank - 1) {
     const size_t n = shape[d];
+    if (n == 1) {
+      std::fill_n(dst, reps[d], src[0]);  // a broadcast column: one value repeated
+      return reps[d];
+    }
     for (int64_t r = 0; r < reps[d]; r++) std::memcpy(dst + r * n, src, n * sizeof(uint32_t));
     return n * reps[d];
   }

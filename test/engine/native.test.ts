@@ -9,7 +9,12 @@ import { generateText } from '../../main/engine/generate.js';
 import { LoraAdapter } from '../../main/engine/lora.js';
 import { Model } from '../../main/engine/model.js';
 import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/native/nativeAddon.js';
-import { nativeWasmKernelsActive, registerNativeWasmKernels, unregisterNativeWasmKernels } from '../../main/engine/native/wasmKernels.js';
+import {
+  broadcastPlan,
+  nativeWasmKernelsActive,
+  registerNativeWasmKernels,
+  unregisterNativeWasmKernels,
+} from '../../main/engine/native/wasmKernels.js';
 import { Rng } from '../../main/engine/random.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
 import { closeness } from '../helpers/numeric.js';
@@ -164,6 +169,66 @@ describe('native kernels', () => {
       }
     }
     x.dispose();
+  });
+
+  it('Add, Sub, Multiply and RealDiv equal tfjs-wasm for every broadcast pattern (others fall back)', () => {
+    const cases: Array<[number[], number[]]> = [
+      [[5, 7], [5, 7]],
+      [[5, 7], []],
+      [[], [5, 7]],
+      [[5, 7], [7]],
+      [[7], [5, 7]],
+      [[5, 7], [5, 1]],
+      [[5, 1], [5, 7]],
+      [[2, 3, 4, 6], [4, 6]],
+      [[2, 3, 4, 6], [1, 1, 4, 6]],
+      [[2, 3, 4, 6], [2, 3, 4, 1]],
+      [[2, 3, 4, 6], [2, 3, 1, 1]],
+      [[2, 3, 4, 6], [3, 1, 1]], // a middle block: tfjs's kernel
+      [[5, 1], [1, 7]], // both sides broadcast: tfjs's kernel
+      [[40000], [40000]], // threaded
+    ];
+    const ops = [tf.add, tf.sub, tf.mul, tf.div] as const;
+    cases.forEach(([sa, sb], i) => {
+      const a = randomTensor(sa, 200 + i);
+      const b = tf.tidy(() => tf.add(tf.abs(randomTensor(sb, 300 + i)), 0.5));
+      const { native, pure } = bothWays(() => tf.tidy(() => ops.map((op) => [...op(a, b).shape, ...op(a, b).dataSync()])));
+      assert.deepEqual(native, pure, `case ${i}: ${JSON.stringify(sa)} with ${JSON.stringify(sb)}`);
+      a.dispose();
+      b.dispose();
+    });
+    assert.equal(broadcastPlan([5, 1], [1, 7]), null);
+    assert.deepEqual(broadcastPlan([2, 3, 4, 6], [4, 6]), { mode: 3, rows: 6, cols: 24, shape: [2, 3, 4, 6] });
+    assert.deepEqual(broadcastPlan([2, 1], [2, 5]), { mode: 6, rows: 2, cols: 5, shape: [2, 5] });
+  });
+
+  it('Sum over adjacent axes, Softmax and the element-wise maps equal tfjs-wasm', () => {
+    const x = randomTensor([3, 4, 5, 6], 21);
+    const pos = tf.tidy(() => tf.add(tf.abs(x), 0.1));
+    const big = randomTensor([300, 70], 22);
+    const { native, pure } = bothWays(() =>
+      tf.tidy(() => {
+        const out: number[][] = [];
+        const sums: Array<[tf.Tensor, number | number[], boolean]> = [
+          [x, 0, false],
+          [x, -1, true],
+          [x, [0, 1, 2], false],
+          [x, [1, 2], true],
+          [x, [0, 2], false], // not adjacent: tfjs's kernel
+          [big, 0, false],
+          [big, 1, false],
+        ];
+        for (const [t, axis, keep] of sums) {
+          const s = tf.sum(t, axis, keep);
+          out.push([...s.shape, ...s.dataSync()]);
+        }
+        out.push([...tf.softmax(x).dataSync()], [...tf.softmax(big).dataSync()]);
+        out.push([...tf.square(x).dataSync()], [...tf.neg(x).dataSync()], [...tf.sqrt(pos).dataSync()], [...tf.rsqrt(pos).dataSync()]);
+        return out;
+      }),
+    );
+    native.forEach((n, i) => assert.ok(closeness(n, pure[i]).maxAbs < 1e-5, `result ${i}: ${closeness(n, pure[i]).maxAbs}`));
+    [x, pos, big].forEach((t) => t.dispose());
   });
 
   describe('whole-model results agree with pure tfjs within 1e-5', () => {

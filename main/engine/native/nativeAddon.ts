@@ -4,6 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** Element-wise maps of the addon: exp, sigmoid, square, sqrt, rsqrt, neg. */
+export type UnaryOp = 0 | 1 | 2 | 3 | 4 | 5;
+
+/**
+ * Broadcast patterns of `binary`, for operands viewed as [rows, cols]: 0 same shape, 1 b scalar,
+ * 2 a scalar, 3 b is one row [cols], 4 a is one row, 5 b is one column [rows], 6 a is one column.
+ */
+export type BroadcastMode = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+
 /** A view of 4-byte elements: float32 or int32 data, moved bit for bit. */
 export type Words = Float32Array | Int32Array;
 
@@ -30,8 +39,17 @@ export interface NativeAddon {
   concat(inputs: Words[], blocks: number[], outer: number, out: Words): void;
   /** The inverse of concat. */
   split(x: Words, outputs: Words[], blocks: number[], outer: number): void;
-  /** out = exp(x) (op 0) or sigmoid(x) (op 1). */
-  unary(op: 0 | 1, x: Float32Array, out: Float32Array): void;
+  /** out = exp(x) (op 0), sigmoid(x) (1), x² (2), √x (3), 1/√x (4) or −x (5). */
+  unary(op: UnaryOp, x: Float32Array, out: Float32Array): void;
+  /**
+   * out = a op b (op: 0 add, 1 sub, 2 mul, 3 div) for operands viewed as [rows, cols], with one
+   * side broadcast as `mode` says (see {@link BroadcastMode}).
+   */
+  binary(op: 0 | 1 | 2 | 3, mode: BroadcastMode, a: Float32Array, b: Float32Array, out: Float32Array, rows: number, cols: number): void;
+  /** out[o, i] = Σ_k x[o, k, i] for x viewed as [outer, axis, inner]. */
+  reduceSum(x: Float32Array, out: Float32Array, outer: number, axis: number, inner: number): void;
+  /** Softmax over the last axis of x viewed as [rows, cols]. */
+  softmax(x: Float32Array, out: Float32Array, rows: number, cols: number): void;
   /** dst = tile(src, reps) for 4-byte elements. */
   tile(src: Float32Array, dst: Float32Array, shape: number[], reps: number[]): void;
   setThreads(n: number): void;

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { NativeAddon, Words } from './nativeAddon.js';
+import type { BroadcastMode, NativeAddon, UnaryOp, Words } from './nativeAddon.js';
 
 /** The parts of tfjs-wasm's backend object native kernels touch. */
 interface WasmBackend {
@@ -210,8 +210,8 @@ function splitV(addon: NativeAddon) {
     };
 }
 
-/** Exp and Sigmoid, threaded. */
-function unaryKernel(addon: NativeAddon, op: 0 | 1) {
+/** Element-wise maps (Exp, Sigmoid, Square, Sqrt, Rsqrt, Neg), threaded. */
+function unaryKernel(addon: NativeAddon, op: UnaryOp) {
   return (original: tf.KernelFunc): tf.KernelFunc =>
     (args) => {
       const { x } = args.inputs as { x: tf.TensorInfo };
@@ -219,6 +219,102 @@ function unaryKernel(addon: NativeAddon, op: 0 | 1) {
       const backend = args.backend as unknown as WasmBackend;
       const out = backend.makeOutput([...x.shape], 'float32');
       addon.unary(op, heapView(backend, x), heapView(backend, out));
+      return out;
+    };
+}
+
+/**
+ * How two shapes broadcast, as one of the addon's patterns over [rows, cols]; null for any other
+ * pattern (tfjs's kernel handles those).
+ */
+export function broadcastPlan(
+  a: readonly number[],
+  b: readonly number[],
+): { mode: BroadcastMode; rows: number; cols: number; shape: number[] } | null {
+  const rank = Math.max(a.length, b.length);
+  const pa = [...new Array<number>(rank - a.length).fill(1), ...a];
+  const pb = [...new Array<number>(rank - b.length).fill(1), ...b];
+  const shape: number[] = [];
+  for (let i = 0; i < rank; i++) {
+    if (pa[i] !== pb[i] && pa[i] !== 1 && pb[i] !== 1) return null;
+    shape.push(Math.max(pa[i], pb[i]));
+  }
+  const n = size(shape);
+  const sa = size(pa);
+  const sb = size(pb);
+  if (n === 0) return null;
+  if (sa === n && sb === n) return { mode: 0, rows: 1, cols: n, shape };
+  // One side is full size; the other a scalar, a trailing block (row) or a leading block (column).
+  const small = (p: number[], full: 'a' | 'b'): { mode: BroadcastMode; rows: number; cols: number } | null => {
+    const s = size(p);
+    if (s === 1) return { mode: full === 'a' ? 1 : 2, rows: 1, cols: n };
+    const first = p.findIndex((d) => d !== 1);
+    let last = p.length - 1;
+    while (p[last] === 1) last--;
+    const eq = (from: number, to: number) => p.slice(from, to).every((d, i) => d === shape[from + i]);
+    if (eq(first, rank)) return { mode: full === 'a' ? 3 : 4, rows: n / s, cols: s };
+    if (eq(0, last + 1)) return { mode: full === 'a' ? 5 : 6, rows: s, cols: n / s };
+    return null;
+  };
+  const plan = sa === n ? small(pb, 'a') : sb === n ? small(pa, 'b') : null;
+  return plan ? { ...plan, shape } : null;
+}
+
+/** Add, Sub, Multiply and RealDiv on float32 for the common broadcast patterns, threaded. */
+function binaryKernel(addon: NativeAddon, op: 0 | 1 | 2 | 3) {
+  return (original: tf.KernelFunc): tf.KernelFunc =>
+    (args) => {
+      const { a, b } = args.inputs as { a: tf.TensorInfo; b: tf.TensorInfo };
+      if (a.dtype !== 'float32' || b.dtype !== 'float32') return original(args);
+      const plan = broadcastPlan(a.shape, b.shape);
+      if (!plan) return original(args);
+      const backend = args.backend as unknown as WasmBackend;
+      const out = backend.makeOutput(plan.shape, 'float32');
+      addon.binary(op, plan.mode, heapView(backend, a), heapView(backend, b), heapView(backend, out), plan.rows, plan.cols);
+      return out;
+    };
+}
+
+/** Sum over one run of adjacent axes of a float32 tensor. */
+function sumKernel(addon: NativeAddon) {
+  return (original: tf.KernelFunc): tf.KernelFunc =>
+    (args) => {
+      const { x } = args.inputs as { x: tf.TensorInfo };
+      const { axis, keepDims } = args.attrs as { axis: number | number[]; keepDims: boolean };
+      const rank = x.shape.length;
+      if (x.dtype !== 'float32' || rank === 0 || size(x.shape) === 0) return original(args);
+      const axes = [...new Set((Array.isArray(axis) ? axis : [axis]).map((d) => normAxis(d, rank)))].sort((p, q) => p - q);
+      if (axes.length === 0 || axes.some((d, i) => d !== axes[0] + i)) return original(args);
+      const first = axes[0];
+      const last = axes[axes.length - 1];
+      const outShape = keepDims
+        ? x.shape.map((d, i) => (i >= first && i <= last ? 1 : d))
+        : x.shape.filter((_, i) => i < first || i > last);
+      const backend = args.backend as unknown as WasmBackend;
+      const out = backend.makeOutput(outShape, 'float32');
+      addon.reduceSum(
+        heapView(backend, x),
+        heapView(backend, out),
+        size(x.shape.slice(0, first)),
+        size(x.shape.slice(first, last + 1)),
+        size(x.shape.slice(last + 1)),
+      );
+      return out;
+    };
+}
+
+/** Softmax over the last axis. */
+function softmaxKernel(addon: NativeAddon) {
+  return (original: tf.KernelFunc): tf.KernelFunc =>
+    (args) => {
+      const { logits } = args.inputs as { logits: tf.TensorInfo };
+      const { dim } = args.attrs as { dim: number };
+      const rank = logits.shape.length;
+      if (logits.dtype !== 'float32' || rank === 0 || size(logits.shape) === 0 || normAxis(dim, rank) !== rank - 1) return original(args);
+      const backend = args.backend as unknown as WasmBackend;
+      const out = backend.makeOutput([...logits.shape], 'float32');
+      const cols = logits.shape[rank - 1];
+      addon.softmax(heapView(backend, logits), heapView(backend, out), size(logits.shape) / cols, cols);
       return out;
     };
 }
@@ -234,6 +330,16 @@ export function registerNativeWasmKernels(addon: NativeAddon): void {
   replaceKernel('SplitV', splitV(addon));
   replaceKernel('Exp', unaryKernel(addon, 0));
   replaceKernel('Sigmoid', unaryKernel(addon, 1));
+  replaceKernel('Square', unaryKernel(addon, 2));
+  replaceKernel('Sqrt', unaryKernel(addon, 3));
+  replaceKernel('Rsqrt', unaryKernel(addon, 4));
+  replaceKernel('Neg', unaryKernel(addon, 5));
+  replaceKernel('Add', binaryKernel(addon, 0));
+  replaceKernel('Sub', binaryKernel(addon, 1));
+  replaceKernel('Multiply', binaryKernel(addon, 2));
+  replaceKernel('RealDiv', binaryKernel(addon, 3));
+  replaceKernel('Sum', sumKernel(addon));
+  replaceKernel('Softmax', softmaxKernel(addon));
 }
 
 /**
