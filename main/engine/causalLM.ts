@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { expectedWeights, PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
 import type { KVCache } from './kvCache.js';
-import { attentionMask, groupedAttention } from './layers/attention.js';
+import { attentionMask, groupedAttention, rowAttentionMask } from './layers/attention.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
-import { applyRope, ropeInvFreq, ropeTables } from './layers/rope.js';
+import { applyRope, ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
 import { Rng } from './random.js';
 import type { WeightFiles } from './safetensors.js';
@@ -39,6 +39,12 @@ export interface ForwardOptions {
   training?: boolean;
   /** Seeds LoRA dropout in training mode. */
   rng?: Rng;
+  /**
+   * Rows of different lengths sharing one (left-padded) cache, for batched decoding: row b's
+   * new tokens start at position `start[b]`, and its first `pad[b]` cache slots are padding.
+   * Needs `cache`. Default: every row at the cache's length, nothing padded.
+   */
+  rows?: { start: readonly number[]; pad: readonly number[] };
 }
 
 /** Tensors that are buffers in some checkpoints and never weights. */
@@ -187,8 +193,18 @@ export class CausalLM {
     if (adapter) this.checkAdapter(adapter);
     const training = opts.training ?? false;
     const eps = c.rmsNormEps;
-    const { cos, sin } = ropeTables(this.invFreq, offset, T);
-    const mask = tf.tensor2d(attentionMask(T, S, offset, c.slidingWindow), [T, S]);
+    let cos: tf.Tensor;
+    let sin: tf.Tensor;
+    let mask: tf.Tensor2D | tf.Tensor4D;
+    if (opts.rows) {
+      const { start, pad } = opts.rows;
+      if (start.length !== B || pad.length !== B) throw new RangeError(`rows describe ${start.length} rows; the batch has ${B}`);
+      ({ cos, sin } = ropeTablesRows(this.invFreq, start, T));
+      mask = tf.tensor4d(rowAttentionMask(T, S, start, pad, c.slidingWindow), [B, 1, T, S]);
+    } else {
+      ({ cos, sin } = ropeTables(this.invFreq, offset, T));
+      mask = tf.tensor2d(attentionMask(T, S, offset, c.slidingWindow), [T, S]);
+    }
 
     const linear = (x: tf.Tensor, l: number, name: Projection): tf.Tensor => {
       const p = this.layers[l].proj[name];

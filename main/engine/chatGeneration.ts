@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolSpec } from './chatTemplate.js';
 import { ChatOutputParser, type OutputEvent, type ParsedToolCall } from './chatOutputParser.js';
+import type { DecodeBatcher } from './decodeBatcher.js';
 import { ContextLengthError, generate } from './generate.js';
 import type { LoraAdapter } from './lora.js';
 import type { Model } from './model.js';
@@ -76,6 +77,8 @@ export interface ChatGenerationHooks {
   signal?: AbortSignal;
   /** LoRA adapter to generate with (null: the base model). */
   adapter?: LoraAdapter | null;
+  /** Decode together with the other generations running on this batcher (continuous batching). */
+  batcher?: DecodeBatcher;
   /** Called once the prompt is tokenized and fits. */
   onStart?: (info: { promptTokens: number; maxTokens: number }) => void;
   /** Called as text and tokens become final. */
@@ -124,6 +127,7 @@ export async function runChatGeneration(
     stopStrings: req.stop,
     signal: hooks.signal,
     adapter: hooks.adapter ?? null,
+    batcher: hooks.batcher,
     topLogprobs: wantLogprobs ? (req.topLogprobs ?? 0) : 0,
   });
   let r = await it.next().catch((err) => {

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from './causalLM.js';
+import type { BatchedSequence, DecodeBatcher } from './decodeBatcher.js';
 import { KVCache } from './kvCache.js';
 import type { LoraAdapter } from './lora.js';
 import { logSoftmax, Sampler, topEntries, type SamplingOptions } from './sampling.js';
@@ -20,6 +21,11 @@ export interface GenerateOptions extends SamplingOptions {
   signal?: AbortSignal;
   /** Return this many most likely alternatives (with log-probs) per token. Default 0. Max 20. */
   topLogprobs?: number;
+  /**
+   * Decode in a shared batch with other sequences running at the same time (continuous
+   * batching). The prompt is still prefilled on its own. Default: decode alone.
+   */
+  batcher?: DecodeBatcher;
 }
 
 /** One generated token. */
@@ -110,18 +116,27 @@ export async function* generate(
   const t0 = performance.now();
   let prefillMs = 0;
 
-  const step = (ids: number[]): Float32Array =>
+  const prefill = (ids: number[]): Float32Array =>
     tf.tidy(() => {
       const input = tf.tensor2d(ids, [1, ids.length], 'int32');
       const logits = lm.forward(input, { cache, adapter, lastOnly: true });
       return logits.dataSync() as Float32Array;
     });
+  // After the prefill the cache moves into the batcher, which steps all its sequences together.
+  let batched: BatchedSequence | null = null;
+  const step = async (id: number): Promise<Float32Array> => {
+    if (opts.batcher) {
+      batched ??= opts.batcher.join(cache, adapter);
+      return opts.batcher.step(batched, id);
+    }
+    return prefill([id]);
+  };
 
   try {
     if (opts.signal?.aborted) {
       finishReason = 'abort';
     } else if (maxNew > 0) {
-      let logits = step([...promptIds]);
+      let logits = prefill([...promptIds]);
       prefillMs = performance.now() - t0;
       for (;;) {
         const id = sampler.sample(logits);
@@ -165,11 +180,12 @@ export async function* generate(
           finishReason = 'abort';
           break;
         }
-        logits = step([id]);
+        logits = await step(id);
       }
     }
   } finally {
-    cache.dispose();
+    if (batched) opts.batcher!.leave(batched);
+    else cache.dispose();
   }
   return {
     tokens,

@@ -36,6 +36,77 @@ export class KVCache {
     return { kT: newK, v: newV };
   }
 
+  /** Number of sequences (rows); 0 while empty. */
+  get batch(): number {
+    return this.values[0]?.shape[0] ?? 0;
+  }
+
+  /**
+   * Inserts `n` empty (zero) positions before every row's cached ones, so rows of different
+   * lengths can share one cache: the caller masks them out (see CausalLM's `rows` option).
+   */
+  padLeft(n: number): void {
+    if (n <= 0 || this.len === 0) return;
+    for (let l = 0; l < this.numLayers; l++) {
+      const k = this.keysT[l]!;
+      const v = this.values[l]!;
+      const [B, kv, D] = k.shape;
+      this.keysT[l] = tf.keep(tf.tidy(() => tf.concat([tf.zeros([B, kv, D, n]), k], 3) as tf.Tensor4D));
+      this.values[l] = tf.keep(tf.tidy(() => tf.concat([tf.zeros([B, kv, n, D]), v], 2) as tf.Tensor4D));
+      k.dispose();
+      v.dispose();
+    }
+    this.len += n;
+  }
+
+  /** Appends the rows of `other` (same length) after this cache's rows; `other` is left untouched. */
+  concatRows(other: KVCache): void {
+    if (other.length !== this.len && this.len !== 0) throw new RangeError(`concatRows: lengths differ (${this.len} vs ${other.length})`);
+    for (let l = 0; l < this.numLayers; l++) {
+      const k = this.keysT[l];
+      const v = this.values[l];
+      this.keysT[l] = tf.keep(k ? (tf.concat([k, other.keysT[l]!], 0) as tf.Tensor4D) : tf.clone(other.keysT[l]!));
+      this.values[l] = tf.keep(v ? (tf.concat([v, other.values[l]!], 0) as tf.Tensor4D) : tf.clone(other.values[l]!));
+      k?.dispose();
+      v?.dispose();
+    }
+    this.len = other.length;
+  }
+
+  /** Keeps only the given rows, in the given order (an empty list empties the cache). */
+  selectRows(rows: readonly number[]): void {
+    if (rows.length === 0) {
+      this.dispose();
+      return;
+    }
+    const idx = tf.tensor1d(rows as number[], 'int32');
+    for (let l = 0; l < this.numLayers; l++) {
+      const k = this.keysT[l]!;
+      const v = this.values[l]!;
+      this.keysT[l] = tf.keep(tf.gather(k, idx, 0) as tf.Tensor4D);
+      this.values[l] = tf.keep(tf.gather(v, idx, 0) as tf.Tensor4D);
+      k.dispose();
+      v.dispose();
+    }
+    idx.dispose();
+  }
+
+  /** Drops the first `n` positions of every row (left padding no row needs any more). */
+  trimLeft(n: number): void {
+    if (n <= 0) return;
+    if (n > this.len) throw new RangeError(`trimLeft: ${n} > length ${this.len}`);
+    for (let l = 0; l < this.numLayers; l++) {
+      const k = this.keysT[l]!;
+      const v = this.values[l]!;
+      const [B, kv, D, S] = k.shape;
+      this.keysT[l] = tf.keep(tf.slice(k, [0, 0, 0, n], [B, kv, D, S - n]) as tf.Tensor4D);
+      this.values[l] = tf.keep(tf.slice(v, [0, 0, n, 0], [B, kv, S - n, D]) as tf.Tensor4D);
+      k.dispose();
+      v.dispose();
+    }
+    this.len -= n;
+  }
+
   dispose(): void {
     for (let l = 0; l < this.numLayers; l++) {
       this.keysT[l]?.dispose();

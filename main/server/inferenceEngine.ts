@@ -25,7 +25,7 @@ export interface InferenceEngine {
    */
   setAdapter(adapter: AdapterPayload): void;
   /**
-   * Runs requests one at a time in arrival order. Refusals ({@link QueueFullError} when the queue
+   * Runs requests in arrival order (several at once when the engine batches). Refusals ({@link QueueFullError} when the queue
    * is full, shutting down, already aborted) are thrown synchronously, before any promise exists.
    */
   generate(req: ChatGenerationRequest, handlers: GenerateHandlers): Promise<ChatGenerationResult>;

@@ -10,8 +10,10 @@ export interface ServerOptions {
   servedModelName: string;
   /** Largest accepted request body in bytes (413 above). Default 32 MiB. */
   maxBodyBytes: number;
-  /** Requests allowed to wait behind the running one (429 with retry-after-ms beyond). Default 16. */
+  /** Requests allowed to wait while `maxBatch` run (429 with retry-after-ms beyond). Default 16. */
   maxQueue: number;
+  /** Requests generating at once; their decode steps run as one batch. Default 8; 1 = one at a time. */
+  maxBatch: number;
   /** Send an SSE `: keep-alive` comment after this many ms without output. Default 15000. */
   keepAliveMs: number;
   /** A session with no request for this long ends (its waiting turns close without a next state). Default 30 min; 0 = never. */
@@ -27,6 +29,7 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   servedModelName: '',
   maxBodyBytes: 32 * 1024 * 1024,
   maxQueue: 16,
+  maxBatch: 8,
   keepAliveMs: 15_000,
   sessionIdleMs: 30 * 60_000,
   corsOrigin: null,

@@ -13,8 +13,10 @@ import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEn
 export interface WorkerEngineOptions {
   modelDir: string;
   backend?: BackendName;
-  /** Requests allowed to wait behind the running one; more get 429. Default 16. */
+  /** Requests allowed to wait while `maxBatch` run; more get 429. Default 16. */
   maxQueue?: number;
+  /** Requests generating at once, decoded as one batch. Default 8; 1 runs them one at a time. */
+  maxBatch?: number;
   /** Receives one-line status messages. */
   log?: (line: string) => void;
 }
@@ -34,13 +36,14 @@ interface Job {
 let nextId = 0;
 
 /**
- * Runs the model in a worker thread and feeds it one request at a time, first come first served.
- * A crashed worker fails the requests it held and is restarted for the next ones.
+ * Runs the model in a worker thread and feeds it up to `maxBatch` requests at a time, first come
+ * first served; the worker decodes them together. A crashed worker fails the requests it held and
+ * is restarted for the next ones.
  */
 export class WorkerInferenceEngine implements InferenceEngine {
   private worker!: Worker;
   private readonly queue: Job[] = [];
-  private running: Job | null = null;
+  private readonly running = new Map<string, Job>();
   private closing = false;
   private avgMs = 1000;
   private readonly maxQueue: number;
@@ -53,7 +56,10 @@ export class WorkerInferenceEngine implements InferenceEngine {
 
   private constructor(private readonly opts: WorkerEngineOptions) {
     this.maxQueue = opts.maxQueue ?? 16;
+    this.maxBatch = Math.max(1, opts.maxBatch ?? 8);
   }
+
+  private readonly maxBatch: number;
 
   /** Starts the worker and waits until the model is loaded (rejects with the load error). */
   static async start(opts: WorkerEngineOptions): Promise<WorkerInferenceEngine> {
@@ -63,7 +69,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
   }
 
   get load(): { running: number; queued: number } {
-    return { running: this.running ? 1 : 0, queued: this.queue.length };
+    return { running: this.running.size, queued: this.queue.length };
   }
 
   get adapterVersion(): number {
@@ -125,8 +131,9 @@ export class WorkerInferenceEngine implements InferenceEngine {
     // Refusals are thrown synchronously, so a streaming route can still answer with a real status.
     if (this.closing) throw new InferenceError('the server is shutting down', 503, 'shutting_down');
     if (handlers.signal.aborted) throw new InferenceError('the request was aborted', 499, 'aborted');
-    if (this.queue.length >= this.maxQueue && this.running) {
-      throw new QueueFullError(Math.min(60_000, Math.max(100, this.avgMs * (this.queue.length + 1))), this.queue.length);
+    if (this.queue.length >= this.maxQueue && this.running.size >= this.maxBatch) {
+      const waves = Math.ceil((this.queue.length + 1) / this.maxBatch);
+      throw new QueueFullError(Math.min(60_000, Math.max(100, this.avgMs * waves)), this.queue.length);
     }
     return new Promise((resolve, reject) => {
       const version = this.live.version;
@@ -138,7 +145,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
           this.queue.splice(i, 1);
           this.release(job.version, -1);
           reject(new InferenceError('the request was aborted while queued', 499, 'aborted'));
-        } else if (this.running === job) {
+        } else if (this.running.get(job.id) === job) {
           this.post({ type: 'abort', id: job.id });
         }
       };
@@ -153,23 +160,24 @@ export class WorkerInferenceEngine implements InferenceEngine {
   }
 
   private pump(): void {
-    if (this.running || !this.info) return;
-    const job = this.queue.shift();
-    if (!job) return;
-    this.running = job;
-    this.post({ type: 'generate', id: job.id, request: job.request, adapterVersion: job.version });
+    if (!this.info) return;
+    while (this.running.size < this.maxBatch && this.queue.length) {
+      const job = this.queue.shift()!;
+      this.running.set(job.id, job);
+      this.post({ type: 'generate', id: job.id, request: job.request, adapterVersion: job.version });
+    }
   }
 
   private finish(job: Job): void {
     if (job.onAbort) job.handlers.signal.removeEventListener('abort', job.onAbort);
     this.release(job.version, -1);
-    if (this.running === job) this.running = null;
+    this.running.delete(job.id);
     this.pump();
   }
 
   private onMessage(m: FromInferenceWorker): void {
-    const job = this.running;
-    if (!job || !('id' in m) || m.id !== job.id) return;
+    const job = 'id' in m ? this.running.get(m.id) : undefined;
+    if (!job) return;
     switch (m.type) {
       case 'started':
         job.handlers.onStart?.({ promptTokens: m.promptTokens, maxTokens: m.maxTokens, queuedMs: performance.now() - job.enqueuedAt });
@@ -191,8 +199,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
 
   private onCrash(reason: string): void {
     this.opts.log?.(`clawloop: ${reason}; restarting it`);
-    const failed = [this.running, ...this.queue.splice(0)].filter((j): j is Job => j !== null);
-    this.running = null;
+    const failed = [...this.running.values(), ...this.queue.splice(0)];
+    this.running.clear();
     for (const j of failed) {
       if (j.onAbort) j.handlers.signal.removeEventListener('abort', j.onAbort);
       this.release(j.version, -1);
@@ -208,7 +216,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
       this.release(j.version, -1);
       j.reject(new InferenceError('aborted by the server', 503, 'shutting_down'));
     }
-    if (this.running) this.post({ type: 'abort', id: this.running.id });
+    for (const id of this.running.keys()) this.post({ type: 'abort', id });
   }
 
   async close(opts: { abort?: boolean } = {}): Promise<void> {
@@ -218,7 +226,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
       j.reject(new InferenceError('the server is shutting down', 503, 'shutting_down'));
     }
     if (opts.abort) this.abortAll();
-    while (this.running) await new Promise((r) => setTimeout(r, 10));
+    while (this.running.size) await new Promise((r) => setTimeout(r, 10));
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.post({ type: 'shutdown' });
     await exited;

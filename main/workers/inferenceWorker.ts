@@ -1,10 +1,13 @@
 /**
- * The inference worker thread: loads the model once, then runs chat generations one at a time
- * (the HTTP thread queues them). All model math of serving happens here, never on the HTTP thread.
+ * The inference worker thread: loads the model once, then runs the chat generations the HTTP
+ * thread hands it (at most its batch size at a time): each prompt is prefilled on its own, and
+ * the decode steps of all running generations go through the model together (continuous
+ * batching). All model math of serving happens here, never on the HTTP thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { parameterCount } from '../engine/config.js';
 import { ChatRequestError, runChatGeneration } from '../engine/chatGeneration.js';
+import { DecodeBatcher } from '../engine/decodeBatcher.js';
 import { LoraAdapter } from '../engine/lora.js';
 import { Model } from '../engine/model.js';
 import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './inferenceMessages.js';
@@ -15,7 +18,8 @@ const send = (m: FromInferenceWorker) => port.postMessage(m);
 const data = workerData as InferenceWorkerData;
 const aborts = new Map<string, AbortController>();
 let model: Model | null = null;
-let chain: Promise<void> = Promise.resolve();
+let batcher: DecodeBatcher | null = null;
+const running = new Set<Promise<void>>();
 /** Adapter versions that requests may name; null = the base model. A version is kept until the HTTP thread drops it. */
 const adapters = new Map<number, LoraAdapter | null>([[0, null]]);
 
@@ -42,6 +46,7 @@ async function handleGenerate(id: string, request: Parameters<typeof runChatGene
     const result = await runChatGeneration(model, request, {
       signal: ac.signal,
       adapter: adapters.get(version) ?? null,
+      batcher: batcher ?? undefined,
       onStart: (s) => send({ type: 'started', id, ...s }),
       onDelta: (delta) => send({ type: 'delta', id, delta }),
     });
@@ -56,11 +61,13 @@ async function handleGenerate(id: string, request: Parameters<typeof runChatGene
 
 port.on('message', (m: ToInferenceWorker) => {
   switch (m.type) {
-    case 'generate':
+    case 'generate': {
       aborts.set(m.id, new AbortController());
-      // One generation at a time, in arrival order.
-      chain = chain.then(() => handleGenerate(m.id, m.request, m.adapterVersion));
+      // Runs alongside the generations already running; the HTTP thread caps how many.
+      const p: Promise<void> = handleGenerate(m.id, m.request, m.adapterVersion).finally(() => running.delete(p));
+      running.add(p);
       break;
+    }
     case 'setAdapter': {
       const a = m.adapter;
       if (!model) break;
@@ -73,7 +80,7 @@ port.on('message', (m: ToInferenceWorker) => {
       break;
     }
     case 'dropAdapter':
-      // Runs between generations or between tokens; a generation holding this version already finished.
+      // Runs between tokens; every generation holding this version has finished.
       if (m.version !== 0) {
         adapters.get(m.version)?.dispose();
         adapters.delete(m.version);
@@ -84,7 +91,8 @@ port.on('message', (m: ToInferenceWorker) => {
       break;
     case 'shutdown':
       for (const ac of aborts.values()) ac.abort();
-      chain.then(() => {
+      void Promise.allSettled([...running]).then(() => {
+        batcher?.dispose();
         model?.dispose();
         port.close();
       });
@@ -95,6 +103,7 @@ port.on('message', (m: ToInferenceWorker) => {
 try {
   const backendLog: string[] = [];
   model = await Model.load(data.modelDir, { backend: data.backend, log: (l) => backendLog.push(l) });
+  batcher = new DecodeBatcher(model.lm);
   send({
     type: 'ready',
     info: {

@@ -52,6 +52,7 @@ export async function startTestServer(
     (await WorkerInferenceEngine.start({
       modelDir: dir,
       maxQueue: opts.options?.maxQueue,
+      maxBatch: opts.options?.maxBatch,
     }));
   let trainer: TrainerClient | null = null;
   if (opts.train) {

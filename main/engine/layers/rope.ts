@@ -45,11 +45,29 @@ export function ropeTables(invFreq: Float64Array, offset: number, T: number): { 
   return { cos: tf.tensor2d(cos, [T, half]), sin: tf.tensor2d(sin, [T, half]) };
 }
 
+/** cos and sin tables per row: row b at positions [start[b], start[b] + T); each [B, 1, T, headDim/2]. */
+export function ropeTablesRows(invFreq: Float64Array, start: readonly number[], T: number): { cos: tf.Tensor4D; sin: tf.Tensor4D } {
+  const half = invFreq.length;
+  const B = start.length;
+  const cos = new Float32Array(B * T * half);
+  const sin = new Float32Array(B * T * half);
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      for (let i = 0; i < half; i++) {
+        const a = Math.fround((start[b] + t) * Math.fround(invFreq[i]));
+        cos[(b * T + t) * half + i] = Math.cos(a);
+        sin[(b * T + t) * half + i] = Math.sin(a);
+      }
+    }
+  }
+  return { cos: tf.tensor4d(cos, [B, 1, T, half]), sin: tf.tensor4d(sin, [B, 1, T, half]) };
+}
+
 /**
  * Rotates the two halves of each head ("rotate_half" RoPE, as in Hugging Face Llama):
- * [x1, x2] -> [x1·cos − x2·sin, x2·cos + x1·sin]. x: [B, heads, T, D]; cos/sin: [T, D/2].
+ * [x1, x2] -> [x1·cos − x2·sin, x2·cos + x1·sin]. x: [B, heads, T, D]; cos/sin: [T, D/2] (or [B, 1, T, D/2] per row).
  */
-export function applyRope(x: tf.Tensor4D, cos: tf.Tensor2D, sin: tf.Tensor2D): tf.Tensor4D {
+export function applyRope(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor4D {
   const [x1, x2] = tf.split(x, 2, -1);
   return tf.concat([tf.sub(tf.mul(x1, cos), tf.mul(x2, sin)), tf.add(tf.mul(x2, cos), tf.mul(x1, sin))], -1) as tf.Tensor4D;
 }

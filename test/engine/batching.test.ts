@@ -1,0 +1,85 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as tf from '@tensorflow/tfjs-core';
+import { DecodeBatcher } from '../../main/engine/decodeBatcher.js';
+import { generateText, type GenerationResult } from '../../main/engine/generate.js';
+import { LoraAdapter } from '../../main/engine/lora.js';
+import { Model } from '../../main/engine/model.js';
+import { modelDir, type FixtureModel } from '../helpers/paths.js';
+
+const PROMPTS = [
+  'hi',
+  'the quick brown fox jumps over the lazy dog',
+  'what is the answer?',
+  'thank you, that is right. no, I meant something else. please try again.',
+  'a',
+];
+
+function same(a: GenerationResult, b: GenerationResult, what: string): void {
+  assert.deepEqual(a.tokens, b.tokens, `${what}: tokens`);
+  a.logprobs.forEach((lp, i) => assert.ok(Math.abs(lp - b.logprobs[i]) < 1e-4, `${what}: logprob ${i}: ${lp} vs ${b.logprobs[i]}`));
+}
+
+for (const name of ['qwen3-qknorm', 'mistral-swa'] as FixtureModel[]) {
+  describe(`continuous batching of decode steps (${name})`, () => {
+    let model: Model;
+    before(async () => (model = await Model.load(modelDir(name))));
+    after(() => model.dispose());
+    const ids = (s: string) => model.tokenizer.encode(s);
+
+    it('sequences decoded together get the tokens and log-probs they get alone', async () => {
+      const solo: GenerationResult[] = [];
+      for (const p of PROMPTS)
+        solo.push(await generateText(model.lm, model.tokenizer, ids(p), { temperature: 0, maxNewTokens: 10 + (p.length % 7) }));
+      const baseline = tf.memory().numTensors;
+      const batcher = new DecodeBatcher(model.lm);
+      const together = await Promise.all(
+        PROMPTS.map((p) => generateText(model.lm, model.tokenizer, ids(p), { temperature: 0, maxNewTokens: 10 + (p.length % 7), batcher })),
+      );
+      together.forEach((r, i) => same(r, solo[i], PROMPTS[i]));
+      const decoded = together.reduce((s, r) => s + r.tokens.length - 1, 0);
+      assert.ok(batcher.steps < decoded / 2, `${batcher.steps} batched steps for ${decoded} decoded tokens`);
+      assert.equal(batcher.active, 0);
+      assert.equal(tf.memory().numTensors, baseline, 'caches are freed');
+    });
+
+    it('late joiners (longer or shorter than the batch), aborts and sampling keep every sequence exact', async () => {
+      const batcher = new DecodeBatcher(model.lm);
+      const opts = (seed: number) => ({ temperature: 0.9, topP: 0.95, seed, maxNewTokens: 14 });
+      const solo = await Promise.all(PROMPTS.map(async (p, i) => generateText(model.lm, model.tokenizer, ids(p), opts(i))));
+      const ac = new AbortController();
+      const runs: Array<Promise<GenerationResult>> = [];
+      runs.push(generateText(model.lm, model.tokenizer, ids(PROMPTS[0]), { ...opts(0), batcher }));
+      runs.push(generateText(model.lm, model.tokenizer, ids(PROMPTS[2]), { ...opts(2), batcher, signal: ac.signal }));
+      await new Promise((r) => setTimeout(r, 15));
+      runs.push(generateText(model.lm, model.tokenizer, ids(PROMPTS[3]), { ...opts(3), batcher })); // longer than the batch: pads it
+      ac.abort();
+      await new Promise((r) => setTimeout(r, 5));
+      runs.push(generateText(model.lm, model.tokenizer, ids(PROMPTS[4]), { ...opts(4), batcher })); // shorter: padded itself
+      const [r0, r2, r3, r4] = await Promise.all(runs);
+      same(r0, solo[0], 'first');
+      same(r3, solo[3], 'late, longer');
+      same(r4, solo[4], 'late, shorter');
+      assert.equal(r2.finishReason, 'abort');
+      assert.deepEqual(r2.tokens, solo[2].tokens.slice(0, r2.tokens.length));
+      assert.equal(batcher.active, 0);
+    });
+
+    it('sequences with different adapters batch separately and match their solo runs', async () => {
+      const adapter = LoraAdapter.create(model.config, { r: 4 }, 7);
+      for (const v of adapter.variables().values()) v.assign(tf.add(v, 0.05));
+      const batcher = new DecodeBatcher(model.lm);
+      const cases = PROMPTS.slice(0, 4).map((p, i) => ({ p, adapter: i % 2 ? adapter : null }));
+      const solo: GenerationResult[] = [];
+      for (const c of cases)
+        solo.push(await generateText(model.lm, model.tokenizer, ids(c.p), { temperature: 0, maxNewTokens: 8, adapter: c.adapter }));
+      const together = await Promise.all(
+        cases.map((c) =>
+          generateText(model.lm, model.tokenizer, ids(c.p), { temperature: 0, maxNewTokens: 8, adapter: c.adapter, batcher }),
+        ),
+      );
+      together.forEach((r, i) => same(r, solo[i], `case ${i}`));
+      adapter.dispose();
+    });
+  });
+}

@@ -1,0 +1,46 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { postJson, startTestServer, type TestServer } from '../helpers/testServer.js';
+
+type Completion = { choices: Array<{ message: { content: string }; logprobs: { content: Array<{ logprob: number }> } }> };
+
+describe('concurrent requests are decoded as one batch', () => {
+  let t: TestServer;
+  before(async () => (t = await startTestServer({ options: { maxBatch: 4 } })));
+  after(() => t.close());
+
+  const ask = async (i: number) => {
+    const res = await postJson(`${t.url}/chat/completions`, {
+      messages: [{ role: 'user', content: `question number ${i}: ${'why '.repeat(i)}` }],
+      max_tokens: 12,
+      temperature: 0,
+      logprobs: true,
+    });
+    assert.equal(res.status, 200);
+    return (await res.json()) as Completion;
+  };
+
+  it('gives every request what it gets alone, with up to --max-batch running at once', async () => {
+    const alone: Completion[] = [];
+    for (let i = 0; i < 6; i++) alone.push(await ask(i));
+    let peak = 0;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const h = (await (await fetch(`${t.origin}/healthz`)).json()) as { running: number };
+        peak = Math.max(peak, h.running);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const together = await Promise.all([0, 1, 2, 3, 4, 5].map(ask));
+    watching = false;
+    await watch;
+    together.forEach((c, i) => {
+      assert.equal(c.choices[0].message.content, alone[i].choices[0].message.content, `request ${i}`);
+      c.choices[0].logprobs.content.forEach((e, k) =>
+        assert.ok(Math.abs(e.logprob - alone[i].choices[0].logprobs.content[k].logprob) < 1e-4, `request ${i} token ${k}`),
+      );
+    });
+    assert.ok(peak > 1 && peak <= 4, `peak running ${peak}`);
+  });
+});
