@@ -8,4 +8,4 @@ export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv 
   return path.join(os.homedir(), '.clawloop');
 }
 
-export const DB_FILE = 'clawloop.db';
+export { DB_FILE } from '../store/database.js';

@@ -2,14 +2,15 @@ import { parseBackendName } from '../engine/backend.js';
 import { generate } from '../engine/generate.js';
 import { Model } from '../engine/model.js';
 import { numberFlag, parse, required } from './args.js';
+import { resolveModelDir } from './modelDir.js';
 import type { Io } from './io.js';
 
-export const GENERATE_USAGE = `Usage: clawloop generate --model DIR --prompt "…" [options]
+export const GENERATE_USAGE = `Usage: clawloop generate [--model DIR] --prompt "…" [options]
 
 Prints a completion of the prompt, streamed as it is generated. The model's chat template is
 applied (the prompt is one user message) unless --raw is given.
 
-  --model DIR          Hugging Face model folder
+  --model DIR          Hugging Face model folder (default: the bundled clawloop-mini)
   --prompt TEXT        the user message (or the raw text with --raw)
   --system TEXT        a system message (chat template only)
   --raw                feed the prompt as it is, without the chat template
@@ -33,7 +34,7 @@ export async function generateCommand(argv: string[], io: Io): Promise<number> {
     seed: { type: 'string' },
     backend: { type: 'string' },
   });
-  const dir = required(values.model, '--model');
+  const dir = resolveModelDir(values.model);
   const prompt = required(values.prompt, '--prompt');
   const maxNewTokens = numberFlag(values['max-tokens'], '--max-tokens', { min: 1, integer: true }) ?? 256;
   const temperature = numberFlag(values.temperature, '--temperature', { min: 0, max: 100 });

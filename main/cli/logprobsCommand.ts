@@ -1,15 +1,16 @@
 import { parseBackendName } from '../engine/backend.js';
 import { Model } from '../engine/model.js';
 import { tokenLogprobs } from '../engine/score.js';
-import { parse, required, UsageError } from './args.js';
+import { parse, UsageError } from './args.js';
+import { resolveModelDir } from './modelDir.js';
 import type { Io } from './io.js';
 
-export const LOGPROBS_USAGE = `Usage: clawloop logprobs --model DIR (--text "…" | --ids 1,2,3) [--json] [--backend NAME]
+export const LOGPROBS_USAGE = `Usage: clawloop logprobs [--model DIR] (--text "…" | --ids 1,2,3) [--json] [--backend NAME]
 
 Prints each token of the input with its id, its text and log p(token | all previous tokens)
 (null for the first). No chat template and no BOS token are added: exactly the given tokens.
 
-  --model DIR     Hugging Face model folder (config.json, *.safetensors, tokenizer.json)
+  --model DIR     Hugging Face model folder (config.json, *.safetensors, tokenizer.json) (default: the bundled clawloop-mini)
   --text TEXT     text to tokenize with the model's tokenizer
   --ids LIST      comma-separated token ids, used as given
   --json          print {"ids": [...], "logprobs": [null, ...]}
@@ -23,7 +24,7 @@ export async function logprobsCommand(argv: string[], io: Io): Promise<number> {
     json: { type: 'boolean', default: false },
     backend: { type: 'string' },
   });
-  const dir = required(values.model, '--model');
+  const dir = resolveModelDir(values.model);
   if ((values.text === undefined) === (values.ids === undefined)) throw new UsageError('give exactly one of --text or --ids');
   const backend = values.backend ? parseBackendName(values.backend) : undefined;
   const model = await Model.load(dir, { backend, log: io.log });

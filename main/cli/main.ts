@@ -5,6 +5,7 @@ import { UsageError } from './args.js';
 import { CHECKPOINTS_USAGE, checkpointsCommand } from './checkpointsCommand.js';
 import { EXPORT_USAGE, exportCommand } from './exportCommand.js';
 import { SERVE_USAGE, serveCommand } from './serveCommand.js';
+import { BENCH_USAGE, benchCommand } from './benchCommand.js';
 
 interface Command {
   summary: string;
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   checkpoints: { summary: 'list, roll back to or export training checkpoints', usage: CHECKPOINTS_USAGE, run: checkpointsCommand },
   logprobs: { summary: 'print each token with log p(token | previous tokens)', usage: LOGPROBS_USAGE, run: logprobsCommand },
   generate: { summary: 'complete a prompt with a model', usage: GENERATE_USAGE, run: generateCommand },
+  bench: { summary: 'measure that the agent learns a persona by being talked to', usage: BENCH_USAGE, run: benchCommand },
 };
 
 function overview(): string {

@@ -1,33 +1,33 @@
 import path from 'node:path';
 import { parseBackendName } from '../engine/backend.js';
-import { ClawLoopServer } from '../server/clawloopServer.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
-import { WorkerInferenceEngine } from '../server/workerInferenceEngine.js';
-import { openDatabase } from '../store/database.js';
-import { LearnStore } from '../store/learnStore.js';
+import { launchClawLoop } from '../server/launch.js';
 import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';
 import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainer.js';
-import { TrainerClient } from '../server/trainerClient.js';
 import { removeServerFile, writeServerFile } from './serverFile.js';
-import { numberFlag, parse, required, UsageError } from './args.js';
+import { numberFlag, parse, UsageError } from './args.js';
+import { resolveModelDir } from './modelDir.js';
+import { DEFAULT_MODEL } from '../resources.js';
 import { DB_FILE, resolveDataDir } from './dataDir.js';
 import type { Io } from './io.js';
 
 const D = DEFAULT_SERVER_OPTIONS;
 
-export const SERVE_USAGE = `Usage: clawloop serve --model DIR [options]
+export const SERVE_USAGE = `Usage: clawloop serve [--model DIR] [options]
 
 Serves the model through an OpenAI-compatible API (POST /v1/chat/completions, GET /v1/models,
 GET /healthz) and records every conversation in the data folder.
 
-  --model DIR               Hugging Face model folder (config.json, *.safetensors, tokenizer.json)
+  --model DIR               Hugging Face model folder (config.json, *.safetensors, tokenizer.json);
+                            default: the bundled ${DEFAULT_MODEL} (resources/models/${DEFAULT_MODEL})
   --host HOST               interface to bind (default ${D.host}; 0.0.0.0 exposes it to your network)
   --port PORT               TCP port (default ${D.port}; 0 picks a free one)
   --api-key KEY             require "Authorization: Bearer KEY" (or env CLAWLOOP_API_KEY; default: none)
   --data-dir DIR            where conversations are stored (default: env CLAWLOOP_HOME, else ~/.clawloop)
   --served-model-name NAME  the model id clients use (default: the model folder's name)
   --backend NAME            wasm (default), cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND
-  --max-queue N             requests that may wait behind the running one; more get 429 (default ${D.maxQueue})
+  --max-batch N             requests generated at once, decoded as one batch (default ${D.maxBatch}; 1 = one at a time)
+  --max-queue N             requests that may wait while --max-batch run; more get 429 (default ${D.maxQueue})
   --max-body-bytes N        largest request body; larger gets 413 (default ${D.maxBodyBytes})
   --session-idle-minutes M  end sessions idle this long (default ${D.sessionIdleMs / 60_000}; 0 = never)
   --cors ORIGIN             send CORS headers for ORIGIN (* or a URL; default: no CORS)
@@ -93,6 +93,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     'served-model-name': { type: 'string' },
     backend: { type: 'string' },
     'max-queue': { type: 'string' },
+    'max-batch': { type: 'string' },
     'max-body-bytes': { type: 'string' },
     'session-idle-minutes': { type: 'string' },
     'keep-alive-ms': { type: 'string' },
@@ -116,7 +117,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     'judge-api-key': { type: 'string' },
   });
   const trainingPatch = trainingFlags(values);
-  const modelDir = path.resolve(required(values.model, '--model'));
+  const modelDir = resolveModelDir(values.model);
   const backend = values.backend ? parseBackendName(values.backend) : undefined;
   const idleMinutes = numberFlag(values['session-idle-minutes'], '--session-idle-minutes', { min: 0 });
   const options: Partial<ServerOptions> = {
@@ -125,6 +126,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     apiKey: values['api-key'] ?? process.env.CLAWLOOP_API_KEY ?? null,
     servedModelName: values['served-model-name'] ?? '',
     maxQueue: numberFlag(values['max-queue'], '--max-queue', { min: 0, integer: true }) ?? D.maxQueue,
+    maxBatch: numberFlag(values['max-batch'], '--max-batch', { min: 1, max: 256, integer: true }) ?? D.maxBatch,
     maxBodyBytes: numberFlag(values['max-body-bytes'], '--max-body-bytes', { min: 1024, integer: true }) ?? D.maxBodyBytes,
     keepAliveMs: numberFlag(values['keep-alive-ms'], '--keep-alive-ms', { min: 10, integer: true }) ?? D.keepAliveMs,
     sessionIdleMs: idleMinutes === undefined ? D.sessionIdleMs : idleMinutes * 60_000,
@@ -133,42 +135,11 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   if (options.apiKey === '') options.apiKey = null;
 
   const dataDir = resolveDataDir(values['data-dir']);
-  const db = openDatabase(path.join(dataDir, DB_FILE));
-  let engine: WorkerInferenceEngine | null = null;
-  let trainer: TrainerClient | null = null;
-  try {
-    io.log(`clawloop: loading ${modelDir}`);
-    // The inference worker and the trainer each load the model; adapters go from the trainer to the inference worker.
-    const started = await Promise.allSettled([
-      WorkerInferenceEngine.start({ modelDir, backend, maxQueue: options.maxQueue, log: io.log }),
-      TrainerClient.start({ modelDir, dataDir, backend, configPatch: trainingPatch, log: io.log, onAdapter: (a) => engine?.setAdapter(a) }),
-    ]);
-    if (started[0].status === 'fulfilled') engine = started[0].value;
-    if (started[1].status === 'fulfilled') trainer = started[1].value;
-    const failed = started.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-    if (failed) throw failed.reason;
-  } catch (err) {
-    await engine?.close({ abort: true });
-    await trainer?.stop();
-    db.close();
-    throw err;
-  }
-  engine!.info.backendLog.forEach((l) => io.log(l));
-  engine!.setAdapter(trainer!.initialAdapter);
-  let server: ClawLoopServer;
-  try {
-    server = await ClawLoopServer.start({ engine: engine!, store: new LearnStore(db), trainer, dataDir, options, log: io.log });
-  } catch (err) {
-    await engine!.close({ abort: true });
-    await trainer!.stop();
-    db.close();
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new Error(`port ${options.port} on ${options.host} is in use; choose another with --port`);
-    throw err;
-  }
-  const info = engine!.info;
+  const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, options, log: io.log });
+  const { server, engine, trainer } = launched;
+  const info = engine.info;
   writeServerFile(dataDir, { pid: process.pid, url: server.url, started_at: Date.now() });
-  const st = trainer!.status;
+  const st = trainer.status;
   io.log(
     `clawloop: learning: method ${st.method}, adapter version ${st.adapter_version}, step ${st.step}, ${st.queued_samples} sample(s) queued${st.state === 'paused' ? ' (paused)' : ''}`,
   );
@@ -192,7 +163,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
       signals++;
       if (signals === 1) {
         io.log(`clawloop: ${sig}: finishing requests in flight (send again to abort them)`);
-        server
+        launched
           .close()
           .catch((err) => io.log(`clawloop: shutdown error: ${(err as Error).message}`))
           .finally(resolve);
@@ -204,9 +175,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
-  await trainer!.stop();
   removeServerFile(dataDir);
-  db.close();
   io.log('clawloop: stopped; database closed');
   return 0;
 }

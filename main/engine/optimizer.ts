@@ -53,9 +53,14 @@ export class AdamW {
   private readonly v = new Map<string, tf.Tensor>();
   private t = 0;
 
+  /**
+   * @param opts.decays which parameters get weight decay (default: all). Training from scratch
+   *   usually exempts norm weights and biases: `(name) => !/norm|bias/.test(name)`.
+   */
   constructor(
     private readonly params: Map<string, tf.Variable>,
     config: Partial<AdamWConfig> = {},
+    private readonly opts: { decays?: (name: string) => boolean } = {},
   ) {
     this.cfg = AdamW.validate({ ...DEFAULT_ADAMW, ...config });
   }
@@ -108,7 +113,7 @@ export class AdamW {
           const m1 = m0 ? tf.add(tf.mul(m0, b1), tf.mul(g, 1 - b1)) : tf.mul(g, 1 - b1);
           const v1 = v0 ? tf.add(tf.mul(v0, b2), tf.mul(tf.square(g), 1 - b2)) : tf.mul(tf.square(g), 1 - b2);
           const denom = tf.add(tf.div(tf.sqrt(v1), Math.sqrt(bc2)), eps);
-          const decayed = wd > 0 ? tf.mul(p, 1 - lr * wd) : p;
+          const decayed = wd > 0 && (this.opts.decays?.(name) ?? true) ? tf.mul(p, 1 - lr * wd) : p;
           p.assign(tf.sub(decayed, tf.mul(tf.div(m1, denom), lr / bc1)));
           return [m1, v1];
         });

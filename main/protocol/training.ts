@@ -144,6 +144,8 @@ export interface TrainingStatus {
   method: TrainMethod;
   state: 'off' | 'idle' | 'judging' | 'training' | 'paused' | 'starting' | 'failed';
   queued_samples: number;
+  /** Main turns with a next state or feedback that the trainer has not judged yet (GET /api/training/status). */
+  pending_turns?: number;
   step: number;
   adapter_version: number;
   last_step: (StepMetrics & { step: number; skipped: boolean; skip_reason: string | null }) | null;

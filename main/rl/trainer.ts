@@ -7,11 +7,8 @@ import { AdamW } from '../engine/optimizer.js';
 import { scoreResponses } from '../engine/score.js';
 import { computeGradients, type TrainBatch } from '../engine/train.js';
 import {
-  DEFAULT_TRAINING_CONFIG,
   effectiveKlCoef,
   LORA_SHAPE_FIELDS,
-  TrainingConfigPatchSchema,
-  TrainingConfigSchema,
   type StepMetrics,
   type TrainingConfig,
   type TrainingConfigPatch,
@@ -34,6 +31,9 @@ import { EndpointJudgeBackend, JudgeInputError, ModelJudgeBackend, type JudgeBac
 import { loadJudgePrompts, type JudgePrompts } from './judgePrompts.js';
 import { policyLoss } from './losses.js';
 import { buildSamples } from './sampleBuilder.js';
+import { mergeTrainingConfig, modelTrainingDefaults, TrainingConfigError } from './trainingConfig.js';
+
+export { mergeTrainingConfig, TrainingConfigError };
 
 /** What the trainer tells the HTTP thread. */
 export type TrainerEvent =
@@ -50,33 +50,6 @@ export interface TrainerOptions {
   /** Settings given on the command line; they override the stored configuration. */
   configPatch?: TrainingConfigPatch;
   emit: (e: TrainerEvent) => void;
-}
-
-/** A configuration change the trainer cannot take; `field` names the offending field. */
-export class TrainingConfigError extends Error {
-  override name = 'TrainingConfigError';
-  constructor(
-    message: string,
-    readonly field: string,
-    readonly status = 400,
-  ) {
-    super(message);
-  }
-}
-
-/** Validates a configuration patch and merges it; errors name the field. */
-export function mergeTrainingConfig(base: TrainingConfig, patch: unknown): TrainingConfig {
-  const p = TrainingConfigPatchSchema.safeParse(patch);
-  if (!p.success) {
-    const issue = p.error.issues[0];
-    const field =
-      issue.path.map(String).join('.') ||
-      (issue.code === 'unrecognized_keys' ? ((issue as { keys?: string[] }).keys?.[0] ?? 'body') : 'body');
-    throw new TrainingConfigError(`invalid training configuration: ${field}: ${issue.message}`, field);
-  }
-  const merged = TrainingConfigSchema.parse({ ...base, ...p.data });
-  if (merged.eps_low >= 1) throw new TrainingConfigError('eps_low must be below 1', 'eps_low');
-  return merged;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -111,7 +84,7 @@ export class Trainer {
     private readonly model: Model,
   ) {
     const s = opts.store.trainerState();
-    this.config = mergeTrainingConfig(s.config ?? DEFAULT_TRAINING_CONFIG, opts.configPatch ?? {});
+    this.config = mergeTrainingConfig(s.config ?? modelTrainingDefaults(opts.modelDir), opts.configPatch ?? {});
     this.paused = s.paused;
     this.liveVersion = s.liveVersion;
     this.liveCheckpoint = s.liveCheckpointId;

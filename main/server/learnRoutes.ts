@@ -3,6 +3,8 @@ import { FeedbackRequestSchema, type CheckpointInfo } from '../protocol/training
 import { exportCheckpoint } from '../rl/checkpointFiles.js';
 import { ConflictError, NotFoundError, type LearnStore } from '../store/learnStore.js';
 import type { StoredTurn } from '../store/turnStore.js';
+import { messageText } from '../engine/openaiMessages.js';
+import type { WireMessage } from '../protocol/openai.js';
 import { ApiError } from './apiError.js';
 import { readJsonBody, sendError, sendJson } from './http.js';
 import { TrainerCommandError, type TrainerClient } from './trainerClient.js';
@@ -137,7 +139,7 @@ export async function handleLearnRoute(
 
     if (path === '/api/training/status') {
       only('GET');
-      return reply(trainerOf(ctx).status);
+      return reply({ ...trainerOf(ctx).status, pending_turns: ctx.store.pendingTurnCount() });
     }
     if (path === '/api/training/config') {
       if (method === 'GET') return reply(trainerOf(ctx).config);
@@ -246,6 +248,45 @@ export async function handleLearnRoute(
         main_turns: s.mainTurns,
       }));
       return reply({ object: 'list', data });
+    }
+    const em = /^\/api\/sessions\/([^/]+)\/end$/.exec(path);
+    if (em) {
+      only('POST');
+      const id = decodeURIComponent(em[1]);
+      const b = await body(req, ctx, true);
+      const unknownKey = Object.keys(b).find((k) => k !== 'message');
+      if (unknownKey)
+        throw new ApiError(
+          400,
+          `unknown field '${unknownKey}'; the body is {"message": {"role", "content"}} or empty`,
+          'invalid_request_error',
+          'invalid_value',
+          unknownKey,
+        );
+      let state: { role: string; text: string; at: number } | null = null;
+      if (b.message !== undefined) {
+        const m = b.message as { role?: unknown; content?: unknown };
+        if (!m || typeof m !== 'object' || (m.role !== 'user' && m.role !== 'tool'))
+          throw new ApiError(
+            400,
+            'message must be {"role": "user" | "tool", "content": …}',
+            'invalid_request_error',
+            'invalid_value',
+            'message',
+          );
+        let text: string;
+        try {
+          text = messageText(m.content as WireMessage['content'], 'message');
+        } catch (err) {
+          throw new ApiError(400, (err as Error).message, 'invalid_request_error', 'invalid_value', 'message.content');
+        }
+        state = { role: m.role, text, at: Date.now() };
+      }
+      const out = ctx.store.turns.finishSession(id, state, Date.now());
+      if (out === null) throw new ApiError(404, `no session '${id}'`, 'invalid_request_error', 'not_found', 'id');
+      if (out === 'ended') throw new ApiError(409, `session '${id}' has already ended`, 'invalid_request_error', 'session_ended', 'id');
+      if (out.linkedTurnId) ctx.trainer?.wake();
+      return reply({ id, ended: true, next_state_of: out.linkedTurnId });
     }
     const sm = /^\/api\/sessions\/([^/]+)$/.exec(path);
     if (sm) {

@@ -3,6 +3,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations.js';
 
+/** The database file inside a data folder. */
+export const DB_FILE = 'clawloop.db';
+
 export type Db = Database.Database;
 
 export class DatabaseError extends Error {

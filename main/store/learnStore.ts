@@ -231,6 +231,16 @@ export class LearnStore {
     return { turn: this.turns.getTurn(r.id)!, epoch: r.learn_epoch, feedback: this.feedback(r.id) };
   }
 
+  /** How many main turns are ready to be judged (see {@link nextReadyTurn}) and wait for the trainer. */
+  pendingTurnCount(): number {
+    const r = this.q(
+      `SELECT COUNT(*) AS n FROM turns t LEFT JOIN feedback f ON f.turn_id = t.id
+          WHERE t.type = 'main' AND t.session_id IS NOT NULL AND t.finish_reason != 'abort' AND t.learn_state = 'new'
+            AND (t.next_state_role IS NOT NULL OR t.closed = 1 OR f.turn_id IS NOT NULL)`,
+    ).get() as { n: number };
+    return r.n;
+  }
+
   /** A turn whose feedback overrode the PRM but which has since got a next state: judged for the record only. */
   nextTurnNeedingLoggedPrm(): StoredTurn | null {
     const r = this.q(

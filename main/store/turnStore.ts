@@ -268,6 +268,32 @@ export class TurnStore {
       .immediate();
   }
 
+  /**
+   * Ends a session on the client's word, optionally with the message that followed its last main
+   * turn (a final "thanks!" or complaint: that turn's next state). One transaction.
+   * Returns null for an unknown session, 'ended' when it had already ended.
+   */
+  finishSession(sessionId: string, state: NextState | null, at: number): { linkedTurnId: string | null } | 'ended' | null {
+    return this.db
+      .transaction(() => {
+        const row = this.s.getSession.get(sessionId);
+        if (!row) return null;
+        if (row.ended_at !== null) return 'ended' as const;
+        let linkedTurnId: string | null = null;
+        if (state) {
+          const prev = this.s.latestMain.get(sessionId, row.episode);
+          if (prev && prev.next_state_role === null && !prev.closed) {
+            this.s.setNextState.run(state.role, state.text, state.at, prev.id);
+            linkedTurnId = prev.id;
+          }
+        }
+        this.s.endSession.run(at, 'done', sessionId);
+        this.s.closeTurns.run(sessionId, row.episode);
+        return { linkedTurnId };
+      })
+      .immediate();
+  }
+
   /** Ends every open session last seen before `now - idleMs`; returns how many. */
   endIdleSessions(now: number, idleMs: number): number {
     let n = 0;

@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_TRAINING_CONFIG, TrainingConfigPatchSchema, TrainingConfigSchema, type TrainingConfig } from '../protocol/training.js';
+
+/** A configuration change the trainer cannot take; `field` names the offending field. */
+export class TrainingConfigError extends Error {
+  override name = 'TrainingConfigError';
+  constructor(
+    message: string,
+    readonly field: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** Validates a configuration patch and merges it; errors name the field. */
+export function mergeTrainingConfig(base: TrainingConfig, patch: unknown): TrainingConfig {
+  const p = TrainingConfigPatchSchema.safeParse(patch);
+  if (!p.success) {
+    const issue = p.error.issues[0];
+    const field =
+      issue.path.map(String).join('.') ||
+      (issue.code === 'unrecognized_keys' ? ((issue as { keys?: string[] }).keys?.[0] ?? 'body') : 'body');
+    throw new TrainingConfigError(`invalid training configuration: ${field}: ${issue.message}`, field);
+  }
+  const merged = TrainingConfigSchema.parse({ ...base, ...p.data });
+  if (merged.eps_low >= 1) throw new TrainingConfigError('eps_low must be below 1', 'eps_low');
+  return merged;
+}
+
+/**
+ * A model folder may recommend training settings in `clawloop_training.json` (any subset of the
+ * training configuration, e.g. a higher learning rate for a small model). They replace the
+ * built-in defaults for a fresh data folder; settings stored by an earlier run and command-line
+ * flags still win.
+ */
+export const TRAINING_DEFAULTS_FILE = 'clawloop_training.json';
+
+/** The built-in defaults with the model folder's recommendations applied. */
+export function modelTrainingDefaults(modelDir: string): TrainingConfig {
+  const file = path.join(modelDir, TRAINING_DEFAULTS_FILE);
+  if (!fs.existsSync(file)) return DEFAULT_TRAINING_CONFIG;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new TrainingConfigError(`${file}: not valid JSON (${(err as Error).message})`, 'body');
+  }
+  try {
+    return mergeTrainingConfig(DEFAULT_TRAINING_CONFIG, raw);
+  } catch (err) {
+    if (err instanceof TrainingConfigError) throw new TrainingConfigError(`${file}: ${err.message}`, err.field);
+    throw err;
+  }
+}
