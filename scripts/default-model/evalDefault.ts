@@ -1,0 +1,222 @@
+/**
+ * `npm run eval:default [-- --model DIR --n N]`
+ *
+ * Measures the default model on held-out generated examples and writes the figures into its
+ * MODEL_CARD.md (and eval.json): task accuracy, the unprompted style mix, hint following, and the
+ * model as its own judge (PRM agreement with the generator's labels, and whether its hints are
+ * correct and actionable), on phrasings never seen in training.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { ChatMessage } from '../../main/engine/chatTemplate.js';
+import { generateText } from '../../main/engine/generate.js';
+import { Model } from '../../main/engine/model.js';
+import { withHint } from '../../main/engine/openaiMessages.js';
+import { fillJudgePrompt, loadJudgePrompts } from '../../main/rl/judgePrompts.js';
+import { parseBoxedScore, parseHint } from '../../main/rl/judgeParsing.js';
+import { loadKnowledgeBase, type KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
+import { Rand } from '../../main/tasks/rand.js';
+import { isCorrect, makeTask, TASK_FAMILIES, type TaskFamily } from '../../main/tasks/taskFamilies.js';
+import { CorpusGenerator } from './corpus.js';
+import { prmScore, styleHint, WANTS } from './feedback.js';
+import { DEFAULT_MODEL_NAME, SEEDS } from './modelSpec.js';
+import { classifyStyle, DEFAULT_STYLE_MIX, STYLES, type Style } from './styles.js';
+import { writeModelCard } from './modelCard.js';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+
+export interface EvalReport {
+  n: number;
+  sampling: { temperature: number; top_p: number };
+  accuracy: { sampled: Record<TaskFamily | 'all', number>; greedy: Record<TaskFamily | 'all', number> };
+  style_mix: Record<Style, number>;
+  style_mix_target: Record<Style, number>;
+  hint_following: Record<Style | 'all', number>;
+  prm: { held_out: number; in_distribution: number; by_label: Record<string, number> };
+  hint_judge: { decision: number; correct_actionable: number; false_hints: number; cases: number };
+  examples: Array<{ kind: string; prompt: string; output: string }>;
+  seconds: number;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      model: { type: 'string', default: path.join(ROOT, 'resources/models', DEFAULT_MODEL_NAME) },
+      n: { type: 'string', default: '200' },
+    },
+  });
+  const t0 = performance.now();
+  const model = await Model.load(values.model!);
+  const kb = loadKnowledgeBase();
+  const n = Number(values.n);
+  const report = await evaluate(model, kb, n, (s) => console.log(s));
+  report.seconds = (performance.now() - t0) / 1000;
+  fs.writeFileSync(path.join(values.model!, 'eval.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeModelCard(values.model!, report);
+  console.log(`wrote ${path.join(values.model!, 'MODEL_CARD.md')} (${report.seconds.toFixed(0)} s)`);
+}
+
+export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: (s: string) => void): Promise<EvalReport> {
+  const eos = model.generation.eosTokenIds;
+  const temperature = model.generation.temperature ?? 0.7;
+  const topP = model.generation.topP ?? 0.95;
+  let seed = SEEDS.eval;
+  const gen = async (messages: ChatMessage[], opts: { greedy?: boolean; temperature?: number; maxTokens?: number } = {}) => {
+    const ids = model.encodeChat({ messages }).ids;
+    const r = await generateText(model.lm, model.tokenizer, ids, {
+      maxNewTokens: opts.maxTokens ?? 256,
+      temperature: opts.greedy ? 0 : (opts.temperature ?? temperature),
+      topP,
+      seed: seed++,
+      stopTokenIds: eos,
+    });
+    return r.text;
+  };
+  const examples: EvalReport['examples'] = [];
+  const r = new Rand(SEEDS.eval);
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+  // Task accuracy: held-out question phrasings where a family has them, sampled and greedy.
+  const sampled: Record<string, number> = {};
+  const greedy: Record<string, number> = {};
+  const mix: Record<Style, number> = { markdown: 0, plain: 0, terse: 0, warm: 0 };
+  const perFamily = Math.ceil(n / TASK_FAMILIES.length);
+  let all = 0;
+  let allGreedy = 0;
+  for (const family of TASK_FAMILIES) {
+    let ok = 0;
+    let okGreedy = 0;
+    for (let i = 0; i < perFamily; i++) {
+      const t = makeTask(r, family, kb, { heldOutPhrasing: i % 2 === 0 });
+      const m: ChatMessage[] = [{ role: 'user', content: t.question }];
+      const a = await gen(m);
+      const g = await gen(m, { greedy: true });
+      if (isCorrect(t, a)) ok++;
+      if (isCorrect(t, g)) okGreedy++;
+      mix[classifyStyle(a)]++;
+      if (i < 2) examples.push({ kind: `${family} (sampled)`, prompt: t.question, output: a });
+    }
+    sampled[family] = ok / perFamily;
+    greedy[family] = okGreedy / perFamily;
+    all += ok;
+    allGreedy += okGreedy;
+    log(`accuracy ${family}: sampled ${pct(sampled[family])}, greedy ${pct(greedy[family])}`);
+  }
+  sampled.all = all / (perFamily * TASK_FAMILIES.length);
+  greedy.all = allGreedy / (perFamily * TASK_FAMILIES.length);
+  for (const s of STYLES) mix[s] /= perFamily * TASK_FAMILIES.length;
+  log(`style mix: ${STYLES.map((s) => `${s} ${pct(mix[s])}`).join(', ')}`);
+
+  // Hint following: a style hint appended as the OPD teacher sees it.
+  const following: Record<string, number> = {};
+  const hintFamilies: TaskFamily[] = ['arithmetic', 'units', 'grading'];
+  const perStyle = Math.ceil(n / STYLES.length);
+  let followedAll = 0;
+  for (const style of STYLES) {
+    let ok = 0;
+    for (let i = 0; i < perStyle; i++) {
+      const t = makeTask(r, hintFamilies[i % hintFamilies.length], kb);
+      const a = await gen(withHint([{ role: 'user', content: t.question }], styleHint(r, style)));
+      if (classifyStyle(a) === style) ok++;
+      if (i === 0) examples.push({ kind: `hint → ${style}`, prompt: t.question, output: a });
+    }
+    following[style] = ok / perStyle;
+    followedAll += ok;
+  }
+  following.all = followedAll / (perStyle * STYLES.length);
+  log(`hint following: ${STYLES.map((s) => `${s} ${pct(following[s])}`).join(', ')}; all ${pct(following.all)}`);
+
+  // The judges, at the judge temperature (0.6), one vote each, on held-out phrasings.
+  const prompts = loadJudgePrompts(model.dir);
+  const judge = async (which: 'prm' | 'hint', c: ReturnType<CorpusGenerator['judgeCase']>) => {
+    const p = fillJudgePrompt(prompts[which], {
+      response: c.response,
+      toolCalls: c.toolCall ? [c.toolCall] : [],
+      nextStateRole: c.nextRole,
+      nextStateText: c.next,
+    });
+    return gen(
+      [
+        { role: 'system', content: p.system },
+        { role: 'user', content: p.user },
+      ],
+      { temperature: 0.6, maxTokens: 120 },
+    );
+  };
+  const want = (c: ReturnType<CorpusGenerator['judgeCase']>) => (c.nextRole === 'tool' ? (c.kind === 'satisfied' ? 1 : -1) : prmScore(c.kind));
+  const prmOn = async (heldOut: boolean) => {
+    const g = new CorpusGenerator(SEEDS.eval + (heldOut ? 1 : 2), kb);
+    let ok = 0;
+    const byLabel: Record<string, [number, number]> = {};
+    for (let i = 0; i < n; i++) {
+      const c = g.judgeCase({ heldOut });
+      const out = await judge('prm', c);
+      const label = String(want(c));
+      byLabel[label] ??= [0, 0];
+      byLabel[label][1]++;
+      if (parseBoxedScore(out) === want(c)) {
+        ok++;
+        byLabel[label][0]++;
+      }
+      if (heldOut && i < 3) examples.push({ kind: 'PRM judge', prompt: c.next, output: out });
+    }
+    return { rate: ok / n, byLabel: Object.fromEntries(Object.entries(byLabel).map(([k, [a, b]]) => [k, a / b])) };
+  };
+  const held = await prmOn(true);
+  const inDist = await prmOn(false);
+  log(`PRM agreement: held-out phrasings ${pct(held.rate)}, training-like phrasings ${pct(inDist.rate)}`);
+
+  // Hint judge: the right decision, and for a style complaint a hint that, appended to a new
+  // question, makes the model answer in the style the user asked for.
+  const hg = new CorpusGenerator(SEEDS.eval + 3, kb);
+  let decision = 0;
+  let needHint = 0;
+  let actionable = 0;
+  let noHintCases = 0;
+  let falseHints = 0;
+  for (let i = 0; i < n; i++) {
+    const c = hg.judgeCase({ heldOut: true });
+    const out = await judge('hint', c);
+    const hint = parseBoxedScore(out) === 1 ? parseHint(out) : null;
+    const should = c.hint !== null;
+    if ((hint !== null) === should) decision++;
+    if (!should) {
+      noHintCases++;
+      if (hint) falseHints++;
+      continue;
+    }
+    needHint++;
+    if (!hint) continue;
+    const target = WANTS[c.kind as keyof typeof WANTS];
+    if (target) {
+      const t = makeTask(r, hintFamilies[i % hintFamilies.length], kb);
+      const a = await gen(withHint([{ role: 'user', content: t.question }], hint));
+      if (classifyStyle(a) === target) actionable++;
+    } else if (c.nextRole === 'tool') {
+      if (/city|argument|error/i.test(hint)) actionable++;
+    } else {
+      // A wrong answer: the hint must carry the correction the user gave (or ask to recompute).
+      const nums = c.next.match(/\d+/g) ?? [];
+      if (nums.length === 0 ? /check|recompute|again/i.test(hint) : nums.some((x) => hint.includes(x))) actionable++;
+    }
+    if (i < 4) examples.push({ kind: 'hint judge', prompt: c.next, output: out });
+  }
+  const hintJudge = { decision: decision / n, correct_actionable: actionable / Math.max(1, needHint), false_hints: falseHints / Math.max(1, noHintCases), cases: n };
+  log(`hint judge: decisions ${pct(hintJudge.decision)}, correct and actionable hints ${pct(hintJudge.correct_actionable)}, false hints ${pct(hintJudge.false_hints)}`);
+
+  return {
+    n,
+    sampling: { temperature, top_p: topP },
+    accuracy: { sampled: sampled as EvalReport['accuracy']['sampled'], greedy: greedy as EvalReport['accuracy']['greedy'] },
+    style_mix: mix,
+    style_mix_target: { ...DEFAULT_STYLE_MIX },
+    hint_following: following as EvalReport['hint_following'],
+    prm: { held_out: held.rate, in_distribution: inDist.rate, by_label: held.byLabel },
+    hint_judge: hintJudge,
+    examples,
+    seconds: 0,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();

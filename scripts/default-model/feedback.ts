@@ -1,0 +1,335 @@
+/**
+ * What users say after an answer (the next state the judges read) and the hints a hint judge
+ * should extract from it. Phrases are composed from parts, so the model learns the meaning of a
+ * complaint rather than a list of sentences; `heldOut*` pools are never used in training and
+ * measure how the judges handle phrasings they have not seen.
+ */
+import type { Rand } from '../../main/tasks/rand.js';
+import type { Style } from './styles.js';
+
+/** Why the user reacts: a wish for another style, a wrong answer, or satisfaction / nothing clear. */
+export type Reaction = 'want-plain' | 'want-terse' | 'want-warm' | 'want-markdown' | 'wrong-answer' | 'satisfied' | 'unclear';
+
+export const WANTS: Record<Exclude<Reaction, 'wrong-answer' | 'satisfied' | 'unclear'>, Style> = {
+  'want-plain': 'plain',
+  'want-terse': 'terse',
+  'want-warm': 'warm',
+  'want-markdown': 'markdown',
+};
+
+export function wantFor(style: Style): Reaction {
+  return (Object.entries(WANTS).find(([, s]) => s === style)![0] as Reaction) ?? 'unclear';
+}
+
+const COMPLAINT_OPENERS = [
+  '',
+  '',
+  '',
+  'hmm, ',
+  'ugh, ',
+  'no, ',
+  'nope. ',
+  'wait, ',
+  'ok but ',
+  'thanks, but ',
+  'not quite. ',
+  'sorry, ',
+  'honestly, ',
+  'come on, ',
+  'again? ',
+  'meh. ',
+  'that is not what I asked for. ',
+];
+
+const CORE: Record<Exclude<Reaction, 'satisfied' | 'unclear' | 'wrong-answer'>, string[]> = {
+  'want-plain': [
+    'no bold or bullet points please',
+    'can you write it without the markdown',
+    'this looks way too AI-generated',
+    'drop the headings and the lists',
+    'my teacher will know a bot wrote this',
+    'just write it like a normal person would',
+    'please use normal sentences, no formatting',
+    'lose the bold text and the numbered list',
+    'it needs to look like I wrote it myself',
+    'too much formatting, just plain text',
+    'why all the asterisks and headings?',
+    "I can't hand this in with all these bullet points",
+    'write it as a regular paragraph',
+    'no lists, no bold, just sentences',
+    'stop formatting everything like a robot',
+    'this screams chatbot, tone it down',
+    'can you make it look less like AI wrote it',
+    'get rid of the headings please',
+    'plain text only, I have to copy it into my homework',
+    'the formatting is too much',
+  ],
+  'want-terse': [
+    'too long',
+    'just the answer please',
+    'I only need the number',
+    'shorter please',
+    'tl;dr?',
+    'way too wordy, one line is enough',
+    'skip the explanation',
+    'can you keep it brief',
+    'less text please',
+    'just give me the result',
+    "I don't need all the steps",
+    'way too much text',
+    'cut it down to the answer',
+    'short answers only',
+    'I asked a quick question, give me a quick answer',
+    'no need to explain, just answer',
+    'keep it to one line',
+    "that's an essay, I wanted one word",
+  ],
+  'want-warm': [
+    "that's a bit harsh for a kid",
+    'be nicer to the student',
+    'more encouraging please',
+    'can you make the comment friendlier',
+    'say what they did well, specifically',
+    'too cold and generic',
+    'mention the exact step they got right',
+    'kids need kind, specific feedback',
+    'sounds like a robot, be warmer',
+    'this would upset a child, soften it',
+    'add some praise and point to the actual steps',
+    'I want comments that encourage them',
+    'be more supportive in the comment',
+    'that feedback is too blunt',
+    'can you sound more like a caring teacher',
+    'point to their specific calculation and be kind about it',
+  ],
+  'want-markdown': [
+    'can you format this with headings',
+    'use a numbered list please',
+    'hard to read, add some bold and bullets',
+    'structure it with the steps in a list',
+    'can you lay it out more clearly with a list',
+    'please bold the answer and list the steps',
+    'a wall of text, format it please',
+    'I like headings and bullet points, use them',
+  ],
+};
+
+const CORE_TAILS: Partial<Record<Reaction, string[]>> = {
+  'want-plain': [
+    '',
+    '',
+    '',
+    ' but keep the steps',
+    ', I still need all the working',
+    ' and keep every step',
+    ', just sentences with the math in them',
+  ],
+  'want-terse': ['', '', '', ', thanks', ' next time'],
+  'want-warm': ['', '', '', ', they are only eight', ', please', ' in your comments'],
+  'want-markdown': ['', '', ' please', ', thanks'],
+};
+
+const END_MARKS = ['', '.', '!', '.', ' please.', ' 🙄', '...'];
+
+/** Held-out complaints: never used in training; they measure whether the judges generalise. */
+export const HELD_OUT_COMPLAINTS: Record<keyof typeof CORE, string[]> = {
+  'want-plain': [
+    'Could you redo this without all the fancy formatting? Regular sentences are fine.',
+    'My professor hates bullet points. Please rewrite it as a paragraph.',
+    'Why is half of it bold? Write it normally.',
+    'This is obviously machine-made, write it more naturally, no headers.',
+    'I need to paste this into my essay, so no markdown symbols please.',
+    'Remove the list formatting and just explain it in words.',
+  ],
+  'want-terse': [
+    'Just the number, I am in a hurry.',
+    'Can you answer in a few words next time?',
+    'That is way more than I needed. Only the result.',
+    'Please be brief.',
+    'I did not ask for a lecture. Short answer.',
+    'One word would do.',
+  ],
+  'want-warm': [
+    'This comment would make my student cry. Can you be gentler and name what she did?',
+    'Please write it the way a friendly teacher would, with specific praise.',
+    'Feels cold. Encourage him and mention his actual working.',
+    'Be kinder, and say exactly which step was right.',
+    'My pupils respond better to warm feedback that is specific.',
+    'Way too blunt for a nine-year-old.',
+  ],
+  'want-markdown': ['Can you put the steps in a numbered list with a heading?', 'Please format it nicely with bold and bullets.'],
+};
+
+const SATISFIED = [
+  'perfect, thanks!',
+  "great, that's exactly what I needed",
+  'thank you!',
+  'awesome, got it',
+  'that works, thanks',
+  'nice, this is much better',
+  "yes! that's the style I want",
+  'ok cool. next one?',
+  'brilliant, thanks a lot',
+  '👍',
+  'thanks, that helps a lot',
+  'exactly right, thank you',
+  'great, moving on to the next question',
+  'love it',
+  'that is perfect',
+  'cheers, that is what I wanted',
+  'yes, like that',
+  'super helpful, thanks',
+  'ok that is good, thanks',
+  'spot on',
+];
+
+/** Held-out satisfied replies. */
+export const HELD_OUT_SATISFIED = [
+  'Wonderful, this is just right.',
+  'Much appreciated, I will use this.',
+  'Okay, this is what I was after. Next question coming.',
+  'Yes, that is how I like it!',
+  'Fantastic, thank you so much.',
+  'Good, that one is done. On to the next.',
+];
+
+const UNCLEAR = [
+  'hmm',
+  'ok',
+  'what time is it?',
+  'let me think about it',
+  'interesting',
+  "I'll check later",
+  'is it going to rain today?',
+  'wait',
+  'huh',
+  'lol',
+  'what should I cook tonight?',
+  'my cat just jumped on the keyboard',
+  'brb',
+  'who won the game yesterday?',
+  '...',
+  'I see',
+];
+
+/** Held-out unclear replies. */
+export const HELD_OUT_UNCLEAR = ['Hold on, my phone is ringing.', 'Do you like music?', 'Hmm, maybe.', 'What day is it today?'];
+
+function finish(r: Rand, s: string): string {
+  let out = s + r.pick(END_MARKS);
+  if (r.chance(0.5)) out = out[0].toUpperCase() + out.slice(1);
+  return out.replace(/\s+/g, ' ').trim();
+}
+
+/** A user's reply of the given kind. `wrong` describes the arithmetic slip for wrong answers. */
+export function userReaction(r: Rand, kind: Reaction, wrong?: { expr: string; result: number; said: number }): string {
+  switch (kind) {
+    case 'satisfied':
+      return finish(r, r.pick(SATISFIED));
+    case 'unclear':
+      return r.pick(UNCLEAR);
+    case 'wrong-answer': {
+      const w = wrong!;
+      return finish(
+        r,
+        r.pick(COMPLAINT_OPENERS) +
+          r.pick([
+            `that's wrong, ${w.expr} is ${w.result}`,
+            `the answer should be ${w.result}, not ${w.said}`,
+            `you made a mistake, ${w.expr} is not ${w.said}`,
+            'check your math',
+            `${w.said} is wrong`,
+            `that's not right, ${w.expr} = ${w.result}`,
+          ]),
+      );
+    }
+    default: {
+      const core = r.pick(CORE[kind]);
+      const tail = r.pick(CORE_TAILS[kind] ?? ['']);
+      const second = r.chance(0.2) ? ` ${r.pick(CORE[kind])}` : '';
+      return finish(r, `${r.pick(COMPLAINT_OPENERS)}${core}${tail}${second ? `.${second}` : ''}`);
+    }
+  }
+}
+
+const HINTS: Record<keyof typeof CORE, string[]> = {
+  'want-plain': [
+    'Write plain sentences with no bold, no lists and no headings, and keep every step.',
+    'Do not use markdown: no bold text, bullet points, numbered lists or headings. Explain the steps in normal sentences.',
+    'Answer in plain prose like a person would write it, without any formatting, and still show each calculation.',
+    'Skip the headings, bold and lists; write the working as a short paragraph.',
+    'Use ordinary sentences without markdown formatting, and show all the steps.',
+  ],
+  'want-terse': [
+    'Give just the final answer in one short line.',
+    'Be brief: answer with the result only, no steps or explanation.',
+    'Keep it to one line with only the answer.',
+    'Reply with the answer alone, in a few words.',
+    'Answer in one short line and leave out the working.',
+  ],
+  'want-warm': [
+    'Be warm and encouraging, and mention the exact steps by name.',
+    'Sound like a kind teacher: praise what is good, point to the specific step, and keep it friendly.',
+    'Write a friendly, encouraging comment that names the specific calculation.',
+    'Start with a kind word, walk through the actual steps, and end with encouragement.',
+    'Use a gentle, encouraging tone and refer to the exact calculations.',
+  ],
+  'want-markdown': [
+    'Format the answer with a heading, bold text and a numbered list of steps.',
+    'Use markdown: a heading, a list of steps and the answer in bold.',
+    'Structure it with headings and bullet points, and bold the final answer.',
+  ],
+};
+
+/** A hint that asks for `style`, in one of several wordings. */
+export function styleHint(r: Rand, style: Style): string {
+  return r.pick(HINTS[wantFor(style) as keyof typeof HINTS]);
+}
+
+/** A hint for a wrong answer. */
+export function correctionHint(r: Rand, w: { expr: string; result: number }, answer: number): string {
+  return r.pick([
+    `Check the arithmetic again: ${w.expr} = ${w.result}, so the answer is ${answer}.`,
+    `Recompute each step carefully; ${w.expr} is ${w.result} and the final answer is ${answer}.`,
+    `The step ${w.expr} gives ${w.result}. Fix it and give ${answer} as the answer.`,
+  ]);
+}
+
+/** The PRM's brief reasoning before its score. */
+export function prmReason(r: Rand, kind: Reaction): string {
+  switch (kind) {
+    case 'satisfied':
+      return r.pick([
+        'The user thanks the assistant and is satisfied.',
+        'The user confirms the answer works and moves on.',
+        'The reply is positive: the response did what the user wanted.',
+      ]);
+    case 'unclear':
+      return r.pick([
+        'The reply does not say whether the response helped.',
+        'The user changes the subject without reacting to the answer, so it is unclear.',
+        'The reaction is ambiguous.',
+      ]);
+    case 'wrong-answer':
+      return r.pick(['The user points out a mistake in the answer.', 'The user says the answer is wrong and corrects it.']);
+    case 'want-plain':
+      return r.pick([
+        'The user asks for plain text without formatting, so the response missed their preference.',
+        'The user dislikes the bold, lists or headings and wants a rewrite.',
+      ]);
+    case 'want-terse':
+      return r.pick(['The user wants a shorter answer, so the response was too long.', 'The user asks for only the result.']);
+    case 'want-warm':
+      return r.pick([
+        'The user wants a warmer, more specific comment, so the response missed.',
+        'The user asks for kinder and more specific feedback.',
+      ]);
+    case 'want-markdown':
+      return r.pick(['The user wants the answer formatted with headings and lists.', 'The user asks for more structure and formatting.']);
+  }
+}
+
+/** The score the PRM should give for a reaction. */
+export function prmScore(kind: Reaction): -1 | 0 | 1 {
+  return kind === 'satisfied' ? 1 : kind === 'unclear' ? 0 : -1;
+}

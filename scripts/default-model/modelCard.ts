@@ -1,0 +1,128 @@
+/** Writes the default model's MODEL_CARD.md from its training log and evaluation report. */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EvalReport } from './evalDefault.js';
+import { DEFAULT_MODEL_NAME, SEEDS } from './modelSpec.js';
+import { STYLES } from './styles.js';
+
+interface TrainingLog {
+  recipe: { steps: number; batchTokens: number; lr: number; warmupSteps: number; minLrRatio: number; weightDecay: number };
+  steps: number;
+  tokens: number;
+  train_minutes: number;
+  history: Array<{ step: number; loss: number }>;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+const check = (x: number, target: number) => (x >= target ? '✅' : '❌');
+
+export function writeModelCard(dir: string, e: EvalReport): void {
+  const log = JSON.parse(fs.readFileSync(path.join(dir, 'training_log.json'), 'utf8')) as TrainingLog;
+  const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as Record<string, number>;
+  const weights = fs.statSync(path.join(dir, 'model.safetensors')).size;
+  const total = fs.readdirSync(dir).reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
+  const params = weights / 4;
+  const lossAt = (frac: number) => log.history[Math.min(log.history.length - 1, Math.floor(frac * log.history.length))]?.loss ?? NaN;
+  const fam = ['arithmetic', 'units', 'facts', 'grading'] as const;
+  const card = `# ${DEFAULT_MODEL_NAME}
+
+ClawLoop's built-in model: a ${(params / 1e6).toFixed(1)} M-parameter \`Qwen3ForCausalLM\` trained from scratch by
+ClawLoop's own engine, on a laptop-class CPU, so that ClawLoop works out of the box and there is
+something to personalise. It is small on purpose: it knows a handful of task families well, talks
+in several styles, and can judge its own turns (the PRM and hint judge of ClawLoop's learning loop).
+It is not a general assistant.
+
+## What it is
+
+| | |
+|---|---|
+| Architecture | Qwen3 (RMSNorm, RoPE θ = ${config.rope_theta}, grouped-query attention ${config.num_attention_heads}/${config.num_key_value_heads} heads, per-head q/k norm, SwiGLU, tied embeddings) |
+| Size | ${config.num_hidden_layers} layers, hidden ${config.hidden_size}, MLP ${config.intermediate_size}, head dim ${config.head_dim}; ${(params / 1e6).toFixed(2)} M parameters, float32 |
+| Context | ${config.max_position_embeddings} positions (trained on conversations up to 640 tokens) |
+| Tokenizer | byte-level BPE, ${config.vocab_size} ids (learned on the generated corpus; digits split one by one, Qwen's pre-tokenizer), ChatML special tokens |
+| Chat template | ClawLoop's ChatML template (\`resources/chat-templates/clawloop.jinja\`): system prompt, tools, \`<tool_call>\` calls and \`<tool_response>\` results, \`<think>\` reasoning |
+| Files | ${(total / 1e6).toFixed(1)} MB in all (weights ${(weights / 1e6).toFixed(1)} MB) |
+| Judge prompts | \`clawloop_judges.json\` (short prompts in the formats of the learning loop) |
+| Training defaults | \`clawloop_training.json\` (settings ClawLoop uses for it on a fresh data folder) |
+
+## What it was trained on
+
+Generated conversations (\`scripts/default-model/\`, deterministic from seed ${SEEDS.train}), nothing
+downloaded:
+
+- **Tasks.** Small arithmetic word problems solved in steps (one to three of +, −, ×, ÷), unit
+  conversions (time, length, mass, volume, money), facts about an invented world of 30 countries
+  (capital, language, currency, national animal; \`resources/tasks/knowledge-base.json\`), and
+  grading a pupil's answer to a word problem.
+- **Styles.** Each answer comes in one of four styles: markdown-heavy (headings, bold, numbered or
+  bulleted steps), plain prose with the steps, a terse one-liner, or a warm teacher's voice that
+  names the exact steps. Without instructions the mix leans to markdown
+  (${STYLES.map((s) => `${s} ${pct(e.style_mix_target[s])}`).join(', ')}), as chat models do, so a user has something to personalise.
+- **Hints and feedback.** Answers that follow a style hint appended as \`[user's hint / instruction]\`
+  (how ClawLoop's OPD teacher sees a hint), and sessions where the user complains and the
+  assistant answers again in the style asked for.
+- **Judging.** The PRM prompt (response + next message → brief reason and \`\\boxed{1|-1|0}\`) and the
+  hint prompt (\`\\boxed{1}\` + \`[HINT_START]…[HINT_END]\`, or \`\\boxed{-1}\`), over user replies composed
+  from many phrasings, tool results and tool errors.
+- **Tools.** A little tool use (a weather tool) so that a tools block in the prompt does not confuse it.
+
+Training: full fine-tuning from random initialisation, AdamW (β = 0.9, 0.95, weight decay
+${log.recipe.weightDecay} except norms), peak learning rate ${log.recipe.lr} after ${log.recipe.warmupSteps} warm-up steps, cosine decay
+to ${log.recipe.minLrRatio * log.recipe.lr}; about ${log.recipe.batchTokens} tokens per step (padding included); ${log.steps} steps,
+${(log.tokens / 1e6).toFixed(1)} M tokens. Loss (assistant tokens weight 1, context 0.1): ${lossAt(0.02).toFixed(2)} early,
+${lossAt(0.5).toFixed(3)} halfway, ${lossAt(1).toFixed(3)} at the end.
+
+**Time: ${(log.train_minutes / 60).toFixed(1)} hours of training on a 2-core machine** (AMD EPYC, 2 vCPUs, ClawLoop's
+engine with its native OpenBLAS kernels). Reproduce it with \`npm run train:default\` (checkpointed:
+an interrupted run resumes), then \`npm run eval:default\` to measure it and rewrite this card.
+
+## What it does (measured)
+
+On held-out generated examples (question phrasings never used in training where a family has
+them), ${e.n} per measurement; sampled with the model's defaults (temperature ${e.sampling.temperature}, top-p ${e.sampling.top_p})
+unless noted.
+
+| Measure | Result | Target |
+|---|---|---|
+| Task accuracy, sampled | ${pct(e.accuracy.sampled.all)} ${check(e.accuracy.sampled.all, 0.8)} | ≥ 80 % |
+| Task accuracy, greedy | ${pct(e.accuracy.greedy.all)} | |
+| Follows a style hint | ${pct(e.hint_following.all)} ${check(e.hint_following.all, 0.9)} | ≥ 90 % |
+| PRM agrees with the label, held-out phrasings | ${pct(e.prm.held_out)} ${check(e.prm.held_out, 0.85)} | ≥ 85 % |
+| PRM agrees with the label, training-like phrasings | ${pct(e.prm.in_distribution)} | |
+| Hint judge: correct and actionable hint | ${pct(e.hint_judge.correct_actionable)} ${check(e.hint_judge.correct_actionable, 0.8)} | ≥ 80 % |
+| Hint judge: right decision (hint / no hint) | ${pct(e.hint_judge.decision)} | |
+| Hint judge: hints where none was due | ${pct(e.hint_judge.false_hints)} | |
+
+Per family (sampled / greedy): ${fam.map((f) => `${f} ${pct(e.accuracy.sampled[f])} / ${pct(e.accuracy.greedy[f])}`).join('; ')}.
+
+Unprompted style mix (sampled): ${STYLES.map((s) => `${s} ${pct(e.style_mix[s])}`).join(', ')}.
+
+Hint following by style: ${STYLES.map((s) => `${s} ${pct(e.hint_following[s])}`).join(', ')}.
+
+PRM agreement by label (held-out): ${Object.entries(e.prm.by_label)
+    .map(([k, v]) => `${k === '1' ? '+1' : k} ${pct(v)}`)
+    .join(', ')}.
+
+A hint counts as correct and actionable when, appended to a new question, it makes the model answer
+in the style the user asked for (for style complaints), or when it carries the user's correction
+(for wrong answers). Measured in ${e.seconds.toFixed(0)} s by \`npm run eval:default\`.
+
+## Examples (sampled)
+
+${e.examples
+  .slice(0, 12)
+  .map((x) => `**${x.kind}** — ${x.prompt.replace(/\n/g, ' ')}\n\n\`\`\`\n${x.output}\n\`\`\``)
+  .join('\n\n')}
+
+## Limits
+
+- It knows only what it was taught: the four task families, the invented world and short chat
+  around them. Ask it anything else and it answers with something from that world.
+- Arithmetic beyond the trained range (results over ~150, more than three steps) and facts about
+  real countries are out of reach.
+- Its judgements follow the wording of user replies; unusual phrasings can fool it (see the
+  held-out agreement above).
+- English only. No safety tuning: it is a demonstration model for learning from conversations.
+`;
+  fs.writeFileSync(path.join(dir, 'MODEL_CARD.md'), card);
+}

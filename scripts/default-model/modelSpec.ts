@@ -1,0 +1,68 @@
+/** The default model's name, shape and training recipe: one place, read by training and evaluation. */
+
+export const DEFAULT_MODEL_NAME = 'clawloop-mini';
+
+/** Seeds: the invented world, the tokenizer's corpus, the training stream, weight init, evaluation. */
+export const SEEDS = { world: 7, tokenizerCorpus: 11, train: 1234, init: 42, eval: 9001 } as const;
+
+/** Qwen3ForCausalLM, about 5.4 M parameters (≈ 22 MB in float32). */
+export function modelConfigJson(vocabSize: number, eosId: number, padId: number): Record<string, unknown> {
+  return {
+    architectures: ['Qwen3ForCausalLM'],
+    model_type: 'qwen3',
+    hidden_size: 256,
+    num_hidden_layers: 6,
+    num_attention_heads: 8,
+    num_key_value_heads: 4,
+    head_dim: 32,
+    intermediate_size: 768,
+    hidden_act: 'silu',
+    vocab_size: vocabSize,
+    max_position_embeddings: 1024,
+    rms_norm_eps: 1e-6,
+    rope_theta: 10000,
+    rope_scaling: null,
+    tie_word_embeddings: true,
+    attention_bias: false,
+    attention_dropout: 0,
+    bos_token_id: null,
+    eos_token_id: eosId,
+    pad_token_id: padId,
+    torch_dtype: 'float32',
+    use_cache: true,
+    sliding_window: null,
+    use_sliding_window: false,
+  };
+}
+
+export interface Recipe {
+  /** Optimizer steps. */
+  steps: number;
+  /** Tokens per batch, padding included. */
+  batchTokens: number;
+  /** Peak learning rate (AdamW), after a linear warm-up; cosine decay to `minLrRatio`·peak. */
+  lr: number;
+  warmupSteps: number;
+  minLrRatio: number;
+  weightDecay: number;
+  /** Loss weight of tokens the model should write (assistant turns) and of the context around them. */
+  learnedWeight: number;
+  contextWeight: number;
+  /** Examples longer than this many tokens are skipped. */
+  maxTokens: number;
+  /** BPE vocabulary budget (the corpus may need fewer). */
+  vocabBudget: number;
+}
+
+export const RECIPE: Recipe = {
+  steps: 8000,
+  batchTokens: 4096,
+  lr: 2e-3,
+  warmupSteps: 200,
+  minLrRatio: 0.05,
+  weightDecay: 0.1,
+  learnedWeight: 1,
+  contextWeight: 0.1,
+  maxTokens: 640,
+  vocabBudget: 4096,
+};

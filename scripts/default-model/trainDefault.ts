@@ -1,0 +1,377 @@
+/**
+ * `npm run train:default [-- --steps N --out DIR --work DIR --fresh]`
+ *
+ * Trains ClawLoop's default model from scratch with ClawLoop's own engine (full fine-tuning on
+ * CPU): writes the invented world, learns a byte-level BPE tokenizer on the generated corpus,
+ * initialises a Qwen3-shaped model and trains it on a deterministic stream of generated
+ * conversations. Progress is checkpointed in the work folder, so an interrupted run resumes where
+ * it stopped. The finished model folder is written to `resources/models/clawloop-mini/`;
+ * `npm run eval:default` then measures it and writes its MODEL_CARD.md.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import * as tf from '@tensorflow/tfjs-core';
+import { initBackend } from '../../main/engine/backend.js';
+import { CausalLM } from '../../main/engine/causalLM.js';
+import { ChatTemplate } from '../../main/engine/chatTemplate.js';
+import { parseModelConfig } from '../../main/engine/config.js';
+import { AdamW } from '../../main/engine/optimizer.js';
+import { readSafetensors, writeSafetensors } from '../../main/engine/safetensors.js';
+import { TextTokenizer } from '../../main/engine/tokenizer.js';
+import { computeGradients, type LossFn } from '../../main/engine/train.js';
+import { makeKnowledgeBase, type KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
+import { Rand } from '../../main/tasks/rand.js';
+import { trainBpe, tokenizerConfig, tokenizerJson } from './bpe.js';
+import { CorpusGenerator } from './corpus.js';
+import { encodeExample, renderExample } from './encodeExample.js';
+import { DEFAULT_MODEL_JUDGE_PROMPTS } from './judgePrompts.js';
+import { DEFAULT_MODEL_NAME, modelConfigJson, RECIPE, SEEDS, type Recipe } from './modelSpec.js';
+import { quickEval } from './quickEval.js';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+const KB_FILE = path.join(ROOT, 'resources/tasks/knowledge-base.json');
+const TEMPLATE_FILE = path.join(ROOT, 'resources/chat-templates/clawloop.jinja');
+
+interface TrainState {
+  step: number;
+  /** Examples drawn from the training stream (whole pools only). */
+  examples: number;
+  pools: number;
+  elapsedMs: number;
+  tokens: number;
+  recipe: Recipe;
+  history: Array<{ step: number; loss: number; lr: number; tokensPerS: number; elapsedS: number }>;
+  evals: Array<{ step: number } & Record<string, number>>;
+}
+
+const log = (s: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${s}`);
+
+function readJson<T>(file: string): T {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+}
+
+function writeJson(file: string, value: unknown): void {
+  fs.writeFileSync(`${file}.tmp`, `${JSON.stringify(value, null, 2)}\n`);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/** The invented world: written once from its seed, then always read back (the model depends on it). */
+function ensureWorld(): KnowledgeBase {
+  if (fs.existsSync(KB_FILE)) {
+    const kb = readJson<KnowledgeBase>(KB_FILE);
+    if (kb.seed !== SEEDS.world) throw new Error(`${KB_FILE} was made with seed ${kb.seed}; the recipe uses ${SEEDS.world}`);
+    return kb;
+  }
+  const kb = makeKnowledgeBase(SEEDS.world);
+  fs.mkdirSync(path.dirname(KB_FILE), { recursive: true });
+  writeJson(KB_FILE, kb);
+  log(`wrote ${path.relative(ROOT, KB_FILE)} (${kb.countries.length} countries)`);
+  return kb;
+}
+
+/** Learns the tokenizer on 20,000 generated conversations (once; reused on resume). */
+function ensureTokenizer(dir: string, kb: KnowledgeBase, template: ChatTemplate, templateSource: string): TextTokenizer {
+  const tj = path.join(dir, 'tokenizer.json');
+  const tc = path.join(dir, 'tokenizer_config.json');
+  if (!fs.existsSync(tj)) {
+    const gen = new CorpusGenerator(SEEDS.tokenizerCorpus, kb);
+    const texts = Array.from({ length: 20_000 }, () => renderExample(template, gen.next()).text);
+    const t0 = performance.now();
+    const bpe = trainBpe(texts, RECIPE.vocabBudget);
+    writeJson(tj, tokenizerJson(bpe));
+    writeJson(tc, tokenizerConfig(templateSource, 1024));
+    log(
+      `tokenizer: ${bpe.vocab.size} byte-level BPE tokens (${bpe.merges.length} merges) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+  }
+  return TextTokenizer.fromDir(dir);
+}
+
+interface Batch {
+  ids: number[][];
+  mask: number[][];
+  tokens: number;
+}
+
+/**
+ * Batches from the training stream: pools of 512 examples are sorted by length and cut into
+ * batches of at most `batchTokens` (padding included), whose order is then shuffled.
+ */
+class BatchStream {
+  private queue: Batch[] = [];
+  examples: number;
+  pools: number;
+  private readonly gen: CorpusGenerator;
+
+  constructor(
+    kb: KnowledgeBase,
+    private readonly template: ChatTemplate,
+    private readonly tokenizer: TextTokenizer,
+    private readonly recipe: Recipe,
+    resume: { examples: number; pools: number },
+  ) {
+    this.gen = new CorpusGenerator(SEEDS.train, kb);
+    for (let i = 0; i < resume.examples; i++) this.gen.next();
+    this.examples = resume.examples;
+    this.pools = resume.pools;
+  }
+
+  /** True when the next batch starts a new pool (a consistent point to checkpoint). */
+  get atPoolBoundary(): boolean {
+    return this.queue.length === 0;
+  }
+
+  next(): Batch {
+    if (this.queue.length === 0) this.fill();
+    return this.queue.shift()!;
+  }
+
+  private fill(): void {
+    const pool: Array<{ ids: number[]; weights: number[] }> = [];
+    while (pool.length < 512) {
+      const ex = this.gen.next();
+      this.examples++;
+      const enc = encodeExample(this.template, this.tokenizer, ex, {
+        learned: this.recipe.learnedWeight,
+        context: this.recipe.contextWeight,
+      });
+      if (enc.ids.length <= this.recipe.maxTokens) pool.push(enc);
+    }
+    pool.sort((a, b) => a.ids.length - b.ids.length);
+    const batches: Batch[] = [];
+    let cur: typeof pool = [];
+    const flush = () => {
+      if (!cur.length) return;
+      batches.push({
+        ids: cur.map((e) => e.ids),
+        mask: cur.map((e) => e.weights.map((w, t) => (t === 0 ? 0 : w))),
+        tokens: cur.reduce((s, e) => s + e.ids.length, 0),
+      });
+      cur = [];
+    };
+    for (const e of pool) {
+      if ((cur.length + 1) * e.ids.length > this.recipe.batchTokens) flush();
+      cur.push(e);
+    }
+    flush();
+    this.queue = new Rand(SEEDS.train ^ (this.pools * 7919)).shuffle(batches);
+    this.pools++;
+  }
+}
+
+/**
+ * Micro-batches whose activations fit comfortably in tfjs-wasm's 4 GB heap: tfjs keeps every
+ * intermediate tensor until the backward pass ends, and attention's are B·heads·T² floats.
+ */
+const MICRO_TOKENS = 1536;
+const MICRO_ATTENTION = 400_000; // B·T²
+
+function microBatches(batch: Batch): Array<{ ids: number[][]; mask: number[][] }> {
+  const out: Array<{ ids: number[][]; mask: number[][] }> = [];
+  let cur: { ids: number[][]; mask: number[][] } = { ids: [], mask: [] };
+  for (let i = 0; i < batch.ids.length; i++) {
+    const T = Math.max(batch.ids[i].length, ...cur.ids.map((x) => x.length));
+    const B = cur.ids.length + 1;
+    if (cur.ids.length && (B * T > MICRO_TOKENS || B * T * T > MICRO_ATTENTION)) {
+      out.push(cur);
+      cur = { ids: [], mask: [] };
+    }
+    cur.ids.push(batch.ids[i]);
+    cur.mask.push(batch.mask[i]);
+  }
+  if (cur.ids.length) out.push(cur);
+  return out;
+}
+
+/**
+ * Gradients of the batch's weighted mean cross-entropy, summed over micro-batches: each
+ * micro-batch's loss is divided by the whole batch's weight, so the sum is exactly the batch loss.
+ */
+function accumulateGradients(lm: CausalLM, batch: Batch): { loss: number; grads: Map<string, tf.Tensor> } {
+  let total = 0;
+  for (const m of batch.mask) for (const w of m) total += w;
+  const lossFn: LossFn = ({ logprobs, mask }) => tf.neg(tf.div(tf.sum(tf.mul(logprobs, mask)), total)) as tf.Scalar;
+  let grads: Map<string, tf.Tensor> | null = null;
+  let loss = 0;
+  for (const mb of microBatches(batch)) {
+    if (!mb.mask.some((m) => m.some((w) => w > 0))) continue;
+    const g = computeGradients(lm, mb, lossFn, 'full');
+    loss += g.loss;
+    if (!grads) grads = g.grads;
+    else {
+      for (const [name, t] of g.grads) {
+        const prev = grads.get(name)!;
+        grads.set(name, tf.add(prev, t));
+        prev.dispose();
+        t.dispose();
+      }
+    }
+  }
+  if (!grads) throw new Error('a batch without any trained token');
+  return { loss, grads };
+}
+
+function learningRate(r: Recipe, step: number): number {
+  if (step < r.warmupSteps) return (r.lr * (step + 1)) / r.warmupSteps;
+  const p = Math.min(1, (step - r.warmupSteps) / Math.max(1, r.steps - r.warmupSteps));
+  return r.lr * (r.minLrRatio + (1 - r.minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
+}
+
+/** The wasm heap's size (it only grows; tfjs-wasm stops at 4 GB). */
+function heapMb(): string {
+  const heap = (tf.backend() as unknown as { wasm?: { HEAPU8: Uint8Array } }).wasm?.HEAPU8;
+  return heap ? (heap.length / 2 ** 20).toFixed(0) : '?';
+}
+
+function saveWeights(lm: CausalLM, file: string): void {
+  writeSafetensors(file, lm.exportTensors(), { format: 'pt' });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      out: { type: 'string', default: path.join(ROOT, 'resources/models', DEFAULT_MODEL_NAME) },
+      work: { type: 'string', default: path.join(ROOT, '.cache/default-model') },
+      steps: { type: 'string' },
+      fresh: { type: 'boolean', default: false },
+      'eval-every': { type: 'string', default: '500' },
+      'save-every': { type: 'string', default: '100' },
+    },
+  });
+  const work = path.resolve(values.work!);
+  const out = path.resolve(values.out!);
+  if (values.fresh) fs.rmSync(work, { recursive: true, force: true });
+  fs.mkdirSync(work, { recursive: true });
+  const recipe: Recipe = { ...RECIPE, steps: values.steps ? Number(values.steps) : RECIPE.steps };
+  const evalEvery = Number(values['eval-every']);
+  const saveEvery = Number(values['save-every']);
+
+  await initBackend(undefined, { log });
+  const kb = ensureWorld();
+  const templateSource = fs.readFileSync(TEMPLATE_FILE, 'utf8');
+  const template = new ChatTemplate(templateSource, { eos_token: '<|im_end|>', pad_token: '<|endoftext|>' });
+  const tokenizer = ensureTokenizer(work, kb, template, templateSource);
+  const eosId = tokenizer.tokenToId('<|im_end|>')!;
+  const padId = tokenizer.tokenToId('<|endoftext|>')!;
+  const vocabSize = Math.ceil(tokenizer.vocabSize / 64) * 64;
+  const configJson = modelConfigJson(vocabSize, eosId, padId);
+  const config = parseModelConfig(configJson);
+
+  const stateFile = path.join(work, 'state.json');
+  const weightsFile = path.join(work, 'model.safetensors');
+  const optFile = path.join(work, 'optimizer.safetensors');
+  let state: TrainState;
+  let lm: CausalLM;
+  if (fs.existsSync(stateFile) && fs.existsSync(weightsFile)) {
+    state = readJson<TrainState>(stateFile);
+    const { tensors } = readSafetensors(weightsFile);
+    lm = CausalLM.fromTensors(config, new Map([...tensors].map(([k, v]) => [k, v.data])));
+    log(`resuming at step ${state.step} (${(state.elapsedMs / 60000).toFixed(1)} min trained so far)`);
+  } else {
+    state = { step: 0, examples: 0, pools: 0, elapsedMs: 0, tokens: 0, recipe, history: [], evals: [] };
+    lm = CausalLM.random(config, SEEDS.init);
+  }
+  state.recipe = recipe;
+  lm.setTrainable(true);
+  const params = lm.parameters();
+  let n = 0;
+  for (const v of params.values()) n += v.size;
+  log(`model: ${(n / 1e6).toFixed(2)} M parameters, vocab ${vocabSize}; training to step ${recipe.steps}`);
+  const opt = new AdamW(
+    params,
+    { lr: recipe.lr, weightDecay: recipe.weightDecay, beta1: 0.9, beta2: 0.95, maxGradNorm: 1 },
+    {
+      decays: (name) => !/norm|bias/.test(name),
+    },
+  );
+  if (state.step > 0 && fs.existsSync(optFile)) opt.load(optFile);
+
+  const stream = new BatchStream(kb, template, tokenizer, recipe, state);
+  const save = () => {
+    saveWeights(lm, `${weightsFile}.tmp`);
+    fs.renameSync(`${weightsFile}.tmp`, weightsFile);
+    opt.save(optFile);
+    writeJson(stateFile, state);
+  };
+
+  let windowLoss = 0;
+  let windowTokens = 0;
+  let windowSteps = 0;
+  let windowStart = performance.now();
+  let lastSave = state.step;
+  while (state.step < recipe.steps) {
+    const batch = stream.next();
+    const t0 = performance.now();
+    const lr = learningRate(recipe, state.step);
+    const g = accumulateGradients(lm, batch);
+    const info = opt.apply(g.grads, lr);
+    lm.weightsChanged();
+    if (info.skipped) log(`step ${state.step}: non-finite gradients, step skipped`);
+    state.step++;
+    state.tokens += batch.tokens;
+    state.elapsedMs += performance.now() - t0;
+    windowLoss += g.loss;
+    windowTokens += batch.tokens;
+    windowSteps++;
+    if (state.step % 20 === 0) {
+      const dt = (performance.now() - windowStart) / 1000;
+      const entry = {
+        step: state.step,
+        loss: windowLoss / windowSteps,
+        lr,
+        tokensPerS: windowTokens / dt,
+        elapsedS: state.elapsedMs / 1000,
+      };
+      state.history.push(entry);
+      log(
+        `step ${state.step}/${recipe.steps} loss ${entry.loss.toFixed(4)} lr ${lr.toExponential(2)} ${entry.tokensPerS.toFixed(0)} tok/s ` +
+          `(${(state.elapsedMs / 60000).toFixed(1)} min, ${(state.tokens / 1e6).toFixed(2)} M tokens, tensors ${tf.memory().numTensors}, heap ${heapMb()} MB)`,
+      );
+      windowLoss = windowTokens = windowSteps = 0;
+      windowStart = performance.now();
+    }
+    if (stream.atPoolBoundary) {
+      state.examples = stream.examples;
+      state.pools = stream.pools;
+      if (state.step - lastSave >= saveEvery) {
+        save();
+        lastSave = state.step;
+      }
+    }
+    if (evalEvery > 0 && state.step % evalEvery === 0) {
+      const e = await quickEval(lm, tokenizer, template, kb, eosId, { show: (t) => console.log(t) });
+      state.evals.push({ step: state.step, ...e });
+      log(
+        `eval @${state.step}: ${Object.entries(e)
+          .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+          .join(', ')}`,
+      );
+    }
+  }
+  if (stream.atPoolBoundary) {
+    state.examples = stream.examples;
+    state.pools = stream.pools;
+  }
+  save();
+
+  // The model folder.
+  fs.mkdirSync(out, { recursive: true });
+  saveWeights(lm, path.join(out, 'model.safetensors'));
+  writeJson(path.join(out, 'config.json'), configJson);
+  fs.copyFileSync(path.join(work, 'tokenizer.json'), path.join(out, 'tokenizer.json'));
+  fs.copyFileSync(path.join(work, 'tokenizer_config.json'), path.join(out, 'tokenizer_config.json'));
+  writeJson(path.join(out, 'generation_config.json'), { eos_token_id: [eosId], pad_token_id: padId, temperature: 0.7, top_p: 0.95 });
+  writeJson(path.join(out, 'clawloop_judges.json'), DEFAULT_MODEL_JUDGE_PROMPTS);
+  writeJson(path.join(out, 'training_log.json'), {
+    recipe,
+    steps: state.step,
+    tokens: state.tokens,
+    train_minutes: state.elapsedMs / 60000,
+    history: state.history,
+    evals: state.evals,
+  });
+  log(`wrote ${out} (${(fs.statSync(path.join(out, 'model.safetensors')).size / 1e6).toFixed(1)} MB weights)`);
+}
+
+await main();

@@ -1,0 +1,110 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { main } from '../../main/cli/main.js';
+import type { PersonalizeResult } from '../../main/bench/personalize.js';
+import { longContextModel } from '../helpers/testServer.js';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (s: string) => out.push(s), log: (s: string) => err.push(s) }, out, err };
+}
+
+describe('clawloop bench personalize (mechanics, on a tiny random model)', () => {
+  it('runs a whole benchmark through the HTTP API and writes the JSON and the plot', { timeout: 300_000 }, async () => {
+    const model = longContextModel('qwen3-qknorm', 1024);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-test-'));
+    const json = path.join(dir, 'out.json');
+    const plot = path.join(dir, 'curve.png');
+    const before = new Set(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('clawloop-bench-') && !dir.endsWith(f)));
+    try {
+      const c = capture();
+      const code = await main(
+        [
+          'bench',
+          'personalize',
+          '--persona',
+          'terse',
+          '--method',
+          'combine',
+          '--interactions',
+          '5',
+          '--model',
+          model,
+          '--max-tokens',
+          '8',
+          '--curve-every',
+          '2',
+          '--seed',
+          '3',
+          '--json',
+          json,
+          '--plot',
+          plot,
+        ],
+        c.io,
+      );
+      assert.equal(code, 0, c.err.join('\n'));
+      const r = JSON.parse(fs.readFileSync(json, 'utf8')) as PersonalizeResult;
+      for (const k of [
+        'persona',
+        'method',
+        'interactions',
+        'score_before',
+        'score_after',
+        'accuracy_before',
+        'accuracy_after',
+        'sessions_to_3_in_a_row',
+        'wall_s',
+        'curve',
+      ])
+        assert.ok(k in r, `missing ${k}`);
+      assert.equal(r.persona, 'terse');
+      assert.equal(r.method, 'combine');
+      assert.equal(r.interactions, 5);
+      assert.equal(r.online.length, 5);
+      assert.equal(r.eval_before.length, 50);
+      assert.equal(r.eval_after.length, 50);
+      assert.deepEqual(r.curve[0], [0, r.score_before]);
+      assert.deepEqual(r.curve.at(-1), [5, r.score_after]);
+      assert.ok(r.curve.length >= 3, JSON.stringify(r.curve));
+      assert.ok(r.sessions >= 2 && r.sessions <= 5);
+      assert.ok(r.wall_s > 0 && r.timing.eval_s > 0);
+      assert.equal(r.data_dir, null);
+      assert.equal(fs.readFileSync(plot).subarray(1, 4).toString(), 'PNG');
+      assert.match(c.out.join(''), /personalization score {2}\d\.\d\d -> \d\.\d\d/);
+      // The temporary data folder is gone.
+      const left = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('clawloop-bench-') && !dir.endsWith(f) && !before.has(f));
+      assert.deepEqual(left, []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(model, { recursive: true, force: true });
+    }
+  });
+
+  it('explains bad arguments', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['bench'], /name a benchmark: personalize/],
+      [['bench', 'speed'], /unknown benchmark 'speed'/],
+      [['bench', 'personalize', '--persona', 'terse', '--interactions', '3'], /--method is required/],
+      [
+        ['bench', 'personalize', '--persona', 'terse', '--method', 'magic', '--interactions', '3'],
+        /--method must be one of off, rl, opd, combine/,
+      ],
+      [['bench', 'personalize', '--persona', 'nobody', '--method', 'rl', '--interactions', '3'], /no persona file 'nobody'/],
+      [['bench', 'personalize', '--persona', 'terse', '--method', 'rl', '--interactions', '0'], /--interactions must be an integer >= 1/],
+      [
+        ['bench', 'personalize', '--persona', 'terse', '--method', 'rl', '--interactions', '2', '--eval-prompts', '10'],
+        /--eval-prompts must be an integer >= 50/,
+      ],
+    ];
+    for (const [argv, re] of cases) {
+      const c = capture();
+      assert.equal(await main(argv, c.io), 2, argv.join(' '));
+      assert.match(c.err.join('\n'), re);
+    }
+  });
+});

@@ -1,0 +1,96 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkResponse, loadPersona, shippedPersonas } from '../../main/bench/persona.js';
+import { loadKnowledgeBase, makeKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
+import { Rand } from '../../main/tasks/rand.js';
+import { isCorrect, makeTask, TASK_FAMILIES, type Task } from '../../main/tasks/taskFamilies.js';
+import { CorpusGenerator } from '../../scripts/default-model/corpus.js';
+import { HELD_OUT_COMPLAINTS, HELD_OUT_SATISFIED, userReaction, type Reaction } from '../../scripts/default-model/feedback.js';
+import { classifyStyle, renderAnswer, STYLES, type Style } from '../../scripts/default-model/styles.js';
+
+const kb = loadKnowledgeBase();
+
+describe('task families, answer styles and checks', () => {
+  it('the shipped world is the one its seed makes, with unique names', () => {
+    assert.deepEqual(makeKnowledgeBase(kb.seed, kb.countries.length), kb);
+    const names = kb.countries.flatMap((c) => [c.name, c.capital, c.language, c.currency, c.animal]);
+    assert.equal(new Set(names).size, names.length);
+  });
+
+  it('every style renders a correct answer that the checker accepts, and a wrong one it rejects', () => {
+    const r = new Rand(5);
+    for (const family of TASK_FAMILIES) {
+      for (let i = 0; i < 60; i++) {
+        const t = makeTask(r, family, kb);
+        for (const style of STYLES) {
+          const a = renderAnswer(r, t, style);
+          assert.ok(isCorrect(t, a), `${family}/${style} judged wrong:\n${t.question}\n${a}`);
+          if (family === 'arithmetic' || family === 'units' || family === 'grading') {
+            assert.equal(classifyStyle(a), style, `${family}/${style} classified as ${classifyStyle(a)}:\n${a}`);
+          }
+        }
+        if (t.family === 'arithmetic' || t.family === 'units') assert.ok(!isCorrect(t, `The answer is ${t.answer + 1}.`));
+        if (t.family === 'facts') assert.ok(!isCorrect(t, `It is ${t.distractors[0]}.`));
+        if (t.family === 'grading') {
+          const verdict = t.correct ? `Not quite, it should be ${t.problem.answer}.` : `Correct, ${t.problem.answer}.`;
+          assert.ok(!isCorrect(t, verdict), verdict);
+        }
+      }
+    }
+  });
+
+  it('each shipped persona is satisfied by exactly the style it asks for', () => {
+    // The student only minds formatting and missing steps, so a warm answer with its steps passes too.
+    const want: Record<string, Style[]> = { student: ['plain', 'warm'], teacher: ['warm'], terse: ['terse'] };
+    const r = new Rand(9);
+    for (const name of shippedPersonas()) {
+      const p = loadPersona(name);
+      const families = p.task === 'mixed' ? (['arithmetic', 'units'] as const) : ([p.task] as const);
+      for (const family of families) {
+        for (let i = 0; i < 40; i++) {
+          const t: Task = makeTask(r, family, kb);
+          for (const style of STYLES) {
+            const ok = checkResponse(p, renderAnswer(r, t, style)).ok;
+            assert.equal(ok, want[name].includes(style), `${name}/${family}/${style}: ${renderAnswer(r, t, style)}`);
+          }
+        }
+      }
+    }
+  });
+
+  it("the personas' phrases and the held-out judge phrasings never appear in the training corpus", () => {
+    const gen = new CorpusGenerator(123, kb);
+    const seen = new Set<string>();
+    const r = new Rand(3);
+    const kinds: Reaction[] = ['want-plain', 'want-terse', 'want-warm', 'want-markdown', 'satisfied', 'unclear'];
+    for (let i = 0; i < 20_000; i++) seen.add(userReaction(r, kinds[i % kinds.length]).toLowerCase());
+    for (let i = 0; i < 3000; i++) for (const m of gen.next().messages) if (m.role === 'user') seen.add(m.content.toLowerCase());
+    const held = [
+      ...Object.values(HELD_OUT_COMPLAINTS).flat(),
+      ...HELD_OUT_SATISFIED,
+      ...shippedPersonas().flatMap((n) => {
+        const p = loadPersona(n);
+        return [...p.satisfied, ...Object.values(p.violated).flat()];
+      }),
+    ];
+    const norm = (s: string) =>
+      s
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}' ]+/gu, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    const trained = new Set([...seen].map(norm));
+    for (const phrase of held) assert.ok(!trained.has(norm(phrase)), `"${phrase}" appears in training data`);
+  });
+
+  it('the corpus is deterministic in its seed and learns only assistant turns', () => {
+    const a = new CorpusGenerator(77, kb);
+    const b = new CorpusGenerator(77, kb);
+    for (let i = 0; i < 200; i++) {
+      const x = a.next();
+      assert.deepEqual(x, b.next());
+      x.messages.forEach((m, j) => assert.ok(!x.learn[j] || m.role === 'assistant'));
+      assert.ok(x.learn.some(Boolean));
+    }
+  });
+});
