@@ -99,7 +99,11 @@ export async function benchCommand(argv: string[], io: Io): Promise<number> {
   if (bs !== undefined) patch.batch_size = bs;
   const rank = numberFlag(values['lora-rank'], '--lora-rank', { min: 1, integer: true });
   if (rank !== undefined) patch.lora_rank = rank;
-  const interactions = numberFlag(required(values.interactions, '--interactions'), '--interactions', { min: 1, max: 10_000, integer: true })!;
+  const interactions = numberFlag(required(values.interactions, '--interactions'), '--interactions', {
+    min: 1,
+    max: 10_000,
+    integer: true,
+  })!;
   const evalPrompts = numberFlag(values['eval-prompts'], '--eval-prompts', { min: 50, max: 10_000, integer: true }) ?? 50;
   const curveEvery = numberFlag(values['curve-every'], '--curve-every', { min: 0, integer: true }) ?? 6;
   const maxTokens = numberFlag(values['max-tokens'], '--max-tokens', { min: 8, max: 8192, integer: true }) ?? 256;

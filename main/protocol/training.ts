@@ -130,6 +130,7 @@ export interface StepMetrics {
   reverse_kl: number;
   clip_fraction: number;
   ratio_mean: number;
+  /** mean |log π_θ − log π_old|: how far the trained policy has drifted from the rollout policy. */
   logprob_drift: number;
   grad_norm: number;
   learning_rate: number;

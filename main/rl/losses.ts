@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { matmul } from '../engine/layers/matmul.js';
 import type { LossFn, LossInputs } from '../engine/train.js';
+import type { StepMetrics } from '../protocol/training.js';
 
 /**
  * The policy loss of learning-loop.md §4, on the engine's flattened token rows.
@@ -32,17 +33,10 @@ export interface PolicyLossConfig {
 }
 
 /** Step metrics computed alongside the loss (token means over masked rows). */
-export interface PolicyLossMetrics {
-  loss: number;
-  pg_loss: number;
-  kl: number;
-  entropy: number;
-  reverse_kl: number;
-  clip_fraction: number;
-  ratio_mean: number;
-  /** mean |log π_θ − log π_old|: how far the trained policy has drifted from the rollout policy. */
-  logprob_drift: number;
-}
+export type PolicyLossMetrics = Pick<
+  StepMetrics,
+  'loss' | 'pg_loss' | 'kl' | 'entropy' | 'reverse_kl' | 'clip_fraction' | 'ratio_mean' | 'logprob_drift'
+>;
 
 /** Probabilities below this are treated as this, so log(1 − Σ p_topK) stays finite. */
 export const TAIL_EPS = 1e-12;

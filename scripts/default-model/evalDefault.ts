@@ -144,7 +144,8 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
       { temperature: 0.6, maxTokens: 120 },
     );
   };
-  const want = (c: ReturnType<CorpusGenerator['judgeCase']>) => (c.nextRole === 'tool' ? (c.kind === 'satisfied' ? 1 : -1) : prmScore(c.kind));
+  const want = (c: ReturnType<CorpusGenerator['judgeCase']>) =>
+    c.nextRole === 'tool' ? (c.kind === 'satisfied' ? 1 : -1) : prmScore(c.kind);
   const prmOn = async (heldOut: boolean) => {
     const g = new CorpusGenerator(SEEDS.eval + (heldOut ? 1 : 2), kb);
     let ok = 0;
@@ -202,8 +203,15 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
     }
     if (i < 4) examples.push({ kind: 'hint judge', prompt: c.next, output: out });
   }
-  const hintJudge = { decision: decision / n, correct_actionable: actionable / Math.max(1, needHint), false_hints: falseHints / Math.max(1, noHintCases), cases: n };
-  log(`hint judge: decisions ${pct(hintJudge.decision)}, correct and actionable hints ${pct(hintJudge.correct_actionable)}, false hints ${pct(hintJudge.false_hints)}`);
+  const hintJudge = {
+    decision: decision / n,
+    correct_actionable: actionable / Math.max(1, needHint),
+    false_hints: falseHints / Math.max(1, noHintCases),
+    cases: n,
+  };
+  log(
+    `hint judge: decisions ${pct(hintJudge.decision)}, correct and actionable hints ${pct(hintJudge.correct_actionable)}, false hints ${pct(hintJudge.false_hints)}`,
+  );
 
   return {
     n,

@@ -66,3 +66,15 @@ export const RECIPE: Recipe = {
   maxTokens: 640,
   vocabBudget: 4096,
 };
+
+/**
+ * Training settings ClawLoop uses for this model on a fresh data folder (its
+ * `clawloop_training.json`): a small model needs a larger LoRA learning rate than the 1e-4 that
+ * suits billion-parameter models to change within a few dozen conversations.
+ */
+export const RECOMMENDED_TRAINING = {
+  learning_rate: 1e-3,
+  batch_size: 4,
+  lora_rank: 16,
+  lora_alpha: 32,
+} as const;

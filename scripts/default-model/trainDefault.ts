@@ -26,7 +26,7 @@ import { trainBpe, tokenizerConfig, tokenizerJson } from './bpe.js';
 import { CorpusGenerator } from './corpus.js';
 import { encodeExample, renderExample } from './encodeExample.js';
 import { DEFAULT_MODEL_JUDGE_PROMPTS } from './judgePrompts.js';
-import { DEFAULT_MODEL_NAME, modelConfigJson, RECIPE, SEEDS, type Recipe } from './modelSpec.js';
+import { DEFAULT_MODEL_NAME, modelConfigJson, RECIPE, RECOMMENDED_TRAINING, SEEDS, type Recipe } from './modelSpec.js';
 import { quickEval } from './quickEval.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
@@ -363,6 +363,7 @@ async function main(): Promise<void> {
   fs.copyFileSync(path.join(work, 'tokenizer_config.json'), path.join(out, 'tokenizer_config.json'));
   writeJson(path.join(out, 'generation_config.json'), { eos_token_id: [eosId], pad_token_id: padId, temperature: 0.7, top_p: 0.95 });
   writeJson(path.join(out, 'clawloop_judges.json'), DEFAULT_MODEL_JUDGE_PROMPTS);
+  writeJson(path.join(out, 'clawloop_training.json'), RECOMMENDED_TRAINING);
   writeJson(path.join(out, 'training_log.json'), {
     recipe,
     steps: state.step,

@@ -26,7 +26,13 @@ export function attentionMask(T: number, S: number, offset: number, window: numb
  * left padding: row b's cache slot s holds position s − pad[b] (slots below pad[b] are padding),
  * and its T queries are at positions start[b]..start[b]+T−1.
  */
-export function rowAttentionMask(T: number, S: number, start: readonly number[], pad: readonly number[], window: number | null): Float32Array {
+export function rowAttentionMask(
+  T: number,
+  S: number,
+  start: readonly number[],
+  pad: readonly number[],
+  window: number | null,
+): Float32Array {
   const B = start.length;
   const m = new Float32Array(B * T * S);
   for (let b = 0; b < B; b++) {
