@@ -44,6 +44,10 @@ function run(label, testFiles, env) {
     [
       '--test',
       `--test-concurrency=${process.env.CLAWLOOP_TEST_CONCURRENCY ?? 1}`,
+      // No single test may hang the run: one that passes 10 minutes fails, and the runner exits when
+      // the tests are done even if something left a handle open.
+      '--test-timeout=600000',
+      '--test-force-exit',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       `--test-reporter=${reporter}`,
@@ -53,9 +57,13 @@ function run(label, testFiles, env) {
     {
       stdio: 'inherit',
       cwd: root,
+      // A last guard for CI's time limit: a run that takes an hour is stopped and counted as failed.
+      timeout: 60 * 60 * 1000,
+      killSignal: 'SIGKILL',
       env: { ...process.env, CLAWLOOP_ROOT: root, CLAWLOOP_TEST_LABEL: label, CLAWLOOP_TEST_COUNTS: countsFile, ...env },
     },
   );
+  if (res.error) console.error(`${label}: ${res.error.message}`);
   if (res.status !== 0) status = res.status ?? 1;
   if (fs.existsSync(countsFile)) {
     const c = JSON.parse(fs.readFileSync(countsFile, 'utf8'));

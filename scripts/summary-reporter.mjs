@@ -3,6 +3,12 @@
 // Skipped and todo tests are counted as failed: a check that did not run is not a pass.
 import fs from 'node:fs';
 
+// The counts are written after every test, not only at the end: with --test-force-exit the runner
+// may exit before this stream finishes.
+const save = (passed, failed) => {
+  if (process.env.CLAWLOOP_TEST_COUNTS) fs.writeFileSync(process.env.CLAWLOOP_TEST_COUNTS, JSON.stringify({ passed, failed }));
+};
+
 export default async function* summary(source) {
   let passed = 0;
   let failed = 0;
@@ -16,9 +22,10 @@ export default async function* summary(source) {
       failed++;
       notRun.push(d.name);
     } else passed++;
+    save(passed, failed);
   }
   if (notRun.length) yield `not run (counted as failed): ${notRun.join(', ')}\n`;
   const label = process.env.CLAWLOOP_TEST_LABEL ? `${process.env.CLAWLOOP_TEST_LABEL}: ` : '';
   yield `${label}${passed} passed, ${failed} failed\n`;
-  if (process.env.CLAWLOOP_TEST_COUNTS) fs.writeFileSync(process.env.CLAWLOOP_TEST_COUNTS, JSON.stringify({ passed, failed }));
+  save(passed, failed);
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { after } from 'node:test';
 import path from 'node:path';
 import { ROOT } from './paths.js';
 
@@ -10,6 +11,15 @@ export interface ServeProcess {
   stderr: () => string;
 }
 
+// Every server a test starts is killed when its file's tests end, even when an assertion failed
+// before the test could stop it: a live child keeps the test file's process (and CI) running forever.
+const live = new Set<ChildProcess>();
+const killAll = () => {
+  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+};
+after(killAll);
+process.once('exit', killAll);
+
 /** Starts `clawloop serve` as a child process on a free port; resolves once it is serving. */
 export function startServe(modelPath: string, dataDir: string, extra: string[] = []): Promise<ServeProcess> {
   const child = spawn(
@@ -19,6 +29,8 @@ export function startServe(modelPath: string, dataDir: string, extra: string[] =
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let err = '';
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (d) => {
