@@ -128,6 +128,8 @@ export interface CorpusOptions {
 
 export class CorpusGenerator {
   private readonly r: Rand;
+  /** Which user phrase set reactions draw from (see feedback.ts); the training stream switches it. */
+  phrases: 1 | 2 = 1;
 
   constructor(
     seed: number,
@@ -197,7 +199,7 @@ export class CorpusGenerator {
     if ((t.family === 'arithmetic' || t.family === 'units') && r.chance(0.15)) {
       const slip = withSlip(r, t);
       push({ role: 'assistant', content: renderAnswer(r, slip.task, style) }, false);
-      push({ role: 'user', content: userReaction(r, 'wrong-answer', slip) }, false);
+      push({ role: 'user', content: userReaction(r, 'wrong-answer', slip, this.phrases) }, false);
       push(
         {
           role: 'assistant',
@@ -209,7 +211,7 @@ export class CorpusGenerator {
       push({ role: 'assistant', content: renderAnswer(r, t, style) }, true);
       if (r.chance(0.8)) {
         style = otherStyle(r, style);
-        const complaint = userReaction(r, wantFor(style));
+        const complaint = userReaction(r, wantFor(style), undefined, this.phrases);
         push({ role: 'user', content: complaint }, false);
         if (r.chance(0.2)) messages.splice(messages.length - 1, 1, ...withHint([messages[messages.length - 1]], styleHint(r, style)));
         push({ role: 'assistant', content: renderAnswer(r, t, style) }, true);
@@ -217,7 +219,7 @@ export class CorpusGenerator {
     }
     if (r.chance(0.4)) {
       const t2 = this.task();
-      const lead = r.pick(['', `${userReaction(r, 'satisfied')} `, 'Next one: ', 'Another question. ']);
+      const lead = r.pick(['', `${userReaction(r, 'satisfied', undefined, this.phrases)} `, 'Next one: ', 'Another question. ']);
       push({ role: 'user', content: `${lead}${t2.question}` }, false);
       push({ role: 'assistant', content: renderAnswer(r, t2, style) }, true);
     }
@@ -254,7 +256,7 @@ export class CorpusGenerator {
     const roll = r.next();
     if (roll < 0.12 && (t.family === 'arithmetic' || t.family === 'units')) {
       const slip = withSlip(r, t);
-      const next = userReaction(r, 'wrong-answer', slip);
+      const next = userReaction(r, 'wrong-answer', slip, this.phrases);
       const mentionsFix = next.includes(String(slip.result));
       return {
         response: renderAnswer(r, slip.task, style),
@@ -267,16 +269,18 @@ export class CorpusGenerator {
     const response = renderAnswer(r, t, style);
     if (roll < 0.45) {
       const held = opts.heldOut;
-      const next = held ? r.pick(HELD_OUT_SATISFIED) : userReaction(r, 'satisfied');
+      const next = held ? r.pick(HELD_OUT_SATISFIED) : userReaction(r, 'satisfied', undefined, this.phrases);
       return { response, nextRole: 'user', next, kind: 'satisfied', hint: null };
     }
     if (roll < 0.55) {
-      const next = opts.heldOut ? r.pick(HELD_OUT_UNCLEAR) : userReaction(r, 'unclear');
+      const next = opts.heldOut ? r.pick(HELD_OUT_UNCLEAR) : userReaction(r, 'unclear', undefined, this.phrases);
       return { response, nextRole: 'user', next, kind: 'unclear', hint: null };
     }
     const want = otherStyle(r, style);
     const kind = wantFor(want);
-    const next = opts.heldOut ? r.pick(HELD_OUT_COMPLAINTS[kind as keyof typeof HELD_OUT_COMPLAINTS]) : userReaction(r, kind);
+    const next = opts.heldOut
+      ? r.pick(HELD_OUT_COMPLAINTS[kind as keyof typeof HELD_OUT_COMPLAINTS])
+      : userReaction(r, kind, undefined, this.phrases);
     return { response, nextRole: 'user', next, kind, hint: styleHint(r, WANTS[kind as keyof typeof WANTS]) };
   }
 

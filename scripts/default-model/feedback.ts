@@ -215,14 +215,178 @@ const UNCLEAR = [
 /** Held-out unclear replies. */
 export const HELD_OUT_UNCLEAR = ['Hold on, my phone is ringing.', 'Do you like music?', 'Hmm, maybe.', 'What day is it today?'];
 
+/**
+ * Phrase set 2, mixed in from a point of the training stream on (`Recipe.phrasesV2FromExample`):
+ * the first run's judges learned that short replies are praise and long ones complaints, so
+ * satisfied replies are now composed to any length, complaints may give a reason, and a wish for
+ * plain prose also covers asking for the working in full. Like set 1, none of it is held out or
+ * copied from a shipped persona.
+ */
+const SATISFIED_LEADS = [
+  'perfect',
+  'great',
+  'lovely',
+  'nice',
+  'good',
+  'excellent',
+  'wonderful',
+  'brilliant',
+  'yes',
+  'ok',
+  'awesome',
+  "that's it",
+  'fantastic',
+  'thank you',
+  'thanks',
+  'super',
+  'sweet',
+  'right',
+  'alright',
+  'cool',
+];
+const SATISFIED_BODIES = [
+  "that's exactly what I needed",
+  'this is much better',
+  'that works for me',
+  'just what I wanted',
+  'I can use this',
+  "that's the tone I like",
+  'short and clear',
+  'clear and simple',
+  'easy to follow',
+  'that reads naturally',
+  'kind and clear',
+  'nicely explained',
+  'much easier to read',
+  "that's how I like it",
+  'this one is fine',
+  "I'll go with that",
+  "I'm happy with this",
+  'that is correct',
+  'nailed it',
+  'this is what I was looking for',
+  'I can hand this in',
+  'my class will like that',
+  'that sounds like a real person',
+  'no notes',
+  'way better this time',
+  'that is enough for me',
+  'the steps are clear now',
+];
+const SATISFIED_CLOSES = [
+  'thanks!',
+  'thank you.',
+  'cheers.',
+  'thanks a lot.',
+  'much appreciated.',
+  'next question.',
+  'on to the next one.',
+  'keep it like that.',
+  'great job.',
+];
+
+const CORE_V2: Record<keyof typeof CORE, string[]> = {
+  'want-plain': [
+    'show all the working in sentences',
+    'I need every step written out',
+    'too short, write out the steps',
+    'where is the working?',
+    'why is everything bold?',
+    'no headings please',
+    'the numbered list has to go',
+    'make it read like normal text',
+    'take out the markdown',
+    'less formatting, more sentences',
+    'write the working as a paragraph',
+    'I need the calculation in full sentences',
+    'it looks like a bot made it',
+    'no asterisks please',
+    'the bullets look fake',
+    'I want the steps but in plain words',
+  ],
+  'want-terse': [
+    'one line is plenty',
+    'only the answer',
+    'too long to read',
+    'shorten it',
+    "I don't need the working",
+    'skip the steps',
+    'get to the point',
+    'fewer words',
+    'just tell me the answer',
+    'one sentence max',
+    "I don't have time for all that",
+    'the short version please',
+  ],
+  'want-warm': [
+    'too harsh',
+    'make it kinder',
+    'name the step they got right',
+    'start with something positive',
+    'be gentle with them',
+    'praise the specific calculation',
+    'more specific and more encouraging',
+    'that comment is too vague',
+    'they will feel bad reading this',
+    'sound like a teacher who cares',
+    'no need to format a comment, just be kind',
+    'tell them which step was good',
+  ],
+  'want-markdown': [
+    'a list would be easier to read',
+    'put a heading on it',
+    'bold the answer and use bullet points',
+    'too plain, add some structure',
+  ],
+};
+const REASONS: Record<keyof typeof CORE, string[]> = {
+  'want-plain': [
+    "It's for my homework.",
+    'My teacher checks for AI.',
+    'I have to copy it by hand.',
+    'I need it in sentences.',
+    'It has to look like mine.',
+  ],
+  'want-terse': ["I'm busy.", "I'm on my phone.", 'No time to read.', 'I only need to check my result.'],
+  'want-warm': ['She is only seven.', 'They worked hard on it.', 'Kids need encouragement.', 'This goes home to the parents.'],
+  'want-markdown': ['I skim a lot.', 'It is hard to scan.'],
+};
+
+function satisfiedV2(r: Rand): string {
+  const parts: string[] = [];
+  if (r.chance(0.8)) parts.push(r.pick(SATISFIED_LEADS));
+  if (r.chance(0.7)) parts.push(r.pick(SATISFIED_BODIES));
+  // Two parts at least: one-word praise is set 1's, and the shipped personas' "Thanks." stays unseen.
+  if (parts.length < 2 || r.chance(0.5)) parts.push(r.pick(SATISFIED_CLOSES));
+  if (parts.length < 2) parts.unshift(r.pick(SATISFIED_LEADS));
+  const out = parts.map((p, i) => (i === 0 || r.chance(0.5) ? p[0].toUpperCase() + p.slice(1) : p)).join(r.pick([', ', '. ', '! ', ' - ']));
+  return /[.!?]$/.test(out) ? out : out + r.pick(['.', '!', '']);
+}
+
+function complaintV2(r: Rand, kind: keyof typeof CORE): string {
+  const core = r.chance(0.5) ? r.pick(CORE_V2[kind]) : r.pick(CORE[kind]);
+  let out = `${r.pick(COMPLAINT_OPENERS)}${core}${r.pick(CORE_TAILS[kind] ?? [''])}`;
+  out = out[0].toUpperCase() + out.slice(1);
+  if (!/[.!?]$/.test(out)) out += r.pick(['.', '!', '']);
+  if (r.chance(0.4)) out = r.chance(0.5) ? `${out} ${r.pick(REASONS[kind])}` : `${r.pick(REASONS[kind])} ${out}`;
+  return out.replace(/\s+/g, ' ').trim();
+}
+
 function finish(r: Rand, s: string): string {
   let out = s + r.pick(END_MARKS);
   if (r.chance(0.5)) out = out[0].toUpperCase() + out.slice(1);
   return out.replace(/\s+/g, ' ').trim();
 }
 
-/** A user's reply of the given kind. `wrong` describes the arithmetic slip for wrong answers. */
-export function userReaction(r: Rand, kind: Reaction, wrong?: { expr: string; result: number; said: number }): string {
+/**
+ * A user's reply of the given kind. `wrong` describes the arithmetic slip for wrong answers;
+ * `phrases` 2 mixes in phrase set 2 (half of satisfied replies and style complaints).
+ */
+export function userReaction(r: Rand, kind: Reaction, wrong?: { expr: string; result: number; said: number }, phrases: 1 | 2 = 1): string {
+  if (phrases === 2 && r.chance(0.5)) {
+    if (kind === 'satisfied') return satisfiedV2(r);
+    if (kind in CORE) return complaintV2(r, kind as keyof typeof CORE);
+  }
   switch (kind) {
     case 'satisfied':
       return finish(r, r.pick(SATISFIED));

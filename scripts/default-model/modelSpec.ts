@@ -52,7 +52,16 @@ export interface Recipe {
   maxTokens: number;
   /** BPE vocabulary budget (the corpus may need fewer). */
   vocabBudget: number;
+  /**
+   * From this example of the training stream on, user replies also draw from phrase set 2
+   * (feedback.ts). The shipped model switched at its first resume after the judges were seen to
+   * read long praise as a complaint; a fresh run switches at the same example, so it reproduces.
+   */
+  phrasesV2FromExample: number;
 }
+
+/** Where the shipped model's training stream switched to phrase set 2 (its first resume after step 1000). */
+const PHRASES_V2_FROM = 33_792;
 
 export const RECIPE: Recipe = {
   steps: 8000,
@@ -65,6 +74,7 @@ export const RECIPE: Recipe = {
   contextWeight: 0.1,
   maxTokens: 640,
   vocabBudget: 4096,
+  phrasesV2FromExample: PHRASES_V2_FROM,
 };
 
 /**

@@ -112,9 +112,14 @@ class BatchStream {
     resume: { examples: number; pools: number },
   ) {
     this.gen = new CorpusGenerator(SEEDS.train, kb);
-    for (let i = 0; i < resume.examples; i++) this.gen.next();
+    for (let i = 0; i < resume.examples; i++) this.draw(i);
     this.examples = resume.examples;
     this.pools = resume.pools;
+  }
+
+  private draw(index: number) {
+    this.gen.phrases = index >= this.recipe.phrasesV2FromExample ? 2 : 1;
+    return this.gen.next();
   }
 
   /** True when the next batch starts a new pool (a consistent point to checkpoint). */
@@ -130,7 +135,7 @@ class BatchStream {
   private fill(): void {
     const pool: Array<{ ids: number[]; weights: number[] }> = [];
     while (pool.length < 512) {
-      const ex = this.gen.next();
+      const ex = this.draw(this.examples);
       this.examples++;
       const enc = encodeExample(this.template, this.tokenizer, ex, {
         learned: this.recipe.learnedWeight,

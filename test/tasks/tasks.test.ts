@@ -63,8 +63,11 @@ describe('task families, answer styles and checks', () => {
     const seen = new Set<string>();
     const r = new Rand(3);
     const kinds: Reaction[] = ['want-plain', 'want-terse', 'want-warm', 'want-markdown', 'satisfied', 'unclear'];
-    for (let i = 0; i < 20_000; i++) seen.add(userReaction(r, kinds[i % kinds.length]).toLowerCase());
-    for (let i = 0; i < 3000; i++) for (const m of gen.next().messages) if (m.role === 'user') seen.add(m.content.toLowerCase());
+    for (const phrases of [1, 2] as const) {
+      for (let i = 0; i < 20_000; i++) seen.add(userReaction(r, kinds[i % kinds.length], undefined, phrases).toLowerCase());
+      gen.phrases = phrases;
+      for (let i = 0; i < 3000; i++) for (const m of gen.next().messages) if (m.role === 'user') seen.add(m.content.toLowerCase());
+    }
     const held = [
       ...Object.values(HELD_OUT_COMPLAINTS).flat(),
       ...HELD_OUT_SATISFIED,
