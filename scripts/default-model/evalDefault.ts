@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ChatMessage } from '../../main/engine/chatTemplate.js';
+import { DecodeBatcher } from '../../main/engine/decodeBatcher.js';
 import { generateText } from '../../main/engine/generate.js';
 import { Model } from '../../main/engine/model.js';
 import { withHint } from '../../main/engine/openaiMessages.js';
@@ -62,16 +63,19 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
   const temperature = model.generation.temperature ?? 0.7;
   const topP = model.generation.topP ?? 0.95;
   let seed = SEEDS.eval;
-  const gen = async (messages: ChatMessage[], opts: { greedy?: boolean; temperature?: number; maxTokens?: number } = {}) => {
+  // Generations run CONCURRENCY at a time, their decode steps batched together. Each takes its
+  // seed when it starts (in queue order) or is given one, so the figures do not depend on timing.
+  const batcher = new DecodeBatcher(model.lm);
+  const gen = (messages: ChatMessage[], opts: { greedy?: boolean; temperature?: number; maxTokens?: number; seed?: number } = {}) => {
     const ids = model.encodeChat({ messages }).ids;
-    const r = await generateText(model.lm, model.tokenizer, ids, {
+    return generateText(model.lm, model.tokenizer, ids, {
       maxNewTokens: opts.maxTokens ?? 256,
       temperature: opts.greedy ? 0 : (opts.temperature ?? temperature),
       topP,
-      seed: seed++,
+      seed: opts.seed ?? seed++,
       stopTokenIds: eos,
-    });
-    return r.text;
+      batcher,
+    }).then((r) => r.text);
   };
   const examples: EvalReport['examples'] = [];
   const r = new Rand(SEEDS.eval);
@@ -87,11 +91,14 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
   for (const family of TASK_FAMILIES) {
     let ok = 0;
     let okGreedy = 0;
-    for (let i = 0; i < perFamily; i++) {
-      const t = makeTask(r, family, kb, { heldOutPhrasing: i % 2 === 0 });
+    const tasks = Array.from({ length: perFamily }, (_, i) => makeTask(r, family, kb, { heldOutPhrasing: i % 2 === 0 }));
+    const outs = await inParallel(tasks, (t) => {
       const m: ChatMessage[] = [{ role: 'user', content: t.question }];
-      const a = await gen(m);
-      const g = await gen(m, { greedy: true });
+      return Promise.all([gen(m), gen(m, { greedy: true })]);
+    });
+    for (let i = 0; i < perFamily; i++) {
+      const t = tasks[i];
+      const [a, g] = outs[i];
       if (isCorrect(t, a)) ok++;
       if (isCorrect(t, g)) okGreedy++;
       mix[classifyStyle(a)]++;
@@ -115,9 +122,14 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
   let followedAll = 0;
   for (const style of STYLES) {
     let ok = 0;
+    const cases = Array.from({ length: perStyle }, (_, i) => ({
+      t: makeTask(r, hintFamilies[i % hintFamilies.length], kb),
+      hint: styleHint(r, style),
+    }));
+    const outs = await inParallel(cases, (c) => gen(withHint([{ role: 'user', content: c.t.question }], c.hint)));
     for (let i = 0; i < perStyle; i++) {
-      const t = makeTask(r, hintFamilies[i % hintFamilies.length], kb);
-      const a = await gen(withHint([{ role: 'user', content: t.question }], styleHint(r, style)));
+      const t = cases[i].t;
+      const a = outs[i];
       if (classifyStyle(a) === style) ok++;
       if (i === 0) examples.push({ kind: `hint → ${style}`, prompt: t.question, output: a });
     }
@@ -150,9 +162,11 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
     const g = new CorpusGenerator(SEEDS.eval + (heldOut ? 1 : 2), kb);
     let ok = 0;
     const byLabel: Record<string, [number, number]> = {};
+    const cases = Array.from({ length: n }, () => g.judgeCase({ heldOut }));
+    const outs = await inParallel(cases, (c) => judge('prm', c));
     for (let i = 0; i < n; i++) {
-      const c = g.judgeCase({ heldOut });
-      const out = await judge('prm', c);
+      const c = cases[i];
+      const out = outs[i];
       const label = String(want(c));
       byLabel[label] ??= [0, 0];
       byLabel[label][1]++;
@@ -176,10 +190,24 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
   let actionable = 0;
   let noHintCases = 0;
   let falseHints = 0;
-  for (let i = 0; i < n; i++) {
-    const c = hg.judgeCase({ heldOut: true });
+  // Each case: the judge's output and, for a style complaint it gave a hint for, the model's
+  // answer to a new question with that hint appended.
+  const hintCases = Array.from({ length: n }, (_, i) => ({
+    c: hg.judgeCase({ heldOut: true }),
+    t: makeTask(r, hintFamilies[i % hintFamilies.length], kb),
+  }));
+  const hintOuts = await inParallel(hintCases, async ({ c, t }, i) => {
     const out = await judge('hint', c);
     const hint = parseBoxedScore(out) === 1 ? parseHint(out) : null;
+    const answer =
+      hint && WANTS[c.kind as keyof typeof WANTS]
+        ? await gen(withHint([{ role: 'user', content: t.question }], hint), { seed: SEEDS.eval + 100_000 + i })
+        : null;
+    return { out, hint, answer };
+  });
+  for (let i = 0; i < n; i++) {
+    const { c } = hintCases[i];
+    const { out, hint, answer } = hintOuts[i];
     const should = c.hint !== null;
     if ((hint !== null) === should) decision++;
     if (!should) {
@@ -191,9 +219,7 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
     if (!hint) continue;
     const target = WANTS[c.kind as keyof typeof WANTS];
     if (target) {
-      const t = makeTask(r, hintFamilies[i % hintFamilies.length], kb);
-      const a = await gen(withHint([{ role: 'user', content: t.question }], hint));
-      if (classifyStyle(a) === target) actionable++;
+      if (classifyStyle(answer!) === target) actionable++;
     } else if (c.nextRole === 'tool') {
       if (/city|argument|error/i.test(hint)) actionable++;
     } else {
@@ -213,6 +239,7 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
     `hint judge: decisions ${pct(hintJudge.decision)}, correct and actionable hints ${pct(hintJudge.correct_actionable)}, false hints ${pct(hintJudge.false_hints)}`,
   );
 
+  batcher.dispose();
   return {
     n,
     sampling: { temperature, top_p: topP },
@@ -225,6 +252,21 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
     examples,
     seconds: 0,
   };
+}
+
+/** Maps `items` through `fn`, CONCURRENCY at a time, keeping their order. */
+const CONCURRENCY = 32;
+async function inParallel<T, R>(items: T[], fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
+  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();
