@@ -2,11 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EvalReport } from './evalDefault.js';
-import { DEFAULT_MODEL_NAME, SEEDS } from './modelSpec.js';
+import { DEFAULT_MODEL_NAME, SEEDS, type Recipe } from './modelSpec.js';
 import { STYLES } from './styles.js';
 
 interface TrainingLog {
-  recipe: { steps: number; batchTokens: number; lr: number; warmupSteps: number; minLrRatio: number; weightDecay: number };
+  recipe: Recipe;
   steps: number;
   tokens: number;
   train_minutes: number;
@@ -70,7 +70,18 @@ Training: full fine-tuning from random initialisation, AdamW (β = 0.9, 0.95, we
 ${log.recipe.weightDecay} except norms), peak learning rate ${log.recipe.lr} after ${log.recipe.warmupSteps} warm-up steps, cosine decay
 to ${log.recipe.minLrRatio * log.recipe.lr}; about ${log.recipe.batchTokens} tokens per step (padding included); ${log.steps} steps,
 ${(log.tokens / 1e6).toFixed(1)} M tokens. Loss (assistant tokens weight 1, context 0.1): ${lossAt(0.02).toFixed(2)} early,
-${lossAt(0.5).toFixed(3)} halfway, ${lossAt(1).toFixed(3)} at the end.
+${lossAt(0.5).toFixed(3)} halfway, ${lossAt(1).toFixed(3)} at the end.${
+    log.recipe.earlierPlan
+      ? ` The run was planned for ${log.recipe.earlierPlan.steps} steps and shortened at step ${log.recipe.earlierPlan.before}, so the
+learning rate follows that plan's cosine until then.`
+      : ''
+  }${
+    (log.recipe.phrasesV2FromExample ?? 0) > 0
+      ? ` From example ${log.recipe.phrasesV2FromExample.toLocaleString('en-US')} of the stream on, user replies also draw
+from a second phrase set (praise of any length, complaints that give a reason), added when the judges were seen to read long
+praise as a complaint.`
+      : ''
+  }
 
 **Time: ${(log.train_minutes / 60).toFixed(1)} hours of training on a 2-core machine** (AMD EPYC, 2 vCPUs, ClawLoop's
 engine with its native OpenBLAS kernels). Reproduce it with \`npm run train:default\` (checkpointed:

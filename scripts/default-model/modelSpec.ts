@@ -58,13 +58,19 @@ export interface Recipe {
    * read long praise as a complaint; a fresh run switches at the same example, so it reproduces.
    */
   phrasesV2FromExample: number;
+  /**
+   * Before step `before`, the cosine decay was planned over `steps` steps instead of `steps` above
+   * (the shipped model's run was planned for 8000 steps and shortened to 2800 at step 908, to fit
+   * the time it had); a fresh run follows the same learning rates.
+   */
+  earlierPlan?: { before: number; steps: number };
 }
 
 /** Where the shipped model's training stream switched to phrase set 2 (its first resume after step 1000). */
 const PHRASES_V2_FROM = 33_792;
 
 export const RECIPE: Recipe = {
-  steps: 8000,
+  steps: 2800,
   batchTokens: 4096,
   lr: 2e-3,
   warmupSteps: 200,
@@ -75,6 +81,7 @@ export const RECIPE: Recipe = {
   maxTokens: 640,
   vocabBudget: 4096,
   phrasesV2FromExample: PHRASES_V2_FROM,
+  earlierPlan: { before: 908, steps: 8000 },
 };
 
 /**

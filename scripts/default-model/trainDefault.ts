@@ -1,5 +1,5 @@
 /**
- * `npm run train:default [-- --steps N --out DIR --work DIR --fresh]`
+ * `npm run train:default [-- --steps N --out DIR --work DIR --fresh]` (--steps: train to step N instead, the cosine then decaying over N)
  *
  * Trains ClawLoop's default model from scratch with ClawLoop's own engine (full fine-tuning on
  * CPU): writes the invented world, learns a byte-level BPE tokenizer on the generated corpus,
@@ -219,7 +219,8 @@ function accumulateGradients(lm: CausalLM, batch: Batch): { loss: number; grads:
 
 function learningRate(r: Recipe, step: number): number {
   if (step < r.warmupSteps) return (r.lr * (step + 1)) / r.warmupSteps;
-  const p = Math.min(1, (step - r.warmupSteps) / Math.max(1, r.steps - r.warmupSteps));
+  const total = r.earlierPlan && step < r.earlierPlan.before ? r.earlierPlan.steps : r.steps;
+  const p = Math.min(1, (step - r.warmupSteps) / Math.max(1, total - r.warmupSteps));
   return r.lr * (r.minLrRatio + (1 - r.minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
 }
 
@@ -248,6 +249,7 @@ async function main(): Promise<void> {
   const out = path.resolve(values.out!);
   if (values.fresh) fs.rmSync(work, { recursive: true, force: true });
   fs.mkdirSync(work, { recursive: true });
+  // --steps N trains to step N instead; the cosine then decays over N steps.
   const recipe: Recipe = { ...RECIPE, steps: values.steps ? Number(values.steps) : RECIPE.steps };
   const evalEvery = Number(values['eval-every']);
   const saveEvery = Number(values['save-every']);
