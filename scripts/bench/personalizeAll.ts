@@ -1,9 +1,10 @@
 /**
- * `npm run bench:personalize [-- --personas a,b --methods combine,rl,opd --interactions N --out DIR]`
+ * `npm run bench:personalize [-- --personas a,b --methods combine,rl,opd --interactions N --out DIR --skip-existing]`
  *
- * Runs `clawloop bench personalize` for every persona × method (one fresh server each), writes each
- * result as JSON, a summary table (summary.md) and two plots: every persona with `combine`
- * (personalize.png), and the methods side by side for each persona (methods-<persona>.png).
+ * Runs `clawloop bench personalize` for every persona × method (one fresh server each) and writes
+ * each result as JSON. Then, from every result in the folder (earlier runs too), a summary table
+ * (summary.md) and plots: every persona with `combine` (personalize.png), and the methods side by
+ * side for each persona (methods-<persona>.png). `--skip-existing` keeps results already there.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
       seed: { type: 'string', default: '1' },
       model: { type: 'string', default: defaultModelDir() },
       out: { type: 'string', default: 'docs/bench' },
+      'skip-existing': { type: 'boolean', default: false },
     },
   });
   const personas = values.personas!.split(',').filter(Boolean);
@@ -30,10 +32,13 @@ async function main(): Promise<void> {
   for (const m of methods) if (!TRAIN_METHODS.includes(m)) throw new Error(`unknown method '${m}'; valid: ${TRAIN_METHODS.join(', ')}`);
   const out = path.resolve(values.out!);
   fs.mkdirSync(out, { recursive: true });
-  const results: PersonalizeResult[] = [];
   for (const name of personas) {
     for (const method of methods) {
       const file = path.join(out, `personalize-${name}-${method}.json`);
+      if (values['skip-existing'] && fs.existsSync(file)) {
+        console.log(`\n=== ${name} · ${method}: kept ${path.relative(process.cwd(), file)}`);
+        continue;
+      }
       console.log(`\n=== ${name} · ${method}`);
       const r = await runPersonalize({
         persona: loadPersona(name),
@@ -49,15 +54,25 @@ async function main(): Promise<void> {
         log: (l) => console.log(l),
       });
       fs.writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
-      results.push(r);
       console.log(
         `${name} ${method}: score ${r.score_before.toFixed(2)} -> ${r.score_after.toFixed(2)}, accuracy ${r.accuracy_before.toFixed(2)} -> ${r.accuracy_after.toFixed(2)}, 3 in a row after ${r.sessions_to_3_in_a_row ?? '—'} sessions, ${(r.wall_s / 60).toFixed(1)} min`,
       );
     }
   }
+  summarize(out);
+}
+
+/** The table and plots of every result in `out`, methods in a fixed order. */
+function summarize(out: string): void {
+  const order = (r: PersonalizeResult) => ['combine', 'rl', 'opd', 'off'].indexOf(r.method);
+  const results = fs
+    .readdirSync(out)
+    .filter((f) => /^personalize-.+\.json$/.test(f))
+    .map((f) => JSON.parse(fs.readFileSync(path.join(out, f), 'utf8')) as PersonalizeResult)
+    .sort((a, b) => a.persona.localeCompare(b.persona) || order(a) - order(b));
   const combine = results.filter((r) => r.method === 'combine');
   if (combine.length) plotRuns(combine, path.join(out, 'personalize.png'), 'personalization with combine');
-  for (const name of personas) {
+  for (const name of new Set(results.map((r) => r.persona))) {
     const runs = results.filter((r) => r.persona === name);
     if (runs.length > 1) plotRuns(runs, path.join(out, `methods-${name}.png`), `${name}: methods`);
   }
