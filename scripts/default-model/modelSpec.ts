@@ -87,10 +87,12 @@ export const RECIPE: Recipe = {
 /**
  * Training settings ClawLoop uses for this model on a fresh data folder (its
  * `clawloop_training.json`): a small model needs a larger LoRA learning rate than the 1e-4 that
- * suits billion-parameter models to change within a few dozen conversations.
+ * suits billion-parameter models to change within a few dozen conversations. Measured with the
+ * student persona (combine, 36 interactions) on the step-1478 checkpoint: 1e-3 moved its score
+ * 0.00 → 0.08, 5e-3 moved it 0.00 → 0.98.
  */
 export const RECOMMENDED_TRAINING = {
-  learning_rate: 1e-3,
+  learning_rate: 5e-3,
   batch_size: 4,
   lora_rank: 16,
   lora_alpha: 32,
