@@ -1,0 +1,138 @@
+/**
+ * The bundled model: what it is and what it must do (greedy decoding, fixed held-out examples,
+ * so the checks are deterministic for the committed weights). The full, sampled measurement is in
+ * its MODEL_CARD.md (npm run eval:default).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChatMessage } from '../../main/engine/chatTemplate.js';
+import { generateText } from '../../main/engine/generate.js';
+import { Model } from '../../main/engine/model.js';
+import { withHint } from '../../main/engine/openaiMessages.js';
+import { fillJudgePrompt, loadJudgePrompts } from '../../main/rl/judgePrompts.js';
+import { parseBoxedScore, parseHint } from '../../main/rl/judgeParsing.js';
+import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
+import { defaultModelDir } from '../../main/resources.js';
+import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
+import { Rand } from '../../main/tasks/rand.js';
+import { isCorrect, makeTask, TASK_FAMILIES } from '../../main/tasks/taskFamilies.js';
+import { classifyStyle, STYLES } from '../../scripts/default-model/styles.js';
+import { styleHint } from '../../scripts/default-model/feedback.js';
+
+describe('clawloop-mini, the bundled model', () => {
+  const dir = defaultModelDir();
+  let model: Model;
+  const ask = async (messages: ChatMessage[], maxNewTokens = 200) =>
+    (
+      await generateText(model.lm, model.tokenizer, model.encodeChat({ messages }).ids, {
+        temperature: 0,
+        maxNewTokens,
+        stopTokenIds: model.generation.eosTokenIds,
+      })
+    ).text;
+
+  before(async () => (model = await Model.load(dir)));
+  after(() => model?.dispose());
+
+  it('is a Qwen3 model folder of at most 30 MB with its card, judge prompts and training defaults', () => {
+    const files = fs.readdirSync(dir);
+    for (const f of [
+      'config.json',
+      'model.safetensors',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'generation_config.json',
+      'MODEL_CARD.md',
+      'clawloop_judges.json',
+      'clawloop_training.json',
+    ])
+      assert.ok(files.includes(f), `missing ${f}`);
+    const bytes = files.reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
+    assert.ok(bytes <= 30 * 1024 * 1024, `${(bytes / 2 ** 20).toFixed(1)} MiB`);
+    const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { architectures: string[] };
+    assert.deepEqual(config.architectures, ['Qwen3ForCausalLM']);
+    assert.equal(model.config.architecture, 'qwen3');
+    assert.ok(model.tokenizer.byteLevel);
+    const card = fs.readFileSync(path.join(dir, 'MODEL_CARD.md'), 'utf8');
+    assert.match(card, /Task accuracy, sampled \| \d+\.\d %/);
+    assert.doesNotThrow(() => modelTrainingDefaults(dir));
+    // The chat template handles tools, tool calls and reasoning.
+    const text = model.renderChat({
+      messages: [
+        { role: 'user', content: 'weather?' },
+        {
+          role: 'assistant',
+          content: '',
+          reasoning_content: 'think',
+          tool_calls: [{ function: { name: 'get_weather', arguments: '{"city": "X"}' } }],
+        },
+        { role: 'tool', content: '{"temp": 1}' },
+      ],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+    });
+    assert.match(
+      text,
+      /<tools>[\s\S]*get_weather[\s\S]*<think>\nthink\n<\/think>[\s\S]*<tool_call>\n\{"name": "get_weather"[\s\S]*<tool_response>/,
+    );
+  });
+
+  // Arithmetic, units and facts meet the 80 % target on these cases. Grading a pupil's answer does
+  // not yet (its MODEL_CARD.md measures ~40 % sampled): its floor here guards against regressions,
+  // and the gap is recorded in the issue, not hidden.
+  const floor: Record<(typeof TASK_FAMILIES)[number], number> = { arithmetic: 8, units: 8, facts: 8, grading: 4 };
+  it('answers held-out tasks: arithmetic, units and facts at least 8 in 10, grading at least 4 in 10 (greedy)', async () => {
+    const kb = loadKnowledgeBase();
+    const r = new Rand(20261122);
+    for (const family of TASK_FAMILIES) {
+      let ok = 0;
+      const wrong: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const t = makeTask(r, family, kb, { heldOutPhrasing: true });
+        const a = await ask([{ role: 'user', content: t.question }]);
+        if (isCorrect(t, a)) ok++;
+        else wrong.push(`${t.question}\n→ ${a}`);
+      }
+      assert.ok(ok >= floor[family], `${family}: ${ok}/10\n${wrong.join('\n\n')}`);
+    }
+  });
+
+  it('follows a style hint in the OPD teacher format', async () => {
+    const kb = loadKnowledgeBase();
+    const r = new Rand(7);
+    let ok = 0;
+    const misses: string[] = [];
+    for (const style of STYLES) {
+      for (const family of ['arithmetic', 'units', 'grading'] as const) {
+        const t = makeTask(r, family, kb);
+        const a = await ask(withHint([{ role: 'user', content: t.question }], styleHint(r, style)));
+        if (classifyStyle(a) === style) ok++;
+        else misses.push(`${style}: ${a}`);
+      }
+    }
+    assert.ok(ok >= 11, `${ok}/12\n${misses.join('\n')}`);
+  });
+
+  it('judges its own turns: thanks is +1, a complaint −1 with a hint that asks for the change', async () => {
+    const prompts = loadJudgePrompts(dir);
+    const response =
+      '### Solution\n\n1. Mia starts with **12 stickers**.\n2. She buys 7 more: 12 + 7 = **19**.\n\n**Answer:** Mia has **19 stickers** now.';
+    const judge = async (which: 'prm' | 'hint', next: string) => {
+      const p = fillJudgePrompt(prompts[which], { response, toolCalls: [], nextStateRole: 'user', nextStateText: next });
+      return ask(
+        [
+          { role: 'system', content: p.system },
+          { role: 'user', content: p.user },
+        ],
+        120,
+      );
+    };
+    assert.equal(parseBoxedScore(await judge('prm', 'Wonderful, thank you so much!')), 1);
+    assert.equal(parseBoxedScore(await judge('prm', 'Please redo it without the bold and the list, plain sentences only.')), -1);
+    const hint = await judge('hint', 'Please redo it without the bold and the list, plain sentences only.');
+    assert.equal(parseBoxedScore(hint), 1, hint);
+    assert.match(parseHint(hint) ?? '', /plain|bold|list|heading|markdown|format/i);
+    assert.equal(parseBoxedScore(await judge('hint', 'Wonderful, thank you so much!')), -1);
+  });
+});
