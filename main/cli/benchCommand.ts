@@ -29,6 +29,7 @@ took to get three satisfying responses in a row, and the wall time.
   --no-pace             send each message at once instead of letting the trainer catch up first
   --max-tokens N        tokens per response (default 256)
   --lr X, --batch-size N, --lora-rank N   training settings over the model's recommended ones
+  --set KEY=VALUE       any other training setting (repeatable), e.g. --set kl_coef=0.05
   --keep-data           keep the temporary data folder (printed at the end)
   --backend NAME        wasm (default), cpu, webgpu or tensorflow`;
 
@@ -78,6 +79,7 @@ export async function benchCommand(argv: string[], io: Io): Promise<number> {
     lr: { type: 'string' },
     'batch-size': { type: 'string' },
     'lora-rank': { type: 'string' },
+    set: { type: 'string', multiple: true },
     'keep-data': { type: 'boolean', default: false },
     backend: { type: 'string' },
   });
@@ -99,6 +101,18 @@ export async function benchCommand(argv: string[], io: Io): Promise<number> {
   if (bs !== undefined) patch.batch_size = bs;
   const rank = numberFlag(values['lora-rank'], '--lora-rank', { min: 1, integer: true });
   if (rank !== undefined) patch.lora_rank = rank;
+  for (const kv of values.set ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--set takes KEY=VALUE (a training setting, e.g. --set w_rl=0.5); got '${kv}'`);
+    const raw = kv.slice(eq + 1);
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = raw; // a bare word, e.g. --set teacher=policy
+    }
+    (patch as Record<string, unknown>)[kv.slice(0, eq)] = value;
+  }
   const interactions = numberFlag(required(values.interactions, '--interactions'), '--interactions', {
     min: 1,
     max: 10_000,
