@@ -54,8 +54,9 @@ export interface Recipe {
   vocabBudget: number;
   /**
    * From this example of the training stream on, user replies also draw from phrase set 2
-   * (feedback.ts). The shipped model switched at its first resume after the judges were seen to
-   * read long praise as a complaint; a fresh run switches at the same example, so it reproduces.
+   * (feedback.ts). The shipped model switched when it resumed from step 1250, after its step-1000
+   * judges were seen to read long praise as a complaint; a fresh run switches at the same example,
+   * so it reproduces.
    */
   phrasesV2FromExample: number;
   /**
@@ -66,7 +67,7 @@ export interface Recipe {
   earlierPlan?: { before: number; steps: number };
 }
 
-/** Where the shipped model's training stream switched to phrase set 2 (its first resume after step 1000). */
+/** Where the shipped model's training stream switched to phrase set 2: its checkpoint at step 1250. */
 const PHRASES_V2_FROM = 33_792;
 
 export const RECIPE: Recipe = {
