@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FeedbackRequestSchema, type CheckpointInfo } from '../protocol/training.js';
+import type { CheckpointInfo } from '../protocol/checkpoints.js';
+import { FeedbackRequestSchema } from '../protocol/sessions.js';
 import { exportCheckpoint } from '../rl/checkpointFiles.js';
 import { ConflictError, NotFoundError, type LearnStore } from '../store/learnStore.js';
 import type { StoredTurn } from '../store/turnStore.js';
@@ -170,6 +171,7 @@ export async function handleLearnRoute(
         samples: c.samples,
         pinned: c.pinned,
         live: c.id === live,
+        competence: null,
       }));
       return reply({ object: 'list', live_checkpoint: live, adapter_version: ctx.store.trainerState().liveVersion, data });
     }

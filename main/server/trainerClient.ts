@@ -91,7 +91,7 @@ export class TrainerClient {
         if (!ready) reject(new Error(`the trainer failed to start: ${err.message}`));
         else {
           opts.log?.(`clawloop: the trainer crashed: ${err.message}`);
-          c.status = { ...c.status, state: 'failed', error: err.message };
+          c.status = { ...c.status, state: 'error', error: err.message };
         }
       });
       c.worker.on('exit', (code) => {

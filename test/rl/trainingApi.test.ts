@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { LoraAdapter } from '../../main/engine/lora.js';
 import { Model } from '../../main/engine/model.js';
-import type { CheckpointInfo, TrainingConfig, TrainingStatus } from '../../main/protocol/training.js';
+import type { CheckpointInfo } from '../../main/protocol/checkpoints.js';
+import type { TrainingConfig, TrainingStatus } from '../../main/protocol/training.js';
 import { modelDir } from '../helpers/paths.js';
 import { api, chat, longContextModel, startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
 
@@ -53,7 +54,7 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     assert.equal((await probe()).version, 0);
     const s1 = await step();
     assert.deepEqual([s1.step, s1.adapter_version], [1, 1]);
-    assert.equal(s1.last_step!.samples.total, 2);
+    assert.equal(s1.last_step!.samples!.total, 2);
     for (const k of [
       'loss',
       'pg_loss',
