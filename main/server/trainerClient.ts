@@ -1,7 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/backend.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
+import type { NewEvent } from '../protocol/events.js';
 import type { AdapterPayload } from '../workers/inferenceMessages.js';
+import type { EventBus } from './eventBus.js';
 import type { FromTrainerWorker, ToTrainerWorker, TrainerWorkerData } from '../workers/trainerMessages.js';
 
 /** A command message without its id (the client numbers them). */
@@ -39,6 +41,9 @@ export class TrainerClient {
   /** The adapter that was live when the trainer started (restored from the data folder). */
   initialAdapter!: AdapterPayload;
   private stopped: Promise<void> | null = null;
+  private events: EventBus | null = null;
+  /** Events that arrived before a bus was attached (the trainer's start-up), published on attach. */
+  private readonly early: NewEvent[] = [];
 
   private constructor(private readonly opts: TrainerClientOptions) {
     const data: TrainerWorkerData = {
@@ -72,7 +77,10 @@ export class TrainerClient {
             opts.onAdapter(m.adapter);
             break;
           case 'status':
-            c.status = m.status;
+            c.updateStatus(m.status);
+            break;
+          case 'event':
+            c.publish(m.event);
             break;
           case 'log':
             opts.log?.(m.line);
@@ -91,7 +99,8 @@ export class TrainerClient {
         if (!ready) reject(new Error(`the trainer failed to start: ${err.message}`));
         else {
           opts.log?.(`clawloop: the trainer crashed: ${err.message}`);
-          c.status = { ...c.status, state: 'error', error: err.message };
+          c.updateStatus({ ...c.status, state: 'error', error: err.message });
+          c.publish({ event: 'error', data: { where: 'trainer', message: `the trainer crashed: ${err.message}` } });
         }
       });
       c.worker.on('exit', (code) => {
@@ -100,6 +109,32 @@ export class TrainerClient {
         c.pending.clear();
       });
     });
+  }
+
+  /** Sends the trainer's events (and its state changes) to the event bus from now on. */
+  attachEvents(bus: EventBus): void {
+    this.events = bus;
+    for (const e of this.early.splice(0)) bus.publish(e);
+  }
+
+  private publish(e: NewEvent): void {
+    if (this.events) this.events.publish(e);
+    else this.early.push(e);
+  }
+
+  /** A `training.state` event with the current status. */
+  publishState(): void {
+    const s = this.status;
+    this.publish({
+      event: 'training.state',
+      data: { state: s.state, message: s.error ?? null, queue_length: s.queued_samples, pending_turns: s.pending_turns ?? 0 },
+    });
+  }
+
+  private updateStatus(next: TrainingStatus): void {
+    const prev = this.status;
+    this.status = next;
+    if (prev && (prev.state !== next.state || prev.error !== next.error || prev.queued_samples !== next.queued_samples)) this.publishState();
   }
 
   private post(m: ToTrainerWorker): void {
