@@ -27,7 +27,7 @@ export interface TrainerClientOptions {
   backend?: BackendName;
   configPatch?: TrainingConfigPatch;
   /** A new live adapter: hand it to the inference engine. */
-  onAdapter: (a: AdapterPayload) => void;
+  onAdapter: (a: AdapterPayload) => Promise<void>;
   log?: (line: string) => void;
 }
 
@@ -42,6 +42,9 @@ export class TrainerClient {
   initialAdapter!: AdapterPayload;
   private stopped: Promise<void> | null = null;
   private events: EventBus | null = null;
+  private inbox: Promise<void> = Promise.resolve();
+  /** Why the newest adapter could not be served (the previous one still is); null when all is well. */
+  adapterError: string | null = null;
   /** Events that arrived before a bus was attached (the trainer's start-up), published on attach. */
   private readonly early: NewEvent[] = [];
 
@@ -61,39 +64,15 @@ export class TrainerClient {
     return new Promise((resolve, reject) => {
       let ready = false;
       c.worker.on('message', (m: FromTrainerWorker) => {
-        switch (m.type) {
-          case 'ready':
-            ready = true;
-            c.status = m.status;
-            c.config = m.config;
-            c.initialAdapter = m.adapter;
-            resolve(c);
-            break;
-          case 'fatal':
-            if (!ready) reject(new Error(`the trainer failed to start: ${m.message}`));
-            else opts.log?.(`clawloop: the trainer failed: ${m.message}`);
-            break;
-          case 'adapter':
-            opts.onAdapter(m.adapter);
-            break;
-          case 'status':
-            c.updateStatus(m.status);
-            break;
-          case 'event':
-            c.publish(m.event);
-            break;
-          case 'log':
-            opts.log?.(m.line);
-            break;
-          case 'reply': {
-            const p = c.pending.get(m.id);
-            c.pending.delete(m.id);
-            if (!p) break;
-            if (m.ok) p.resolve(m.value);
-            else p.reject(new TrainerCommandError(m.message, m.status, m.field));
-            break;
-          }
-        }
+        if (m.type === 'ready') {
+          ready = true;
+          c.status = m.status;
+          c.config = m.config;
+          c.initialAdapter = m.adapter;
+          resolve(c);
+        } else if (m.type === 'fatal' && !ready) reject(new Error(`the trainer failed to start: ${m.message}`));
+        // In order: a status or reply that follows a new adapter is applied once that adapter serves.
+        else c.inbox = c.inbox.then(() => c.handle(m));
       });
       c.worker.on('error', (err) => {
         if (!ready) reject(new Error(`the trainer failed to start: ${err.message}`));
@@ -109,6 +88,47 @@ export class TrainerClient {
         c.pending.clear();
       });
     });
+  }
+
+  private async handle(m: FromTrainerWorker): Promise<void> {
+    switch (m.type) {
+      case 'fatal':
+        this.opts.log?.(`clawloop: the trainer failed: ${m.message}`);
+        this.publish({ event: 'error', data: { where: 'trainer', message: m.message } });
+        break;
+      case 'adapter':
+        await this.serveAdapter(m.adapter);
+        break;
+      case 'status':
+        this.updateStatus(m.status);
+        break;
+      case 'event':
+        this.publish(m.event);
+        break;
+      case 'log':
+        this.opts.log?.(m.line);
+        break;
+      case 'reply': {
+        const p = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        if (!p) break;
+        if (m.ok) p.resolve(m.value);
+        else p.reject(new TrainerCommandError(m.message, m.status, m.field));
+        break;
+      }
+    }
+  }
+
+  /** Hands a new adapter to serving; a version that cannot be loaded is reported, and the last good one keeps serving. */
+  private async serveAdapter(a: AdapterPayload): Promise<void> {
+    try {
+      await this.opts.onAdapter(a);
+      this.adapterError = null;
+    } catch (err) {
+      this.adapterError = (err as Error).message;
+      this.opts.log?.(`clawloop: ${this.adapterError}`);
+      this.publish({ event: 'error', data: { where: 'inference', message: this.adapterError } });
+    }
   }
 
   /** Sends the trainer's events (and its state changes) to the event bus from now on. */

@@ -47,10 +47,11 @@ function unmasked(patch: Record<string, unknown>, current: TrainingConfig): Reco
   return { ...patch, judge: { ...j, api_key: cur.api_key ?? null } };
 }
 
-export const trainingStatus: Handler<'training.status'> = (ctx) => ({
-  ...trainerOf(ctx).status,
-  pending_turns: ctx.store.pendingTurnCount(),
-});
+export const trainingStatus: Handler<'training.status'> = (ctx) => {
+  const t = trainerOf(ctx);
+  const error = [t.status.error, t.adapterError].filter(Boolean).join('; ');
+  return { ...t.status, pending_turns: ctx.store.pendingTurnCount(), ...(error ? { error } : {}) };
+};
 
 export const getTrainingConfig: Handler<'training.config.get'> = (ctx) => maskedConfig(trainerOf(ctx).config);
 
