@@ -140,7 +140,9 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     io.log(`clawloop: warning: listening on ${options.host} without an API key; anyone who can reach this port can use the model`);
   }
   io.log(`clawloop: serving ${server.options.servedModelName} at ${server.url}`);
-  io.log(`clawloop: the app: ${appUrl(server.origin, server.options.apiKey)}${server.options.appDir ? '' : ' (not built: run npm run build)'}`);
+  io.log(
+    `clawloop: the app: ${appUrl(server.origin, server.options.apiKey)}${server.options.appDir ? '' : ' (not built: run npm run build)'}`,
+  );
   io.log(
     `\nPoint OpenClaw at it: merge this into ~/.openclaw/openclaw.json (then delete ~/.openclaw/agents/main/agent/models.json if an older URL is cached there):\n`,
   );
@@ -177,7 +179,10 @@ function appUrl(origin: string, apiKey: string | null): string {
 
 /** A repeatable flag's values; each may also be a comma-separated list. */
 function listFlag(v: string[] | undefined): string[] {
-  return (v ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
+  return (v ?? [])
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 /** The training flags of `clawloop serve` as a configuration patch, validated (errors name the flag). */

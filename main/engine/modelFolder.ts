@@ -94,7 +94,12 @@ export function inspectModelFolder(dir: string): ModelFolderSummary {
     };
   } catch (err) {
     if (err instanceof SyntaxError) throw new ModelFolderError(`${configFile} is not valid JSON: ${err.message}`);
-    if (err instanceof ModelConfigError || err instanceof TokenizerError || err instanceof SafetensorsError || err instanceof WeightsError) {
+    if (
+      err instanceof ModelConfigError ||
+      err instanceof TokenizerError ||
+      err instanceof SafetensorsError ||
+      err instanceof WeightsError
+    ) {
       throw new ModelFolderError(`${abs} is not a model ClawLoop can serve: ${err.message}`);
     }
     throw err;

@@ -195,4 +195,3 @@ function clientError(err: NodeJS.ErrnoException, socket: import('node:stream').D
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
   );
 }
-

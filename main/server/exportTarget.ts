@@ -31,7 +31,8 @@ const refuse = (message: string, status = 400) => new ApiError(status, message, 
 export function exportTarget(dataDir: string, allowed: readonly string[], dir: string | undefined, fallbackName: string): string {
   const root = path.join(dataDir, EXPORTS_DIR);
   fs.mkdirSync(root, { recursive: true });
-  if (dir !== undefined && dir.split(/[\\/]/).includes('..')) throw refuse(`the export folder '${dir}' contains '..'; give a plain name or an absolute path`);
+  if (dir !== undefined && dir.split(/[\\/]/).includes('..'))
+    throw refuse(`the export folder '${dir}' contains '..'; give a plain name or an absolute path`);
   const target = dir === undefined ? uniqueIn(root, fallbackName) : path.isAbsolute(dir) ? path.normalize(dir) : path.join(root, dir);
   const real = realPathOf(target);
   const roots = [root, ...allowed].map((r) => realPathOf(path.resolve(r)));

@@ -154,7 +154,8 @@ export class TrainerClient {
   private updateStatus(next: TrainingStatus): void {
     const prev = this.status;
     this.status = next;
-    if (prev && (prev.state !== next.state || prev.error !== next.error || prev.queued_samples !== next.queued_samples)) this.publishState();
+    if (prev && (prev.state !== next.state || prev.error !== next.error || prev.queued_samples !== next.queued_samples))
+      this.publishState();
   }
 
   private post(m: ToTrainerWorker): void {

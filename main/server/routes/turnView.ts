@@ -89,7 +89,14 @@ export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn): Tur
     closed: t.closed,
     learn_note: facts.learnNote,
     feedback: fb ? { rating: fb.rating, hint: fb.hint, updated_at: fb.updatedAt } : null,
-    judgements: facts.judgements.map((j) => ({ kind: j.kind, judge: j.judge, score: j.score, hint: j.hint, votes: j.votes, created_at: j.createdAt })),
+    judgements: facts.judgements.map((j) => ({
+      kind: j.kind,
+      judge: j.judge,
+      score: j.score,
+      hint: j.hint,
+      votes: j.votes,
+      created_at: j.createdAt,
+    })),
     samples: facts.samples.map((s) => ({
       kind: s.kind,
       reward: s.reward,

@@ -44,7 +44,14 @@ export function openTurn(ctx: ServerContext, c: CaptureInput): number {
  * Records a finished generation. A turn answered is a turn recorded: when the write fails the
  * caller answers with this error instead of a completion whose id was never stored.
  */
-export function recordTurn(ctx: ServerContext, c: CaptureInput, episode: number, result: ChatGenerationResult, callIds: string[], queueMs: number | null): void {
+export function recordTurn(
+  ctx: ServerContext,
+  c: CaptureInput,
+  episode: number,
+  result: ChatGenerationResult,
+  callIds: string[],
+  queueMs: number | null,
+): void {
   try {
     ctx.store.turns.insertTurn(
       {
@@ -72,7 +79,9 @@ export function recordTurn(ctx: ServerContext, c: CaptureInput, episode: number,
         rawText: result.rawText,
         responseText: result.content,
         reasoningText: result.reasoning,
-        toolCalls: result.toolCalls.length ? result.toolCalls.map((call, i) => ({ id: callIds[i], name: call.name, arguments: call.arguments })) : null,
+        toolCalls: result.toolCalls.length
+          ? result.toolCalls.map((call, i) => ({ id: callIds[i], name: call.name, arguments: call.arguments }))
+          : null,
         responseIds: result.responseIds,
         responseLogprobs: result.logprobs,
         finishReason: result.finishReason,
@@ -89,7 +98,12 @@ export function recordTurn(ctx: ServerContext, c: CaptureInput, episode: number,
   } catch (err) {
     ctx.log(`clawloop: recording turn ${c.id} failed: ${(err as Error).message}`);
     if (isDiskFull(err)) throw storageError(err, ctx.dataDir);
-    throw new ApiError(500, `the answer was generated but could not be recorded: ${(err as Error).message}`, 'server_error', 'record_failed');
+    throw new ApiError(
+      500,
+      `the answer was generated but could not be recorded: ${(err as Error).message}`,
+      'server_error',
+      'record_failed',
+    );
   }
   publishCaptured(ctx, c, result);
   if (c.meta.turnType === 'main' && c.meta.sessionId) ctx.wakeTrainer();
