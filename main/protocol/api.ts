@@ -64,7 +64,7 @@ export interface RouteSpec {
   errors?: readonly number[];
 }
 
-const json = (schema: z.ZodType) => ({ kind: 'json', schema }) as const;
+const json = <S extends z.ZodType>(schema: S) => ({ kind: 'json', schema }) as const;
 const id = 'the checkpoint id (e.g. step-000012), or base for the base model';
 
 export const API = {
