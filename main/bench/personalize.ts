@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { BackendName } from '../engine/backend.js';
+import type { BackendName } from '../engine/index.js';
 import type { TrainMethod, TrainingConfigPatch } from '../protocol/training.js';
 import { launchClawLoop, type Launched } from '../server/launch.js';
 import { loadKnowledgeBase } from '../tasks/knowledgeBase.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseBackendName } from '../engine/backend.js';
+import { parseBackendName } from '../engine/index.js';
 import { loadPersona, PersonaError, shippedPersonas } from '../bench/persona.js';
 import { runPersonalize, type PersonalizeResult } from '../bench/personalize.js';
 import { renderLineChart } from '../bench/pngChart.js';

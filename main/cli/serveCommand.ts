@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseBackendName } from '../engine/backend.js';
+import { parseBackendName } from '../engine/index.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
 import { launchClawLoop } from '../server/launch.js';
 import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ModelConfig } from '../engine/config.js';
-import { LoraAdapter } from '../engine/lora.js';
-import type { AdamW } from '../engine/optimizer.js';
+import { type AdamW, LoraAdapter, type ModelConfig } from '../engine/index.js';
 import { atomicWriteFile, fsyncDir } from '../util/atomicWrite.js';
 
 /**

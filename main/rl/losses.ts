@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { matmul } from '../engine/layers/matmul.js';
-import type { LossFn, LossInputs } from '../engine/train.js';
+import { matmul } from '../engine/model/layers/matmul.js';
+import type { LossFn, LossInputs } from '../engine/training/train.js';
 import type { StepMetrics } from '../protocol/training.js';
 
 /**

@@ -1,8 +1,5 @@
-import type { ChatMessage } from '../engine/chatTemplate.js';
-import type { LoraAdapter } from '../engine/lora.js';
-import type { Model } from '../engine/model.js';
-import { toChatMessages, toToolSpecs, withHint } from '../engine/openaiMessages.js';
-import { scoreResponses } from '../engine/score.js';
+import { type ChatMessage, toChatMessages, toToolSpecs, withHint } from '../engine/text/index.js';
+import { type LoraAdapter, type Model, scoreResponses } from '../engine/index.js';
 import type { WireMessage, WireTool } from '../protocol/openai.js';
 import { effectiveVotes, type TrainingConfig } from '../protocol/training.js';
 import type { Feedback, Judgement, NewSample } from '../store/learnStore.js';

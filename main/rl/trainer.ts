@@ -1,11 +1,15 @@
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import type { BackendName } from '../engine/backend.js';
-import { LoraAdapter, type LoraConfig } from '../engine/lora.js';
-import { Model } from '../engine/model.js';
-import { AdamW } from '../engine/optimizer.js';
-import { scoreResponses } from '../engine/score.js';
-import { computeGradients, type TrainBatch } from '../engine/train.js';
+import {
+  AdamW,
+  type BackendName,
+  computeGradients,
+  LoraAdapter,
+  type LoraConfig,
+  Model,
+  scoreResponses,
+  type TrainBatch,
+} from '../engine/index.js';
 import {
   effectiveKlCoef,
   LORA_SHAPE_FIELDS,

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ChatGenerationRequest, ChatGenerationResult, TokenReport } from '../engine/chatGeneration.js';
+import type { ChatGenerationRequest, ChatGenerationResult, TokenReport } from '../engine/index.js';
 import {
   ChatCompletionRequestSchema,
   type ChatCompletion,

@@ -3,7 +3,7 @@ import { FeedbackRequestSchema, type CheckpointInfo } from '../protocol/training
 import { exportCheckpoint } from '../rl/checkpointFiles.js';
 import { ConflictError, NotFoundError, type LearnStore } from '../store/learnStore.js';
 import type { StoredTurn } from '../store/turnStore.js';
-import { messageText } from '../engine/openaiMessages.js';
+import { messageText } from '../engine/text/index.js';
 import type { WireMessage } from '../protocol/openai.js';
 import { ApiError } from './apiError.js';
 import { readJsonBody, sendError, sendJson } from './http.js';

@@ -1,4 +1,4 @@
-import { Rng } from '../engine/random.js';
+import { Rng } from '../util/random.js';
 
 /** Seeded choices for generators: everything derived from one integer, so data is reproducible. */
 export class Rand {

@@ -2,7 +2,7 @@
  * Messages between the HTTP thread and the trainer worker (main/workers/trainerWorker.ts).
  * Commands carry an `id`; the worker answers each with one `reply`.
  */
-import type { BackendName } from '../engine/backend.js';
+import type { BackendName } from '../engine/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import type { AdapterPayload } from './inferenceMessages.js';
 

@@ -9,11 +9,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ChatMessage } from '../../main/engine/chatTemplate.js';
-import { DecodeBatcher } from '../../main/engine/decodeBatcher.js';
-import { generateText } from '../../main/engine/generate.js';
-import { Model } from '../../main/engine/model.js';
-import { withHint } from '../../main/engine/openaiMessages.js';
+import type { ChatMessage } from '../../main/engine/text/chatTemplate.js';
+import { DecodeBatcher } from '../../main/engine/generation/decodeBatcher.js';
+import { generateText } from '../../main/engine/generation/generate.js';
+import { Model } from '../../main/engine/model/model.js';
+import { withHint } from '../../main/engine/text/openaiMessages.js';
 import { fillJudgePrompt, loadJudgePrompts } from '../../main/rl/judgePrompts.js';
 import { parseBoxedScore, parseHint } from '../../main/rl/judgeParsing.js';
 import { loadKnowledgeBase, type KnowledgeBase } from '../../main/tasks/knowledgeBase.js';

@@ -4,19 +4,19 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '../../main/engine/backend.js';
-import { generateText } from '../../main/engine/generate.js';
-import { LoraAdapter } from '../../main/engine/lora.js';
-import { Model } from '../../main/engine/model.js';
-import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/native/nativeAddon.js';
+import { initBackend } from '../../main/engine/backends/backend.js';
+import { generateText } from '../../main/engine/generation/generate.js';
+import { LoraAdapter } from '../../main/engine/model/lora.js';
+import { Model } from '../../main/engine/model/model.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/backends/nativeAddon.js';
 import {
   broadcastPlan,
   nativeWasmKernelsActive,
   registerNativeWasmKernels,
   unregisterNativeWasmKernels,
-} from '../../main/engine/native/wasmKernels.js';
-import { Rng } from '../../main/engine/random.js';
-import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
+} from '../../main/engine/backends/wasmKernels.js';
+import { Rng } from '../../main/util/random.js';
+import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { closeness } from '../helpers/numeric.js';
 import { modelDir, ROOT } from '../helpers/paths.js';
 

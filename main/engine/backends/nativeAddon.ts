@@ -59,7 +59,7 @@ export interface NativeAddon {
 /** Where the addon is built; in a packaged Electron app it lives outside the asar archive. */
 export function addonPath(): string {
   if (process.env.CLAWLOOP_NATIVE_PATH) return process.env.CLAWLOOP_NATIVE_PATH;
-  const here = path.dirname(fileURLToPath(import.meta.url)); // dist/main/engine/native
+  const here = path.dirname(fileURLToPath(import.meta.url)); // dist/main/engine/backends
   const file = path.resolve(here, '..', '..', '..', '..', 'native', 'build', 'Release', 'clawloop_native.node');
   return file.replace(`app.asar${path.sep}`, `app.asar.unpacked${path.sep}`);
 }

@@ -1,4 +1,4 @@
-import type { WireMessage, WireTool } from '../protocol/openai.js';
+import type { WireMessage, WireTool } from '../../protocol/openai.js';
 import type { ChatMessage, ToolSpec } from './chatTemplate.js';
 
 /** A message the chat template cannot take (e.g. an image for a text-only model); `where` names it. */

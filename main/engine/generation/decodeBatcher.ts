@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { CausalLM } from './causalLM.js';
-import { KVCache } from './kvCache.js';
-import type { LoraAdapter } from './lora.js';
+import type { CausalLM } from '../model/causalLM.js';
+import { KVCache } from '../model/kvCache.js';
+import type { LoraAdapter } from '../model/lora.js';
 
 /** A sequence decoding inside a {@link DecodeBatcher}. */
 export interface BatchedSequence {

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { CausalLM } from './causalLM.js';
-import type { LoraAdapter } from './lora.js';
+import type { CausalLM } from '../model/causalLM.js';
+import type { LoraAdapter } from '../model/lora.js';
 
 /** A response to score by teacher forcing after a prompt. */
 export interface ScoreItem {

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
-import { Rng } from './random.js';
-import { readSafetensors, writeSafetensors } from './safetensors.js';
+import { Rng } from '../../util/random.js';
+import { readSafetensors, writeSafetensors } from '../formats/safetensors.js';
 import { transpose2d, variableFrom } from './tensorUtil.js';
-import { atomicWriteFile } from '../util/atomicWrite.js';
+import { atomicWriteFile } from '../../util/atomicWrite.js';
 
 /** LoRA hyper-parameters, named as in PEFT's `LoraConfig`. */
 export interface LoraConfig {

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { readSafetensors, writeSafetensors } from './safetensors.js';
+import { readSafetensors, writeSafetensors } from '../formats/safetensors.js';
 
 /** AdamW hyper-parameters; defaults follow learning-loop.md §5 (LoRA). */
 export interface AdamWConfig {

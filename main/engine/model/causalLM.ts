@@ -6,8 +6,8 @@ import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { applyRope, ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
-import { Rng } from './random.js';
-import type { WeightFiles } from './safetensors.js';
+import { Rng } from '../../util/random.js';
+import type { WeightFiles } from '../formats/safetensors.js';
 import { shapeSize, shapesEqual, transpose2d, variableFrom } from './tensorUtil.js';
 
 export class WeightsError extends Error {

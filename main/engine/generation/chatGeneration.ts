@@ -1,10 +1,10 @@
-import type { ChatMessage, ToolSpec } from './chatTemplate.js';
-import { ChatOutputParser, type OutputEvent, type ParsedToolCall } from './chatOutputParser.js';
+import type { ChatMessage, ToolSpec } from '../text/chatTemplate.js';
+import { ChatOutputParser, type OutputEvent, type ParsedToolCall } from '../text/chatOutputParser.js';
 import type { DecodeBatcher } from './decodeBatcher.js';
 import { ContextLengthError, generate } from './generate.js';
-import type { LoraAdapter } from './lora.js';
-import type { Model } from './model.js';
-import { tokenBytes } from './tokenBytes.js';
+import type { LoraAdapter } from '../model/lora.js';
+import type { Model } from '../model/model.js';
+import { tokenBytes } from '../text/tokenBytes.js';
 
 /** A chat request after validation and normalisation (engine types, no wire format). */
 export interface ChatGenerationRequest {

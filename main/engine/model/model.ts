@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { initBackend, type BackendName } from './backend.js';
+import { initBackend, type BackendName } from '../backends/backend.js';
 import { CausalLM } from './causalLM.js';
-import { ChatTemplate, type RenderOptions } from './chatTemplate.js';
+import { ChatTemplate, type RenderOptions } from '../text/chatTemplate.js';
 import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.js';
-import { WeightFiles } from './safetensors.js';
-import { TextTokenizer } from './tokenizer.js';
+import { WeightFiles } from '../formats/safetensors.js';
+import { TextTokenizer } from '../text/tokenizer.js';
 
 /** Sampling defaults and stop tokens from `generation_config.json` (all optional there). */
 export interface GenerationDefaults {

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
-import './gradients.js';
-import { loadNativeAddon, nativeLoadError, nativeWanted } from './native/nativeAddon.js';
-import { registerNativeWasmKernels } from './native/wasmKernels.js';
+import '../training/gradients.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted } from './nativeAddon.js';
+import { registerNativeWasmKernels } from './wasmKernels.js';
 
 /**
  * The tfjs backends ClawLoop can run on.

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { atomicWriteFileSync, writeAll } from '../util/atomicWrite.js';
-import type { CausalLM } from './causalLM.js';
-import { PROJECTIONS, projectionModule, type ModelConfig, type Projection } from './config.js';
-import { ropeInvFreq } from './layers/rope.js';
+import { atomicWriteFileSync, writeAll } from '../../util/atomicWrite.js';
+import type { CausalLM } from '../model/causalLM.js';
+import { PROJECTIONS, projectionModule, type ModelConfig, type Projection } from '../model/config.js';
+import { ropeInvFreq } from '../model/layers/rope.js';
 
 /**
  * GGUF (llama.cpp's file format, version 3) export of a model, so a model trained with ClawLoop

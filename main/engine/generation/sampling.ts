@@ -1,4 +1,4 @@
-import { Rng } from './random.js';
+import { Rng } from '../../util/random.js';
 
 /** How the next token is chosen from the model's logits. */
 export interface SamplingOptions {

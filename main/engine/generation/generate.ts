@@ -1,10 +1,10 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { CausalLM } from './causalLM.js';
+import type { CausalLM } from '../model/causalLM.js';
 import type { BatchedSequence, DecodeBatcher } from './decodeBatcher.js';
-import { KVCache } from './kvCache.js';
-import type { LoraAdapter } from './lora.js';
+import { KVCache } from '../model/kvCache.js';
+import type { LoraAdapter } from '../model/lora.js';
 import { logSoftmax, Sampler, topEntries, type SamplingOptions } from './sampling.js';
-import type { TextTokenizer } from './tokenizer.js';
+import type { TextTokenizer } from '../text/tokenizer.js';
 
 export interface GenerateOptions extends SamplingOptions {
   /** Upper bound on generated tokens. Default 256. */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { atomicWriteFileSync, writeAll } from '../util/atomicWrite.js';
+import { atomicWriteFileSync, writeAll } from '../../util/atomicWrite.js';
 
 /**
  * Reading and writing the safetensors format: an 8-byte little-endian header length N, N bytes of

@@ -1,8 +1,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import './gradients.js';
-import type { CausalLM } from './causalLM.js';
-import type { LoraAdapter } from './lora.js';
-import type { Rng } from './random.js';
+import type { CausalLM } from '../model/causalLM.js';
+import type { LoraAdapter } from '../model/lora.js';
+import type { Rng } from '../../util/random.js';
 
 /**
  * A training batch of token sequences with per-position values. All per-position arrays align

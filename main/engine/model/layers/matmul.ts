@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { fastTransposedMatmul } from '../native/wasmKernels.js';
+import { fastTransposedMatmul } from '../../backends/wasmKernels.js';
 
 /** Swaps the last two axes: [..., M, N] -> [..., N, M]. */
 export function transposeLast2(x: tf.Tensor): tf.Tensor {
