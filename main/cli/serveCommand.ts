@@ -3,7 +3,7 @@ import { parseBackendName } from '../engine/index.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
 import { launchClawLoop } from '../server/launch.js';
 import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';
-import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainer.js';
+import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.js';
 import { removeServerFile, writeServerFile } from './serverFile.js';
 import { numberFlag, parse, UsageError } from './args.js';
 import { resolveModelDir } from './modelDir.js';

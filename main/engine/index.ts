@@ -29,7 +29,8 @@ export { scoreResponses, tokenLogprobs } from './generation/score.js';
 
 // Training
 export { AdamW } from './training/optimizer.js';
-export { computeGradients, type TrainBatch } from './training/train.js';
+export { policyGradientStep, type PolicyStepConfig, type PolicyStepResult } from './training/policyStep.js';
+export type { TrainBatch } from './training/train.js';
 
 // File formats
 export { ggufFromModel, vocabFromTokenizerJson, writeGguf, type GgufVocab } from './formats/gguf.js';

@@ -74,6 +74,13 @@ export interface StepRow {
   metrics: StepMetrics;
 }
 
+/** A main turn ready to become samples, with the epoch its feedback had when it was read. */
+export interface ReadyTurn {
+  turn: StoredTurn;
+  epoch: number;
+  feedback: Feedback | null;
+}
+
 export class NotFoundError extends Error {
   override name = 'NotFoundError';
 }
@@ -220,7 +227,7 @@ export class LearnStore {
    * The oldest main turn ready to become samples: it has a next state, or its session ended, or it
    * has feedback. Turns without a session and aborted turns are never ready.
    */
-  nextReadyTurn(): { turn: StoredTurn; epoch: number; feedback: Feedback | null } | null {
+  nextReadyTurn(): ReadyTurn | null {
     const r = this.q(
       `SELECT t.id, t.learn_epoch FROM turns t LEFT JOIN feedback f ON f.turn_id = t.id
           WHERE t.type = 'main' AND t.session_id IS NOT NULL AND t.finish_reason != 'abort' AND t.learn_state = 'new'

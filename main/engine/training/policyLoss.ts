@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { matmul } from '../engine/model/layers/matmul.js';
-import type { LossFn, LossInputs } from '../engine/training/train.js';
-import type { StepMetrics } from '../protocol/training.js';
+import { matmul } from '../model/layers/matmul.js';
+import type { LossFn, LossInputs } from './train.js';
+import type { StepMetrics } from '../../protocol/training.js';
 
 /**
  * The policy loss of learning-loop.md §4, on the engine's flattened token rows.
