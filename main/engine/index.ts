@@ -33,4 +33,5 @@ export { policyGradientStep, type PolicyStepConfig, type PolicyStepResult } from
 export type { TrainBatch } from './training/train.js';
 
 // File formats
-export { ggufFromModel, vocabFromTokenizerJson, writeGguf, type GgufVocab } from './formats/gguf.js';
+export { ggufFromModel, vocabFromTokenizerJson, type GgufVocab } from './formats/ggufExport.js';
+export { writeGguf } from './formats/ggufFile.js';

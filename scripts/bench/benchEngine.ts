@@ -20,7 +20,8 @@ import { KVCache } from '../../main/engine/model/kvCache.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
 import type { Token } from 'node-llama-cpp';
-import { ggufFromModel, writeGguf, type GgufVocab } from '../../main/engine/formats/gguf.js';
+import { ggufFromModel, type GgufVocab } from '../../main/engine/formats/ggufExport.js';
+import { writeGguf } from '../../main/engine/formats/ggufFile.js';
 import { computeGradients, crossEntropyLoss, type TrainBatch } from '../../main/engine/training/train.js';
 import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
 

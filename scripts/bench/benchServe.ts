@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { initBackend } from '../../main/engine/backends/backend.js';
 import { CausalLM } from '../../main/engine/model/causalLM.js';
 import { parseModelConfig } from '../../main/engine/model/config.js';
-import { writeSafetensors } from '../../main/engine/formats/safetensors.js';
+import { writeSafetensors } from '../../main/engine/formats/safetensorsWrite.js';
 import type { TrainingStatus } from '../../main/protocol/training.js';
 import { ClawLoopServer } from '../../main/server/clawloopServer.js';
 import { TrainerClient } from '../../main/server/trainerClient.js';

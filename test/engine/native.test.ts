@@ -9,12 +9,8 @@ import { generateText } from '../../main/engine/generation/generate.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
 import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/backends/nativeAddon.js';
-import {
-  broadcastPlan,
-  nativeWasmKernelsActive,
-  registerNativeWasmKernels,
-  unregisterNativeWasmKernels,
-} from '../../main/engine/backends/wasmKernels.js';
+import { broadcastPlan } from '../../main/engine/backends/broadcastPlan.js';
+import { nativeWasmKernelsActive, registerNativeWasmKernels, unregisterNativeWasmKernels } from '../../main/engine/backends/wasmKernels.js';
 import { Rng } from '../../main/util/random.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { closeness } from '../helpers/numeric.js';

@@ -1,7 +1,8 @@
 import type { ChatMessage, ToolSpec } from '../text/chatTemplate.js';
 import { ChatOutputParser, type OutputEvent, type ParsedToolCall } from '../text/chatOutputParser.js';
 import type { DecodeBatcher } from './decodeBatcher.js';
-import { ContextLengthError, generate } from './generate.js';
+import type { TextTokenizer } from '../text/tokenizer.js';
+import { ContextLengthError, generate, type GeneratedToken } from './generate.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { Model } from '../model/model.js';
 import { tokenBytes } from '../text/tokenBytes.js';
@@ -85,16 +86,12 @@ export interface ChatGenerationHooks {
   onDelta?: (delta: ChatDelta) => void;
 }
 
-/**
- * Renders a conversation with the model's chat template, generates the assistant's reply and
- * splits it into reasoning, answer and tool calls.
- */
-export async function runChatGeneration(
+/** The prompt of a chat request, rendered and tokenized, and the completion budget left in the context. */
+function renderPrompt(
   model: Model,
   req: ChatGenerationRequest,
-  hooks: ChatGenerationHooks = {},
-): Promise<ChatGenerationResult> {
-  const tools = req.tools && req.tools.length ? req.tools : undefined;
+  tools: ToolSpec[] | undefined,
+): { text: string; ids: number[]; maxTokens: number } {
   let rendered: { text: string; ids: number[] };
   try {
     rendered = model.encodeChat({ messages: req.messages, tools, addGenerationPrompt: true, extra: req.templateVars });
@@ -111,13 +108,41 @@ export async function runChatGeneration(
       'context_length_exceeded',
     );
   }
-  const maxTokens = Math.min(req.maxTokens ?? limit, limit - promptTokens);
-  hooks.onStart?.({ promptTokens, maxTokens });
+  return { ...rendered, maxTokens: Math.min(req.maxTokens ?? limit, limit - promptTokens) };
+}
 
-  const parser = new ChatOutputParser({ toolCalls: tools !== undefined, startInReasoning: /<think>\s*$/.test(rendered.text) });
+/** A generated token as clients asking for log-probs see it: its text and bytes, and those of the alternatives. */
+function tokenReport(tokenizer: TextTokenizer, t: GeneratedToken, withText: boolean): TokenReport {
+  const report: TokenReport = { id: t.id, logprob: t.logprob };
+  if (!withText) return report;
+  report.token = tokenizer.decode([t.id]);
+  report.bytes = tokenBytes(tokenizer, t.id);
+  report.top = (t.top ?? []).map((a) => ({
+    id: a.id,
+    token: tokenizer.decode([a.id]),
+    bytes: tokenBytes(tokenizer, a.id),
+    logprob: a.logprob,
+  }));
+  return report;
+}
+
+/**
+ * Renders a conversation with the model's chat template, generates the assistant's reply and
+ * splits it into reasoning, answer and tool calls.
+ */
+export async function runChatGeneration(
+  model: Model,
+  req: ChatGenerationRequest,
+  hooks: ChatGenerationHooks = {},
+): Promise<ChatGenerationResult> {
+  const tools = req.tools && req.tools.length ? req.tools : undefined;
+  const prompt = renderPrompt(model, req, tools);
+  const { maxTokens } = prompt;
+  hooks.onStart?.({ promptTokens: prompt.ids.length, maxTokens });
+  const parser = new ChatOutputParser({ toolCalls: tools !== undefined, startInReasoning: /<think>\s*$/.test(prompt.text) });
   const g = model.generation;
   const wantLogprobs = req.logprobs === true;
-  const it = generate(model.lm, model.tokenizer, rendered.ids, {
+  const it = generate(model.lm, model.tokenizer, prompt.ids, {
     maxNewTokens: maxTokens,
     temperature: req.temperature ?? g.temperature ?? 1,
     topP: req.topP ?? g.topP ?? 1,
@@ -134,21 +159,8 @@ export async function runChatGeneration(
     if (err instanceof ContextLengthError) throw new ChatRequestError(err.message, 400, 'context_length_exceeded');
     throw err;
   });
-  while (!r.done) {
-    const t = r.value;
-    const report: TokenReport = { id: t.id, logprob: t.logprob };
-    if (wantLogprobs) {
-      report.token = model.tokenizer.decode([t.id]);
-      report.bytes = tokenBytes(model.tokenizer, t.id);
-      report.top = (t.top ?? []).map((a) => ({
-        id: a.id,
-        token: model.tokenizer.decode([a.id]),
-        bytes: tokenBytes(model.tokenizer, a.id),
-        logprob: a.logprob,
-      }));
-    }
-    hooks.onDelta?.({ events: parser.push(t.text), tokens: [report] });
-    r = await it.next();
+  for (; !r.done; r = await it.next()) {
+    hooks.onDelta?.({ events: parser.push(r.value.text), tokens: [tokenReport(model.tokenizer, r.value, wantLogprobs)] });
   }
   const res = r.value;
   const tail = parser.finish();
@@ -156,8 +168,8 @@ export async function runChatGeneration(
   const finishReason: ChatFinishReason =
     res.finishReason === 'abort' ? 'abort' : parser.hasToolCalls ? 'tool_calls' : res.finishReason === 'length' ? 'length' : 'stop';
   return {
-    promptText: rendered.text,
-    promptIds: rendered.ids,
+    promptText: prompt.text,
+    promptIds: prompt.ids,
     responseIds: res.tokens,
     logprobs: res.logprobs,
     rawText: res.text,

@@ -4,6 +4,7 @@ import type { BatchedSequence, DecodeBatcher } from './decodeBatcher.js';
 import { KVCache } from '../model/kvCache.js';
 import type { LoraAdapter } from '../model/lora.js';
 import { logSoftmax, Sampler, topEntries, type SamplingOptions } from './sampling.js';
+import { StopStringText } from './stopStrings.js';
 import type { TextTokenizer } from '../text/tokenizer.js';
 
 export interface GenerateOptions extends SamplingOptions {
@@ -66,21 +67,67 @@ export class ContextLengthError extends Error {
   }
 }
 
-/** Length of the longest suffix of `text` that is a proper prefix of one of `stops`. */
-function heldSuffix(text: string, stops: readonly string[]): number {
-  let best = 0;
-  for (const s of stops) {
-    for (let n = Math.min(s.length - 1, text.length); n > best; n--) {
-      if (text.endsWith(s.slice(0, n))) {
-        best = n;
-        break;
-      }
-    }
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The model calls of one generation: the prompt's prefill into a fresh KV cache, then one forward
+ * pass per token, alone or, with a batcher, together with the other sequences it is decoding.
+ */
+class TokenSteps {
+  private readonly cache: KVCache;
+  // After the prefill the cache moves into the batcher, which steps all its sequences together.
+  private batched: BatchedSequence | null = null;
+
+  constructor(
+    private readonly lm: CausalLM,
+    private readonly adapter: LoraAdapter | null,
+    private readonly batcher: DecodeBatcher | undefined,
+  ) {
+    this.cache = new KVCache(lm.config.numLayers);
   }
-  return best;
+
+  /** Logits after `ids` (the whole prompt, or one token when decoding alone). */
+  prefill(ids: number[]): Float32Array {
+    return tf.tidy(() => {
+      const input = tf.tensor2d(ids, [1, ids.length], 'int32');
+      const logits = this.lm.forward(input, { cache: this.cache, adapter: this.adapter, lastOnly: true });
+      return logits.dataSync() as Float32Array;
+    });
+  }
+
+  /** Logits after one more token. */
+  async step(id: number): Promise<Float32Array> {
+    if (!this.batcher) return this.prefill([id]);
+    this.batched ??= this.batcher.join(this.cache, this.adapter);
+    return this.batcher.step(this.batched, id);
+  }
+
+  close(): void {
+    if (this.batched) this.batcher!.leave(this.batched);
+    else this.cache.dispose();
+  }
 }
 
-const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** The number of new tokens a generation may make, checked against the model's context. */
+function tokenBudget(lm: CausalLM, promptIds: readonly number[], maxNewTokens: number | undefined): number {
+  if (promptIds.length === 0) throw new RangeError('generate: the prompt is empty');
+  const maxPositions = lm.config.maxPositions;
+  if (promptIds.length >= maxPositions) throw new ContextLengthError(promptIds.length, maxPositions);
+  const maxNew = Math.min(maxNewTokens ?? 256, maxPositions - promptIds.length);
+  if (!(maxNew >= 0)) throw new RangeError(`generate: maxNewTokens must be >= 0, got ${maxNewTokens}`);
+  return maxNew;
+}
+
+/** The text token `id` makes final, and the stop token or string it ends generation with, if any. */
+function advance(
+  out: StopStringText,
+  stopIds: ReadonlySet<number>,
+  id: number,
+): { delta: string; stoppedBy: GenerationResult['stoppedBy'] } {
+  if (stopIds.has(id)) return { delta: out.flush(), stoppedBy: { tokenId: id } }; // no stop string can complete now
+  const r = out.push(id);
+  return { delta: r.delta, stoppedBy: r.stop === null ? undefined : { string: r.stop } };
+}
 
 /**
  * Generates a continuation of `promptIds`: one prefill pass over the prompt, then one token per
@@ -94,49 +141,26 @@ export async function* generate(
   promptIds: readonly number[],
   opts: GenerateOptions = {},
 ): AsyncGenerator<GeneratedToken, GenerationResult, void> {
-  if (promptIds.length === 0) throw new RangeError('generate: the prompt is empty');
-  const maxPositions = lm.config.maxPositions;
-  if (promptIds.length >= maxPositions) throw new ContextLengthError(promptIds.length, maxPositions);
-  const maxNew = Math.min(opts.maxNewTokens ?? 256, maxPositions - promptIds.length);
-  if (!(maxNew >= 0)) throw new RangeError(`generate: maxNewTokens must be >= 0, got ${opts.maxNewTokens}`);
+  const maxNew = tokenBudget(lm, promptIds, opts.maxNewTokens);
   const topN = Math.min(Math.max(opts.topLogprobs ?? 0, 0), 20);
   const sampler = new Sampler(opts, opts.seed);
   const stopIds = new Set(opts.stopTokenIds ?? []);
-  const stops = (opts.stopStrings ?? []).filter((s) => s.length > 0);
-  const decoder = tokenizer.streamDecoder();
-  const cache = new KVCache(lm.config.numLayers);
-  const adapter = opts.adapter ?? null;
-
+  const out = new StopStringText(
+    tokenizer.streamDecoder(),
+    (opts.stopStrings ?? []).filter((s) => s.length > 0),
+  );
+  const steps = new TokenSteps(lm, opts.adapter ?? null, opts.batcher);
   const tokens: number[] = [];
   const logprobs: number[] = [];
-  let text = ''; // emitted so far
-  let pending = ''; // decoded but held back (possible stop-string prefix)
   let finishReason: FinishReason = 'length';
   let stoppedBy: GenerationResult['stoppedBy'];
   const t0 = performance.now();
   let prefillMs = 0;
-
-  const prefill = (ids: number[]): Float32Array =>
-    tf.tidy(() => {
-      const input = tf.tensor2d(ids, [1, ids.length], 'int32');
-      const logits = lm.forward(input, { cache, adapter, lastOnly: true });
-      return logits.dataSync() as Float32Array;
-    });
-  // After the prefill the cache moves into the batcher, which steps all its sequences together.
-  let batched: BatchedSequence | null = null;
-  const step = async (id: number): Promise<Float32Array> => {
-    if (opts.batcher) {
-      batched ??= opts.batcher.join(cache, adapter);
-      return opts.batcher.step(batched, id);
-    }
-    return prefill([id]);
-  };
-
   try {
     if (opts.signal?.aborted) {
       finishReason = 'abort';
     } else if (maxNew > 0) {
-      let logits = prefill([...promptIds]);
+      let logits = steps.prefill([...promptIds]);
       prefillMs = performance.now() - t0;
       for (;;) {
         const id = sampler.sample(logits);
@@ -144,35 +168,14 @@ export async function* generate(
         tokens.push(id);
         logprobs.push(lp[id]);
         const top = topN > 0 ? topEntries(lp, topN).map((e) => ({ id: e.id, logprob: e.value })) : undefined;
-        let delta = '';
-        if (stopIds.has(id)) {
+        const made = advance(out, stopIds, id);
+        let delta = made.delta;
+        if (made.stoppedBy) {
           finishReason = 'stop';
-          stoppedBy = { tokenId: id };
-          delta = pending + decoder.flush(); // no stop string can complete now
-          pending = '';
-        } else {
-          pending += decoder.push(id);
-          const hit = stops.length ? firstStop(pending, stops) : null;
-          if (hit) {
-            delta = pending.slice(0, hit.index);
-            pending = '';
-            finishReason = 'stop';
-            stoppedBy = { string: hit.stop };
-          } else {
-            const keep = stops.length ? heldSuffix(pending, stops) : 0;
-            delta = pending.slice(0, pending.length - keep);
-            pending = pending.slice(pending.length - keep);
-          }
+          stoppedBy = made.stoppedBy;
         }
-        text += delta;
         const done = finishReason === 'stop' || tokens.length >= maxNew;
-        if (done && finishReason !== 'stop') {
-          // Out of budget: release whatever is held back.
-          const rest = pending + decoder.flush();
-          pending = '';
-          delta += rest;
-          text += rest;
-        }
+        if (done && finishReason !== 'stop') delta += out.flush(); // out of budget: release whatever is held back
         yield { id, logprob: lp[id], text: delta, top };
         if (done) break;
         await nextTick();
@@ -180,32 +183,14 @@ export async function* generate(
           finishReason = 'abort';
           break;
         }
-        logits = await step(id);
+        logits = await steps.step(id);
       }
     }
   } finally {
-    if (batched) opts.batcher!.leave(batched);
-    else cache.dispose();
+    steps.close();
   }
-  return {
-    tokens,
-    logprobs,
-    text,
-    finishReason,
-    stoppedBy,
-    promptTokens: promptIds.length,
-    prefillMs,
-    decodeMs: performance.now() - t0 - prefillMs,
-  };
-}
-
-function firstStop(text: string, stops: readonly string[]): { index: number; stop: string } | null {
-  let best: { index: number; stop: string } | null = null;
-  for (const s of stops) {
-    const i = text.indexOf(s);
-    if (i >= 0 && (!best || i < best.index)) best = { index: i, stop: s };
-  }
-  return best;
+  const decodeMs = performance.now() - t0 - prefillMs;
+  return { tokens, logprobs, text: out.text, finishReason, stoppedBy, promptTokens: promptIds.length, prefillMs, decodeMs };
 }
 
 /** Runs {@link generate} to completion and returns only the result. */

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
 import type { LoraAdapter } from '../model/lora.js';
+import { pickTargets } from '../model/tensorUtil.js';
 
 /** A response to score by teacher forcing after a prompt. */
 export interface ScoreItem {
@@ -26,6 +27,54 @@ export interface ScoredResponse {
   top?: Array<Array<{ id: number; logprob: number }>>;
 }
 
+/** One batch laid out for the model: right-padded ids [B, T], and the rows that predict response tokens. */
+function layoutBatch(items: readonly ScoreItem[], batch: number[]): { T: number; ids: Int32Array; rows: number[]; targets: number[] } {
+  const T = Math.max(...batch.map((i) => items[i].promptIds.length + items[i].responseIds.length - 1));
+  const ids = new Int32Array(batch.length * T);
+  const rows: number[] = [];
+  const targets: number[] = [];
+  batch.forEach((i, b) => {
+    const { promptIds: p, responseIds: r } = items[i];
+    ids.set([...p, ...r.slice(0, -1)], b * T);
+    for (let j = 0; j < r.length; j++) {
+      rows.push(b * T + p.length - 1 + j);
+      targets.push(r[j]);
+    }
+  });
+  return { T, ids, rows, targets };
+}
+
+/** Log-probs of the batch's response tokens, in batch order, and their top-K alternatives. */
+function scoreBatch(lm: CausalLM, items: readonly ScoreItem[], batch: number[], topK: number, opts: ScoreOptions): ScoredResponse[] {
+  const { T, ids, rows, targets } = layoutBatch(items, batch);
+  const outs = tf.tidy(() => {
+    const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter: opts.adapter ?? null });
+    const logp = tf.logSoftmax(lm.head(tf.gather(h, tf.tensor1d(rows, 'int32')))) as tf.Tensor2D; // [N, V]
+    const picked = pickTargets(logp, targets);
+    if (!topK) return [picked];
+    const tk = tf.topk(logp, topK);
+    return [picked, tk.values, tk.indices];
+  });
+  const lp = outs[0].dataSync() as Float32Array;
+  const topVals = topK ? (outs[1].dataSync() as Float32Array) : null;
+  const topIds = topK ? (outs[2].dataSync() as Int32Array) : null;
+  outs.forEach((t) => t.dispose());
+  let n = 0;
+  return batch.map((i) => {
+    const R = items[i].responseIds.length;
+    const res: ScoredResponse = { logprobs: lp.slice(n, n + R) };
+    if (topVals && topIds) {
+      res.top = [];
+      for (let j = 0; j < R; j++) {
+        const base = (n + j) * topK;
+        res.top.push(Array.from({ length: topK }, (_, k) => ({ id: topIds[base + k], logprob: topVals[base + k] })));
+      }
+    }
+    n += R;
+    return res;
+  });
+}
+
 /**
  * Teacher-forced log-probabilities of given response tokens after given prompt tokens, batched.
  * Sequences are right-padded (the causal mask keeps padding from affecting real positions) and
@@ -47,54 +96,10 @@ export async function scoreResponses(lm: CausalLM, items: readonly ScoreItem[], 
   items.forEach((it, i) => {
     if (it.responseIds.length === 0) results[i] = { logprobs: new Float32Array(0), top: topK ? [] : undefined };
   });
-
   for (let start = 0; start < order.length; start += batchSize) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
     const batch = order.slice(start, start + batchSize);
-    const T = Math.max(...batch.map((i) => items[i].promptIds.length + items[i].responseIds.length - 1));
-    const ids = new Int32Array(batch.length * T);
-    const rows: number[] = [];
-    const targets: number[] = [];
-    batch.forEach((i, b) => {
-      const { promptIds: p, responseIds: r } = items[i];
-      const seq = [...p, ...r.slice(0, -1)];
-      ids.set(seq, b * T);
-      for (let j = 0; j < r.length; j++) {
-        rows.push(b * T + p.length - 1 + j);
-        targets.push(r[j]);
-      }
-    });
-    const outs = tf.tidy(() => {
-      const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter: opts.adapter ?? null });
-      const logp = tf.logSoftmax(lm.head(tf.gather(h, tf.tensor1d(rows, 'int32')))); // [N, V]
-      const V = lm.config.vocabSize;
-      const flat = tf.tensor1d(
-        targets.map((t, n) => n * V + t),
-        'int32',
-      );
-      const picked = tf.gather(tf.reshape(logp, [-1]), flat);
-      if (!topK) return [picked];
-      const tk = tf.topk(logp, topK);
-      return [picked, tk.values, tk.indices];
-    });
-    const lp = outs[0].dataSync() as Float32Array;
-    const topVals = topK ? (outs[1].dataSync() as Float32Array) : null;
-    const topIds = topK ? (outs[2].dataSync() as Int32Array) : null;
-    outs.forEach((t) => t.dispose());
-    let n = 0;
-    for (const i of batch) {
-      const R = items[i].responseIds.length;
-      const res: ScoredResponse = { logprobs: lp.slice(n, n + R) };
-      if (topVals && topIds) {
-        res.top = [];
-        for (let j = 0; j < R; j++) {
-          const base = (n + j) * topK;
-          res.top.push(Array.from({ length: topK }, (_, k) => ({ id: topIds[base + k], logprob: topVals[base + k] })));
-        }
-      }
-      results[i] = res;
-      n += R;
-    }
+    scoreBatch(lm, items, batch, topK, opts).forEach((r, b) => (results[batch[b]] = r));
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return results;

@@ -1,32 +1,18 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { expectedWeights, PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
+import { Rng } from '../../util/random.js';
+import type { WeightFiles } from '../formats/weightFiles.js';
+import { expectedWeights, type ModelConfig } from './config.js';
+import { decoderBlock, layerParameters, loadLayerWeights, type BlockInputs, type LayerWeights, type TakeVariable } from './decoderBlock.js';
 import type { KVCache } from './kvCache.js';
-import { attentionMask, groupedAttention, rowAttentionMask } from './layers/attention.js';
+import { attentionMask, rowAttentionMask } from './layers/attention.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
-import { applyRope, ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
+import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
-import { Rng } from '../../util/random.js';
-import type { WeightFiles } from '../formats/safetensors.js';
-import { shapeSize, shapesEqual, transpose2d, variableFrom } from './tensorUtil.js';
+import { shapeSize, transpose2d, variableFrom } from './tensorUtil.js';
+import { checkAdapterFits, checkTensors, checkWeightFiles, WeightsError } from './weightCheck.js';
 
-export class WeightsError extends Error {
-  override name = 'WeightsError';
-}
-
-interface ProjWeights {
-  /** [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain matmul. */
-  w: tf.Variable;
-  b?: tf.Variable;
-}
-
-interface LayerWeights {
-  inputNorm: tf.Variable;
-  postNorm: tf.Variable;
-  qNorm?: tf.Variable;
-  kNorm?: tf.Variable;
-  proj: Record<Projection, ProjWeights>;
-}
+export { WeightsError };
 
 export interface ForwardOptions {
   /** Appends this call's keys/values; positions continue from the cache's length. */
@@ -47,9 +33,6 @@ export interface ForwardOptions {
   rows?: { start: readonly number[]; pad: readonly number[] };
 }
 
-/** Tensors that are buffers in some checkpoints and never weights. */
-const IGNORABLE = [/\.rotary_emb\.inv_freq$/];
-
 /**
  * A Llama-family decoder (Llama, Mistral, Qwen2, Qwen3) in tfjs: token ids in, logits out.
  * Weights are tfjs Variables, frozen unless {@link setTrainable} turns full fine-tuning on.
@@ -69,7 +52,7 @@ export class CausalLM {
     take: (name: string) => Float32Array,
   ) {
     const c = config;
-    const v = (name: string, shape: number[], transpose = false): tf.Variable => {
+    const v: TakeVariable = (name, shape, transpose = false) => {
       const data = take(name);
       if (transpose) {
         const [out, inp] = shape;
@@ -81,24 +64,7 @@ export class CausalLM {
     this.embed = v('model.embed_tokens.weight', [c.vocabSize, H]);
     this.finalNorm = v('model.norm.weight', [H]);
     this.lmHeadT = c.tieWordEmbeddings ? null : v('lm_head.weight', [c.vocabSize, H], true);
-    const dims = projectionDims(c);
-    this.layers = [];
-    for (let l = 0; l < c.numLayers; l++) {
-      const p = `model.layers.${l}.`;
-      const proj = {} as Record<Projection, ProjWeights>;
-      for (const name of PROJECTIONS) {
-        const base = `${p}${projectionModule(name)}.${name}`;
-        proj[name] = { w: v(`${base}.weight`, dims[name], true) };
-        if (c.biases.has(name)) proj[name].b = v(`${base}.bias`, [dims[name][0]]);
-      }
-      this.layers.push({
-        inputNorm: v(`${p}input_layernorm.weight`, [H]),
-        postNorm: v(`${p}post_attention_layernorm.weight`, [H]),
-        qNorm: c.qkNorm ? v(`${p}self_attn.q_norm.weight`, [c.headDim]) : undefined,
-        kNorm: c.qkNorm ? v(`${p}self_attn.k_norm.weight`, [c.headDim]) : undefined,
-        proj,
-      });
-    }
+    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v));
     this.invFreq = ropeInvFreq(c);
   }
 
@@ -107,25 +73,7 @@ export class CausalLM {
    * is reported by name before anything is allocated.
    */
   static fromWeightFiles(config: ModelConfig, files: WeightFiles, opts: { log?: (line: string) => void } = {}): CausalLM {
-    const expected = expectedWeights(config);
-    const problems: string[] = [];
-    const ignored: string[] = [];
-    for (const [name, shape] of expected) {
-      const e = files.get(name);
-      if (!e) problems.push(`missing '${name}' ${JSON.stringify(shape)}`);
-      else if (!shapesEqual(e.shape, shape))
-        problems.push(`'${name}' has shape ${JSON.stringify(e.shape)}; expected ${JSON.stringify(shape)}`);
-    }
-    for (const name of files.names()) {
-      if (expected.has(name)) continue;
-      if (IGNORABLE.some((re) => re.test(name)) || (config.tieWordEmbeddings && name === 'lm_head.weight')) ignored.push(name);
-      else problems.push(`unexpected tensor '${name}'`);
-    }
-    if (problems.length) {
-      const shown = problems.slice(0, 20).join('\n  ');
-      const more = problems.length > 20 ? `\n  … and ${problems.length - 20} more` : '';
-      throw new WeightsError(`the weights do not match config.json (${config.architecture}):\n  ${shown}${more}`);
-    }
+    const ignored = checkWeightFiles(config, files);
     if (ignored.length)
       opts.log?.(`clawloop: ignoring ${ignored.length} tensor(s) the model does not use: ${ignored.slice(0, 5).join(', ')}`);
     return new CausalLM(config, (name) => files.read(name));
@@ -133,12 +81,7 @@ export class CausalLM {
 
   /** Builds a model from Hugging Face-layout tensors in memory. */
   static fromTensors(config: ModelConfig, tensors: Map<string, Float32Array>): CausalLM {
-    for (const [name, shape] of expectedWeights(config)) {
-      const t = tensors.get(name);
-      if (!t) throw new WeightsError(`missing tensor '${name}'`);
-      if (t.length !== shapeSize(shape))
-        throw new WeightsError(`tensor '${name}' has ${t.length} values; expected ${JSON.stringify(shape)}`);
-    }
+    checkTensors(config, tensors);
     return new CausalLM(config, (name) => tensors.get(name)!);
   }
 
@@ -187,62 +130,37 @@ export class CausalLM {
     this.assertLive();
     const c = this.config;
     const [B, T] = ids.shape;
-    const offset = opts.cache?.length ?? 0;
-    const S = offset + T;
     const adapter = opts.adapter ?? null;
     if (adapter) this.checkAdapter(adapter);
-    const training = opts.training ?? false;
-    const eps = c.rmsNormEps;
-    let cos: tf.Tensor;
-    let sin: tf.Tensor;
-    let mask: tf.Tensor2D | tf.Tensor4D;
+    const run: BlockInputs = {
+      config: c,
+      B,
+      T,
+      ...this.positions(B, T, opts),
+      cache: opts.cache,
+      adapter,
+      training: opts.training ?? false,
+      rng: opts.rng,
+    };
+    let x: tf.Tensor = tf.gather(this.embed, tf.reshape(ids, [B * T])); // [B·T, H]
+    for (let l = 0; l < c.numLayers; l++) x = decoderBlock(x, this.layers[l], l, run);
+    return rmsNorm(x, this.finalNorm, c.rmsNormEps) as tf.Tensor2D;
+  }
+
+  /**
+   * RoPE tables and the additive attention mask of T new positions: per row with `opts.rows`
+   * ([B, 1, T, S] mask), else every row continuing from the cache's length ([T, S] mask).
+   */
+  private positions(B: number, T: number, opts: ForwardOptions): Pick<BlockInputs, 'cos' | 'sin' | 'mask'> {
+    const offset = opts.cache?.length ?? 0;
+    const S = offset + T;
+    const window = this.config.slidingWindow;
     if (opts.rows) {
       const { start, pad } = opts.rows;
       if (start.length !== B || pad.length !== B) throw new RangeError(`rows describe ${start.length} rows; the batch has ${B}`);
-      ({ cos, sin } = ropeTablesRows(this.invFreq, start, T));
-      mask = tf.tensor4d(rowAttentionMask(T, S, start, pad, c.slidingWindow), [B, 1, T, S]);
-    } else {
-      ({ cos, sin } = ropeTables(this.invFreq, offset, T));
-      mask = tf.tensor2d(attentionMask(T, S, offset, c.slidingWindow), [T, S]);
+      return { ...ropeTablesRows(this.invFreq, start, T), mask: tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [B, 1, T, S]) };
     }
-
-    const linear = (x: tf.Tensor, l: number, name: Projection): tf.Tensor => {
-      const p = this.layers[l].proj[name];
-      let y = matmul(x, p.w);
-      if (p.b) y = tf.add(y, p.b);
-      const pair = adapter?.get(l, name);
-      if (pair && adapter) {
-        let xin = x;
-        if (training && adapter.config.dropout > 0) xin = tf.dropout(x, adapter.config.dropout, undefined, (opts.rng ?? new Rng()).fork());
-        y = tf.add(y, tf.mul(matmul(matmul(xin, pair.a), pair.b), adapter.scale));
-      }
-      return y;
-    };
-
-    let x: tf.Tensor = tf.gather(this.embed, tf.reshape(ids, [B * T])); // [B·T, H]
-    for (let l = 0; l < c.numLayers; l++) {
-      const L = this.layers[l];
-      const h = rmsNorm(x, L.inputNorm, eps);
-      let q = tf.reshape(linear(h, l, 'q_proj'), [B, T, c.numHeads, c.headDim]);
-      let k = tf.reshape(linear(h, l, 'k_proj'), [B, T, c.numKvHeads, c.headDim]);
-      const v0 = tf.reshape(linear(h, l, 'v_proj'), [B, T, c.numKvHeads, c.headDim]);
-      if (L.qNorm && L.kNorm) {
-        q = rmsNorm(q, L.qNorm, eps);
-        k = rmsNorm(k, L.kNorm, eps);
-      }
-      const qr = applyRope(tf.transpose(q, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, heads, T, D]
-      const kr = applyRope(tf.transpose(k, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, kv, T, D]
-      let kT = tf.transpose(kr, [0, 1, 3, 2]) as tf.Tensor4D; // [B, kv, D, T]
-      let v = tf.transpose(v0, [0, 2, 1, 3]) as tf.Tensor4D; // [B, kv, T, D]
-      if (opts.cache) ({ kT, v } = opts.cache.append(l, kT, v));
-      const attn = groupedAttention(qr, kT, v, mask); // [B, T, heads·D]
-      x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), l, 'o_proj'));
-      const h2 = rmsNorm(x, L.postNorm, eps);
-      const gate = linear(h2, l, 'gate_proj');
-      const up = linear(h2, l, 'up_proj');
-      x = tf.add(x, linear(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), l, 'down_proj')); // SwiGLU
-    }
-    return rmsNorm(x, this.finalNorm, eps) as tf.Tensor2D;
+    return { ...ropeTables(this.invFreq, offset, T), mask: tf.tensor2d(attentionMask(T, S, offset, window), [T, S]) };
   }
 
   /** Projects hidden rows [N, H] to logits [N, V]. */
@@ -280,18 +198,7 @@ export class CausalLM {
     out.set('model.embed_tokens.weight', this.embed);
     out.set('model.norm.weight', this.finalNorm);
     if (this.lmHeadT) out.set('lm_head.weight', this.lmHeadT);
-    this.layers.forEach((L, l) => {
-      const p = `model.layers.${l}.`;
-      out.set(`${p}input_layernorm.weight`, L.inputNorm);
-      out.set(`${p}post_attention_layernorm.weight`, L.postNorm);
-      if (L.qNorm) out.set(`${p}self_attn.q_norm.weight`, L.qNorm);
-      if (L.kNorm) out.set(`${p}self_attn.k_norm.weight`, L.kNorm);
-      for (const name of PROJECTIONS) {
-        const base = `${p}${projectionModule(name)}.${name}`;
-        out.set(`${base}.weight`, L.proj[name].w);
-        if (L.proj[name].b) out.set(`${base}.bias`, L.proj[name].b!);
-      }
-    });
+    this.layers.forEach((L, l) => layerParameters(L, l, out));
     return out;
   }
 
@@ -318,17 +225,7 @@ export class CausalLM {
   private readonly checkedAdapters = new WeakSet<LoraAdapter>();
   private checkAdapter(a: LoraAdapter): void {
     if (this.checkedAdapters.has(a)) return;
-    const m = a.modelConfig;
-    const c = this.config;
-    if (
-      m.numLayers !== c.numLayers ||
-      m.hiddenSize !== c.hiddenSize ||
-      m.intermediateSize !== c.intermediateSize ||
-      m.numHeads * m.headDim !== c.numHeads * c.headDim ||
-      m.numKvHeads * m.headDim !== c.numKvHeads * c.headDim
-    ) {
-      throw new WeightsError('the LoRA adapter was made for a model of a different shape');
-    }
+    checkAdapterFits(a.modelConfig, this.config);
     this.checkedAdapters.add(a);
   }
 

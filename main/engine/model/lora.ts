@@ -3,7 +3,8 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
 import { Rng } from '../../util/random.js';
-import { readSafetensors, writeSafetensors } from '../formats/safetensors.js';
+import { readSafetensors } from '../formats/safetensors.js';
+import { writeSafetensors } from '../formats/safetensorsWrite.js';
 import { transpose2d, variableFrom } from './tensorUtil.js';
 import { atomicWriteFile } from '../../util/atomicWrite.js';
 

@@ -4,7 +4,7 @@ import { initBackend, type BackendName } from '../backends/backend.js';
 import { CausalLM } from './causalLM.js';
 import { ChatTemplate, type RenderOptions } from '../text/chatTemplate.js';
 import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.js';
-import { WeightFiles } from '../formats/safetensors.js';
+import { WeightFiles } from '../formats/weightFiles.js';
 import { TextTokenizer } from '../text/tokenizer.js';
 
 /** Sampling defaults and stop tokens from `generation_config.json` (all optional there). */

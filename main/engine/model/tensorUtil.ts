@@ -33,3 +33,13 @@ export function variableFrom(data: Float32Array, shape: number[], trainable: boo
   t.dispose();
   return v;
 }
+
+/** The entries log p[n, targets[n]] of a [N, V] matrix: [N]. */
+export function pickTargets(logp: tf.Tensor2D, targets: readonly number[]): tf.Tensor1D {
+  const V = logp.shape[1];
+  const flat = tf.tensor1d(
+    targets.map((t, n) => n * V + t),
+    'int32',
+  );
+  return tf.gather(tf.reshape(logp, [-1]), flat) as tf.Tensor1D;
+}

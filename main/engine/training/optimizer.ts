@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { readSafetensors, writeSafetensors } from '../formats/safetensors.js';
+import { readSafetensors } from '../formats/safetensors.js';
+import { writeSafetensors } from '../formats/safetensorsWrite.js';
 
 /** AdamW hyper-parameters; defaults follow learning-loop.md §5 (LoRA). */
 export interface AdamWConfig {

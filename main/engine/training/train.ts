@@ -3,6 +3,7 @@ import './gradients.js';
 import type { CausalLM } from '../model/causalLM.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { Rng } from '../../util/random.js';
+import { pickTargets } from '../model/tensorUtil.js';
 
 /**
  * A training batch of token sequences with per-position values. All per-position arrays align
@@ -136,18 +137,13 @@ export function computeGradients(
   const vars = [...params.values()];
   if (target === 'full' && !vars.every((v) => v.trainable)) throw new TrainError('full fine-tuning needs lm.setTrainable(true) first');
   const adapter = target === 'full' ? null : target.adapter;
-  const V = lm.config.vocabSize;
 
   const { value, grads } = tf.variableGrads(() => {
     const h = lm.hidden(tf.tensor2d(L.ids, [L.B, L.T], 'int32'), { adapter, training: true, rng: opts.rng });
     const logits = lm.head(tf.gather(h, tf.tensor1d(L.rows, 'int32')), true); // [N, V]
     const logp = tf.logSoftmax(logits);
-    const flat = tf.tensor1d(
-      L.targets.map((t, n) => n * V + t),
-      'int32',
-    );
     const inputs: LossInputs = {
-      logprobs: tf.gather(tf.reshape(logp, [-1]), flat) as tf.Tensor1D,
+      logprobs: pickTargets(logp, L.targets),
       logits,
       logSoftmax: logp,
       targets: tf.tensor1d(L.targets, 'int32'),
