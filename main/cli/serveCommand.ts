@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { parseBackendName } from '../engine/index.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
-import { launchClawLoop } from '../server/launch.js';
+import { launchClawLoop, type Launched } from '../server/launch.js';
 import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';
 import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.js';
 import { removeServerFile, writeServerFile } from './serverFile.js';
@@ -83,42 +83,43 @@ export function openClawProviderEntry(baseUrl: string, modelId: string, contextL
   return JSON.stringify(entry, null, 2);
 }
 
-export async function serveCommand(argv: string[], io: Io): Promise<number> {
-  const { values } = parse(argv, {
-    model: { type: 'string' },
-    host: { type: 'string' },
-    port: { type: 'string' },
-    'api-key': { type: 'string' },
-    'data-dir': { type: 'string' },
-    'served-model-name': { type: 'string' },
-    backend: { type: 'string' },
-    'max-queue': { type: 'string' },
-    'max-batch': { type: 'string' },
-    'max-body-bytes': { type: 'string' },
-    'session-idle-minutes': { type: 'string' },
-    'keep-alive-ms': { type: 'string' },
-    cors: { type: 'string' },
-    'train-method': { type: 'string' },
-    'batch-size': { type: 'string' },
-    lr: { type: 'string' },
-    'lora-rank': { type: 'string' },
-    'lora-alpha': { type: 'string' },
-    'lora-targets': { type: 'string' },
-    votes: { type: 'string' },
-    'w-rl': { type: 'string' },
-    'w-opd': { type: 'string' },
-    'opd-clip': { type: 'string' },
-    'kl-coef': { type: 'string' },
-    'max-staleness': { type: 'string' },
-    'keep-checkpoints': { type: 'string' },
-    'judge-model': { type: 'string' },
-    'judge-url': { type: 'string' },
-    'judge-model-name': { type: 'string' },
-    'judge-api-key': { type: 'string' },
-  });
-  const trainingPatch = trainingFlags(values);
-  const modelDir = resolveModelDir(values.model);
-  const backend = values.backend ? parseBackendName(values.backend) : undefined;
+const SERVE_FLAGS = {
+  model: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'api-key': { type: 'string' },
+  'data-dir': { type: 'string' },
+  'served-model-name': { type: 'string' },
+  backend: { type: 'string' },
+  'max-queue': { type: 'string' },
+  'max-batch': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'session-idle-minutes': { type: 'string' },
+  'keep-alive-ms': { type: 'string' },
+  cors: { type: 'string' },
+  'train-method': { type: 'string' },
+  'batch-size': { type: 'string' },
+  lr: { type: 'string' },
+  'lora-rank': { type: 'string' },
+  'lora-alpha': { type: 'string' },
+  'lora-targets': { type: 'string' },
+  votes: { type: 'string' },
+  'w-rl': { type: 'string' },
+  'w-opd': { type: 'string' },
+  'opd-clip': { type: 'string' },
+  'kl-coef': { type: 'string' },
+  'max-staleness': { type: 'string' },
+  'keep-checkpoints': { type: 'string' },
+  'judge-model': { type: 'string' },
+  'judge-url': { type: 'string' },
+  'judge-model-name': { type: 'string' },
+  'judge-api-key': { type: 'string' },
+} as const;
+
+type ServeFlags = ReturnType<typeof parse<typeof SERVE_FLAGS>>['values'];
+
+/** The server options the flags set (unset ones take their defaults). */
+function serverOptions(values: ServeFlags): Partial<ServerOptions> {
   const idleMinutes = numberFlag(values['session-idle-minutes'], '--session-idle-minutes', { min: 0 });
   const options: Partial<ServerOptions> = {
     host: values.host ?? D.host,
@@ -133,12 +134,29 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     corsOrigin: values.cors ?? null,
   };
   if (options.apiKey === '') options.apiKey = null;
+  return options;
+}
 
+export async function serveCommand(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, SERVE_FLAGS);
+  const trainingPatch = trainingFlags(values);
+  const modelDir = resolveModelDir(values.model);
+  const backend = values.backend ? parseBackendName(values.backend) : undefined;
+  const options = serverOptions(values);
   const dataDir = resolveDataDir(values['data-dir']);
   const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, options, log: io.log });
+  writeServerFile(dataDir, { pid: process.pid, url: launched.server.url, started_at: Date.now() });
+  logStartup(io, launched, dataDir, options);
+  await untilSignalled(io, launched);
+  removeServerFile(dataDir);
+  io.log('clawloop: stopped; database closed');
+  return 0;
+}
+
+/** What is served where, what is learned, and how to point OpenClaw at it. */
+function logStartup(io: Io, launched: Launched, dataDir: string, options: Partial<ServerOptions>): void {
   const { server, engine, trainer } = launched;
   const info = engine.info;
-  writeServerFile(dataDir, { pid: process.pid, url: server.url, started_at: Date.now() });
   const st = trainer.status;
   io.log(
     `clawloop: learning: method ${st.method}, adapter version ${st.adapter_version}, step ${st.step}, ${st.queued_samples} sample(s) queued${st.state === 'paused' ? ' (paused)' : ''}`,
@@ -156,8 +174,11 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   );
   io.log(openClawProviderEntry(server.url, server.options.servedModelName, info.contextLength, options.apiKey ?? null));
   io.log('');
+}
 
-  await new Promise<void>((resolve) => {
+/** Runs until SIGINT or SIGTERM, then closes: requests in flight finish, or are aborted on a second signal. */
+function untilSignalled(io: Io, launched: Launched): Promise<void> {
+  return new Promise<void>((resolve) => {
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {
       signals++;
@@ -169,15 +190,12 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
           .finally(resolve);
       } else {
         io.log(`clawloop: ${sig}: aborting requests in flight`);
-        server.close({ abort: true }).catch(() => {});
+        launched.server.close({ abort: true }).catch(() => {});
       }
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
-  removeServerFile(dataDir);
-  io.log('clawloop: stopped; database closed');
-  return 0;
 }
 
 /** The training flags of `clawloop serve` as a configuration patch, validated (errors name the flag). */
