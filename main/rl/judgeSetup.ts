@@ -17,7 +17,7 @@ export interface JudgeSetup {
  * The judge a configuration names: the served base model with its adapter off ('base'), another
  * local model folder ('model'), or an OpenAI-compatible endpoint ('endpoint').
  */
-export async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir: string): Promise<JudgeSetup> {
+async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir: string): Promise<JudgeSetup> {
   if (spec.kind === 'base') {
     return { backend: new ModelJudgeBackend(baseModel, 'base model (adapter off)'), prompts: loadJudgePrompts(baseModelDir), model: null };
   }

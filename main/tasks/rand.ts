@@ -49,9 +49,4 @@ export class Rand {
     }
     return out;
   }
-
-  /** A seed for an independent generator. */
-  fork(): number {
-    return this.rng.fork();
-  }
 }

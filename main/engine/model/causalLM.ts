@@ -229,10 +229,6 @@ export class CausalLM {
     this.checkedAdapters.add(a);
   }
 
-  get isDisposed(): boolean {
-    return this.disposed;
-  }
-
   dispose(): void {
     if (this.disposed) return;
     this.weightsChanged();

@@ -217,30 +217,6 @@ export class LoraAdapter {
     return out;
   }
 
-  /** Overwrites this adapter's values with another of the same shape (e.g. a newer version). */
-  assign(tensors: Map<string, Float32Array>): void {
-    for (const [name, v] of this.variables()) {
-      const data = tensors.get(name);
-      const [rows, cols] = v.shape as [number, number];
-      if (!data || data.length !== rows * cols) throw new LoraError(`assign: tensor '${name}' is missing or has the wrong size`);
-      tf.tidy(() => v.assign(tf.tensor2d(transpose2d(data, cols, rows), [rows, cols])));
-    }
-  }
-
-  /** A deep copy (new variables). */
-  clone(): LoraAdapter {
-    const data = new Map<string, Float32Array>();
-    for (const [name, t] of this.toTensors()) data.set(name, t.data);
-    return LoraAdapter.fromTensors(this.modelConfig, this.config, data);
-  }
-
-  /** Number of trainable parameters. */
-  parameterCount(): number {
-    let n = 0;
-    for (const v of this.variables().values()) n += v.size;
-    return n;
-  }
-
   /**
    * Writes a PEFT adapter folder that transformers/PEFT and vLLM load: `adapter_config.json` and
    * `adapter_model.safetensors`. Each file is written atomically.
@@ -270,10 +246,6 @@ export class LoraAdapter {
       revision: null,
     };
     atomicWriteFile(path.join(dir, 'adapter_config.json'), JSON.stringify(config, null, 2) + '\n');
-  }
-
-  get isDisposed(): boolean {
-    return this.disposed;
   }
 
   dispose(): void {

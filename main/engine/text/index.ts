@@ -5,4 +5,4 @@
  */
 export type { ChatMessage, ToolSpec } from './chatTemplate.js';
 export type { ParsedToolCall } from './chatOutputParser.js';
-export { HINT_MARKER, MessageFormatError, messageText, toChatMessages, toToolSpecs, withHint } from './openaiMessages.js';
+export { MessageFormatError, messageText, toChatMessages, toToolSpecs, withHint } from './openaiMessages.js';

@@ -76,10 +76,6 @@ export class AdamW {
     return c;
   }
 
-  get config(): Readonly<AdamWConfig> {
-    return this.cfg;
-  }
-
   /** Changes hyper-parameters for the following steps; the moments are kept. */
   configure(patch: Partial<AdamWConfig>): void {
     this.cfg = AdamW.validate({ ...this.cfg, ...patch });

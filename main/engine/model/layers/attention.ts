@@ -58,7 +58,6 @@ export function rowAttentionMask(
 export function groupedAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, mask: tf.Tensor2D | tf.Tensor4D): tf.Tensor3D {
   const [B, H, T, D] = q.shape;
   const kvH = kT.shape[1];
-  const S = kT.shape[3];
   const G = H / kvH;
   // [B, H, T, D] is [B, kvH, G, T, D] in memory, hence [B, kvH, G·T, D]: heads kv·G..kv·G+G−1 share KV head kv.
   const qg = tf.reshape(q, [B, kvH, G * T, D]);
