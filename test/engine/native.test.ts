@@ -60,7 +60,7 @@ describe('native kernels', () => {
     assert.ok(threadCount({}) >= 1);
     assert.throws(() => threadCount({ CLAWLOOP_THREADS: 'many' }), /CLAWLOOP_THREADS is 'many'; expected a positive integer/);
     if (!NATIVE) return;
-    const script = `import('${path.join(ROOT, 'dist', 'main', 'engine', 'native', 'nativeAddon.js')}').then((m) => console.log(m.loadNativeAddon().info().threads))`;
+    const script = `import('${path.join(ROOT, 'dist', 'main', 'engine', 'backends', 'nativeAddon.js')}').then((m) => console.log(m.loadNativeAddon().info().threads))`;
     const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { env: { ...process.env, CLAWLOOP_THREADS: '1' } });
     assert.equal(stdout.trim(), '1');
   });

@@ -1,18 +1,5 @@
+import { partialSuffix } from '../text/partialSuffix.js';
 import type { StreamDecoder } from '../text/tokenizer.js';
-
-/** Length of the longest suffix of `text` that is a proper prefix of one of `stops`. */
-function heldSuffix(text: string, stops: readonly string[]): number {
-  let best = 0;
-  for (const s of stops) {
-    for (let n = Math.min(s.length - 1, text.length); n > best; n--) {
-      if (text.endsWith(s.slice(0, n))) {
-        best = n;
-        break;
-      }
-    }
-  }
-  return best;
-}
 
 function firstStop(text: string, stops: readonly string[]): { index: number; stop: string } | null {
   let best: { index: number; stop: string } | null = null;
@@ -47,7 +34,7 @@ export class StopStringText {
       delta = this.pending.slice(0, hit.index);
       this.pending = '';
     } else {
-      const keep = this.stops.length ? heldSuffix(this.pending, this.stops) : 0;
+      const keep = this.stops.length ? partialSuffix(this.pending, this.stops) : 0;
       delta = this.pending.slice(0, this.pending.length - keep);
       this.pending = this.pending.slice(this.pending.length - keep);
     }

@@ -7,6 +7,7 @@
  * fragment of markup. A tool call is emitted whole, when its closing tag arrives; a block that is
  * not valid JSON is passed through as answer text rather than lost.
  */
+import { partialSuffix } from './partialSuffix.js';
 
 export interface ParsedToolCall {
   name: string;
@@ -30,20 +31,6 @@ const CALL_OPEN = '<tool_call>';
 const CALL_CLOSE = '</tool_call>';
 
 type State = 'content' | 'reasoning' | 'toolCall';
-
-/** Longest suffix of `s` that is a proper prefix of one of `tags`. */
-function partialTagSuffix(s: string, tags: readonly string[]): number {
-  let best = 0;
-  for (const tag of tags) {
-    for (let n = Math.min(tag.length - 1, s.length); n > best; n--) {
-      if (s.endsWith(tag.slice(0, n))) {
-        best = n;
-        break;
-      }
-    }
-  }
-  return best;
-}
 
 export class ChatOutputParser {
   private state: State;
@@ -118,7 +105,7 @@ export class ChatOutputParser {
     }
     if (at < 0) {
       if (this.state === 'toolCall') return; // wait for the closing tag
-      const keep = final ? 0 : partialTagSuffix(this.buf, tags);
+      const keep = final ? 0 : partialSuffix(this.buf, tags);
       const out = this.buf.slice(0, this.buf.length - keep);
       this.buf = this.buf.slice(this.buf.length - keep);
       if (this.state === 'reasoning') this.emitReasoning(events, out);
