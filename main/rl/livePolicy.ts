@@ -1,6 +1,7 @@
 import { AdamW, LoraAdapter, type ModelConfig } from '../engine/index.js';
 import type { TrainingConfig } from '../protocol/training.js';
-import { loadCheckpointAdapter, optimizerFile } from './checkpointFiles.js';
+import { optimizerFile } from './checkpointFiles.js';
+import { loadCheckpointAdapter } from './loadCheckpointAdapter.js';
 import type { AdapterEvent } from './trainerEvents.js';
 
 /** AdamW settings of a training configuration; betas 0.9 / 0.98 as learning-loop.md §5 recommends for LoRA. */
