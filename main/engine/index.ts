@@ -1,10 +1,11 @@
 /**
  * The engine's public interface for everything outside `main/engine/`: load a model, pick a
  * backend, generate and score, train a LoRA adapter, export to GGUF. Loading this module loads
- * tfjs; code that must not (the HTTP thread) imports `./text/index.js`, or this module with
- * `import type` only.
+ * tfjs; code that must not (the HTTP thread) imports `./text/index.js` and `./formats/index.js`,
+ * or this module with `import type` only.
  */
 export * from './text/index.js';
+export * from './formats/index.js';
 
 // Backends
 export { parseBackendName, type BackendName } from './backends/backend.js';

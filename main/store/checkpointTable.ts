@@ -1,3 +1,4 @@
+import type { Competence } from '../protocol/checkpoints.js';
 import type { StepMetrics } from '../protocol/training.js';
 import type { Db } from './database.js';
 import type { Prepare } from './statementCache.js';
@@ -12,6 +13,8 @@ export interface CheckpointRow {
   samples: StepMetrics['samples'];
   lora: { r: number; alpha: number; targets: string[]; dropout: number };
   pinned: boolean;
+  /** The competence gate's verdict (null: not checked). */
+  competence?: Competence | null;
 }
 
 interface CheckpointDbRow {

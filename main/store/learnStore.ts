@@ -30,7 +30,7 @@ export class LearnStore {
   private readonly checkpointTable: CheckpointTable;
   private readonly state: TrainerStateTable;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     const q = statementCache(db);
     this.turns = new TurnStore(db);
     this.feedbackTable = new FeedbackTable(db, q, this.turns);
@@ -40,6 +40,11 @@ export class LearnStore {
     this.checkpointTable = new CheckpointTable(db, q);
     this.stepTable = new StepTable(db, q, this.checkpointTable);
     this.state = new TrainerStateTable(db, q);
+  }
+
+  /** The connection (for the server's other stores: events, app queries). */
+  get database(): Db {
+    return this.db;
   }
 
   // ---- feedback (HTTP thread): feedbackTable.ts ----

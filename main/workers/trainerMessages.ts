@@ -32,7 +32,7 @@ export type FromTrainerWorker =
   | { type: 'fatal'; message: string }
   /** A new live adapter (its tensors are transferred, not copied). */
   | { type: 'adapter'; adapter: AdapterPayload }
-  /** Every other trainer event, as the trainer emitted it. */
+  /** Every other trainer event (status, log, event), as the trainer emitted it. */
   | Exclude<TrainerEvent, { type: 'adapter' }>
   | TrainerReply
   | { type: 'stopped' };

@@ -1,8 +1,9 @@
 /**
  * The direction of imports, as house style habit 1 and issue 10 set it:
  * - tfjs is used only inside main/engine/; everything else reaches the engine through its entry
- *   points, main/engine/index.ts or main/engine/text/index.ts (the latter loads no tfjs, so the
- *   HTTP thread can import it); the HTTP thread's code loads no tfjs at all;
+ *   points: main/engine/index.ts, and the two that load no tfjs, so the HTTP thread can import
+ *   them: main/engine/text/index.ts (messages, templates) and main/engine/formats/index.ts (model
+ *   folders); the HTTP thread's code loads no tfjs at all;
  * - main/protocol/ is a pure contract (zod and itself), so the UI can import it;
  * - main/ never imports electron; renderer/ imports nothing of main/ but main/protocol/.
  * App code is main/, electron/ and renderer/; test/ and scripts/ are tools and may reach inside.
@@ -13,12 +14,17 @@ import { importsOf, sourceFiles, type ImportRef } from './sourceFiles.js';
 
 const APP_CODE = [...sourceFiles('main'), ...sourceFiles('electron'), ...sourceFiles('renderer')];
 const ENGINE = 'main/engine/';
-const ENGINE_ENTRY_POINTS = ['main/engine/index.ts', 'main/engine/text/index.ts'];
+const ENGINE_ENTRY_POINTS = ['main/engine/index.ts', 'main/engine/text/index.ts', 'main/engine/formats/index.ts'];
 /**
  * Code the HTTP thread runs: it never runs model math (README, "How it works"), so it must not
  * even load tfjs. The engine's text entry point is imported there.
  */
-const HTTP_THREAD = ['main/engine/text/index.ts', ...sourceFiles('main/server'), ...sourceFiles('main/protocol')];
+const HTTP_THREAD = [
+  'main/engine/text/index.ts',
+  'main/engine/formats/index.ts',
+  ...sourceFiles('main/server'),
+  ...sourceFiles('main/protocol'),
+];
 
 const outsideEngine = APP_CODE.filter((f) => !f.startsWith(ENGINE));
 const where = (r: ImportRef) => `${r.file}:${r.line} imports '${r.specifier}'`;
@@ -54,15 +60,19 @@ describe('architecture: import boundaries', () => {
     assert.deepEqual(bad, [], 'move the tensor code into main/engine/ and call it through main/engine/index.ts');
   });
 
-  it('code outside main/engine/ uses the engine only through main/engine/index.ts or main/engine/text/index.ts', () => {
+  it('code outside main/engine/ uses the engine only through its entry points (index.ts, text/index.ts, formats/index.ts)', () => {
     const bad = violations(
       outsideEngine,
       (r) => r.target !== null && r.target.startsWith(ENGINE) && !ENGINE_ENTRY_POINTS.includes(r.target),
     );
-    assert.deepEqual(bad, [], 'import from main/engine/index.ts (or text/index.ts); export what you need there if it is missing');
+    assert.deepEqual(
+      bad,
+      [],
+      'import from main/engine/index.ts (or text/index.ts, formats/index.ts); export what you need there if it is missing',
+    );
   });
 
-  it('the HTTP thread (main/server/, main/protocol/, main/engine/text/index.ts) loads no tfjs', () => {
+  it("the HTTP thread (main/server/, main/protocol/, the engine's text and formats entry points) loads no tfjs", () => {
     const tfjs = HTTP_THREAD.flatMap((entry) =>
       [...loadedPackages(entry)]
         .filter(([pkg]) => pkg.startsWith('@tensorflow/'))

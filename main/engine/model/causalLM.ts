@@ -9,8 +9,9 @@ import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
-import { shapeSize, transpose2d, variableFrom } from './tensorUtil.js';
-import { checkAdapterFits, checkTensors, checkWeightFiles, WeightsError } from './weightCheck.js';
+import { shapeSize } from './shapes.js';
+import { transpose2d, variableFrom } from './tensorUtil.js';
+import { assertWeights, checkAdapterFits, checkTensors, checkWeights, WeightsError } from './weightCheck.js';
 
 export { WeightsError };
 
@@ -73,7 +74,8 @@ export class CausalLM {
    * is reported by name before anything is allocated.
    */
   static fromWeightFiles(config: ModelConfig, files: WeightFiles, opts: { log?: (line: string) => void } = {}): CausalLM {
-    const ignored = checkWeightFiles(config, files);
+    const { problems, ignored } = checkWeights(config, files);
+    assertWeights(config, problems);
     if (ignored.length)
       opts.log?.(`clawloop: ignoring ${ignored.length} tensor(s) the model does not use: ${ignored.slice(0, 5).join(', ')}`);
     return new CausalLM(config, (name) => files.read(name));

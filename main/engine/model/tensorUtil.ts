@@ -18,14 +18,6 @@ export function transpose2d(data: Float32Array, rows: number, cols: number): Flo
   return out;
 }
 
-export function shapeSize(shape: readonly number[]): number {
-  return shape.reduce((a, b) => a * b, 1);
-}
-
-export function shapesEqual(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
 /** A tfjs Variable holding a copy of `data` (the temporary tensor is released at once). */
 export function variableFrom(data: Float32Array, shape: number[], trainable: boolean): tf.Variable {
   const t = tf.tensor(data, shape, 'float32');

@@ -1,20 +1,28 @@
-import type { WeightFiles } from '../formats/weightFiles.js';
+/**
+ * Do a model's weights match its config? Checked before anything is allocated, reading only
+ * safetensors headers; nothing here loads tfjs (the HTTP thread inspects model folders with it).
+ */
+import type { TensorEntry } from '../formats/safetensors.js';
 import { expectedWeights, type ModelConfig } from './config.js';
-import { shapeSize, shapesEqual } from './tensorUtil.js';
+import { shapeSize, shapesEqual } from './shapes.js';
 
+/** The weights do not match what config.json implies. */
 export class WeightsError extends Error {
   override name = 'WeightsError';
 }
 
-/** Tensors that are buffers in some checkpoints and never weights. */
+/** Tensors some checkpoints carry that the model recomputes (safe to ignore). */
 const IGNORABLE = [/\.rotary_emb\.inv_freq$/];
 
 /**
- * Checks a model's safetensors against its config before anything is allocated: every missing,
- * extra or misshapen tensor is reported by name (the first 20). Returns the names of tensors the
- * model does not use and may ignore (RoPE buffers, an lm_head tied to the embedding).
+ * Compares the tensors of a weight file set with those `config` implies: every missing, extra or
+ * misshapen tensor is reported by name. `ignored` lists the tensors the model does not use and may
+ * skip (RoPE buffers, an lm_head tied to the embedding).
  */
-export function checkWeightFiles(config: ModelConfig, files: WeightFiles): string[] {
+export function checkWeights(
+  config: ModelConfig,
+  files: { get(name: string): TensorEntry | undefined; names(): string[] },
+): { problems: string[]; ignored: string[] } {
   const expected = expectedWeights(config);
   const problems: string[] = [];
   const ignored: string[] = [];
@@ -29,12 +37,15 @@ export function checkWeightFiles(config: ModelConfig, files: WeightFiles): strin
     if (IGNORABLE.some((re) => re.test(name)) || (config.tieWordEmbeddings && name === 'lm_head.weight')) ignored.push(name);
     else problems.push(`unexpected tensor '${name}'`);
   }
-  if (problems.length) {
-    const shown = problems.slice(0, 20).join('\n  ');
-    const more = problems.length > 20 ? `\n  … and ${problems.length - 20} more` : '';
-    throw new WeightsError(`the weights do not match config.json (${config.architecture}):\n  ${shown}${more}`);
-  }
-  return ignored;
+  return { problems, ignored };
+}
+
+/** Throws a WeightsError listing the problems checkWeights found (at most 20 shown). */
+export function assertWeights(config: ModelConfig, problems: string[]): void {
+  if (!problems.length) return;
+  const shown = problems.slice(0, 20).join('\n  ');
+  const more = problems.length > 20 ? `\n  … and ${problems.length - 20} more` : '';
+  throw new WeightsError(`the weights do not match config.json (${config.architecture}):\n  ${shown}${more}`);
 }
 
 /** Checks in-memory Hugging Face-layout tensors against a config: each present with the right size. */
