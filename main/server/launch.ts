@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { BackendName } from '../engine/backend.js';
+import type { BackendName } from '../engine/index.js';
 import type { TrainingConfigPatch } from '../protocol/training.js';
 import { DB_FILE, openDatabase } from '../store/database.js';
 import { LearnStore } from '../store/learnStore.js';

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { BackendName } from '../engine/backend.js';
-import type { ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
+import type { BackendName } from '../engine/index.js';
+import type { ChatGenerationRequest, ChatGenerationResult } from '../engine/index.js';
 import type {
   AdapterPayload,
   FromInferenceWorker,

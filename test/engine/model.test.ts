@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { Model } from '../../main/engine/model.js';
-import { readSafetensors, writeSafetensors } from '../../main/engine/safetensors.js';
-import { scoreResponses } from '../../main/engine/score.js';
+import { Model } from '../../main/engine/model/model.js';
+import { readSafetensors } from '../../main/engine/formats/safetensors.js';
+import { writeSafetensors } from '../../main/engine/formats/safetensorsWrite.js';
+import { scoreResponses } from '../../main/engine/generation/score.js';
 import { modelDir } from '../helpers/paths.js';
 
 function copyModel(name: Parameters<typeof modelDir>[0]): string {

@@ -4,19 +4,15 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '../../main/engine/backend.js';
-import { generateText } from '../../main/engine/generate.js';
-import { LoraAdapter } from '../../main/engine/lora.js';
-import { Model } from '../../main/engine/model.js';
-import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/native/nativeAddon.js';
-import {
-  broadcastPlan,
-  nativeWasmKernelsActive,
-  registerNativeWasmKernels,
-  unregisterNativeWasmKernels,
-} from '../../main/engine/native/wasmKernels.js';
-import { Rng } from '../../main/engine/random.js';
-import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
+import { initBackend } from '../../main/engine/backends/backend.js';
+import { generateText } from '../../main/engine/generation/generate.js';
+import { LoraAdapter } from '../../main/engine/model/lora.js';
+import { Model } from '../../main/engine/model/model.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/backends/nativeAddon.js';
+import { broadcastPlan } from '../../main/engine/backends/broadcastPlan.js';
+import { nativeWasmKernelsActive, registerNativeWasmKernels, unregisterNativeWasmKernels } from '../../main/engine/backends/wasmKernels.js';
+import { Rng } from '../../main/util/random.js';
+import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { closeness } from '../helpers/numeric.js';
 import { modelDir, ROOT } from '../helpers/paths.js';
 
@@ -64,7 +60,7 @@ describe('native kernels', () => {
     assert.ok(threadCount({}) >= 1);
     assert.throws(() => threadCount({ CLAWLOOP_THREADS: 'many' }), /CLAWLOOP_THREADS is 'many'; expected a positive integer/);
     if (!NATIVE) return;
-    const script = `import('${path.join(ROOT, 'dist', 'main', 'engine', 'native', 'nativeAddon.js')}').then((m) => console.log(m.loadNativeAddon().info().threads))`;
+    const script = `import('${path.join(ROOT, 'dist', 'main', 'engine', 'backends', 'nativeAddon.js')}').then((m) => console.log(m.loadNativeAddon().info().threads))`;
     const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { env: { ...process.env, CLAWLOOP_THREADS: '1' } });
     assert.equal(stdout.trim(), '1');
   });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readSafetensors } from '../../main/engine/safetensors.js';
+import { readSafetensors } from '../../main/engine/formats/safetensors.js';
 import { modelDir, type FixtureModel } from './paths.js';
 
 /** What scripts/reference/make_fixtures.py computed with PyTorch for one tiny model. */

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChatGenerationRequest } from '../../main/engine/chatGeneration.js';
+import type { ChatGenerationRequest } from '../../main/engine/generation/chatGeneration.js';
 import { InferenceError } from '../../main/server/inferenceEngine.js';
 import { WorkerInferenceEngine } from '../../main/server/workerInferenceEngine.js';
 import { modelDir } from '../helpers/paths.js';

@@ -1,4 +1,4 @@
-import { messageText } from '../../engine/openaiMessages.js';
+import { messageText } from '../../engine/text/index.js';
 import type { SessionInfo } from '../../protocol/sessions.js';
 import type { SessionSummary } from '../../store/appQueries.js';
 import { ApiError } from '../apiError.js';

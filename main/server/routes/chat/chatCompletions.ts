@@ -1,4 +1,4 @@
-import type { ChatGenerationResult, TokenReport } from '../../../engine/chatGeneration.js';
+import type { ChatGenerationResult, TokenReport } from '../../../engine/index.js';
 import { ApiError } from '../../apiError.js';
 import { sendJson } from '../../http.js';
 import { readRlMetadata } from '../../rlMetadata.js';

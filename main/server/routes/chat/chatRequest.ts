@@ -1,4 +1,4 @@
-import type { ChatGenerationRequest } from '../../../engine/chatGeneration.js';
+import type { ChatGenerationRequest } from '../../../engine/index.js';
 import type { ChatCompletionRequest } from '../../../protocol/openai.js';
 import { ApiError } from '../../apiError.js';
 import { toChatMessages, toolsFor } from '../../wireFormat.js';

@@ -1,4 +1,4 @@
-import type { ChatGenerationRequest, ChatGenerationResult } from '../../../engine/chatGeneration.js';
+import type { ChatGenerationRequest, ChatGenerationResult } from '../../../engine/index.js';
 import type { ChatCompletionRequest } from '../../../protocol/openai.js';
 import { ApiError } from '../../apiError.js';
 import type { RlMetadata } from '../../rlMetadata.js';
