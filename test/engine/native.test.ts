@@ -1,17 +1,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../main/engine/backend.js';
 import { generateText } from '../../main/engine/generate.js';
 import { LoraAdapter } from '../../main/engine/lora.js';
 import { Model } from '../../main/engine/model.js';
-import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/native/nativeAddon.js';
+import { loadNativeAddon } from '../../main/engine/native/nativeAddon.js';
 import {
   broadcastPlan,
-  nativeWasmKernelsActive,
   registerNativeWasmKernels,
   unregisterNativeWasmKernels,
 } from '../../main/engine/native/wasmKernels.js';
@@ -19,9 +15,10 @@ import { Rng } from '../../main/engine/random.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
 import { gradientModel, logitsModel, logprobsModel, lossModel } from '../helpers/modelTolerance.js';
 import { assertClose, assertScalarClose, tolerance, UNIT_ROUNDOFF } from '../helpers/numeric.js';
-import { modelDir, ROOT } from '../helpers/paths.js';
+import { nativeSkipReason } from '../helpers/nativeSkip.js';
+import { modelDir } from '../helpers/paths.js';
 
-const NATIVE = nativeWanted();
+const SKIP = nativeSkipReason();
 
 /** Runs f with the native kernels, then with tfjs's own, and returns both results. */
 function bothWays<T>(f: () => T): { native: T; pure: T } {
@@ -53,35 +50,10 @@ function randomTensor(shape: number[], seed: number): tf.Tensor {
   );
 }
 
-describe('native kernels', () => {
+describe('native kernels', { skip: SKIP }, () => {
   before(async () => {
     await initBackend('wasm');
   });
-
-  it(NATIVE ? 'the addon is built and serves the wasm backend' : 'CLAWLOOP_NATIVE=0 runs pure tfjs', () => {
-    if (!NATIVE) {
-      assert.equal(loadNativeAddon(), null);
-      assert.match(nativeLoadError()!, /disabled by CLAWLOOP_NATIVE/);
-      assert.equal(nativeWasmKernelsActive(), false);
-      return;
-    }
-    assert.ok(loadNativeAddon(), `the native addon did not load: ${nativeLoadError()}. Build it with: npm run build:native`);
-    assert.equal(nativeWasmKernelsActive(), true);
-    const info = loadNativeAddon()!.info();
-    assert.ok(info.threads >= 1 && info.blas.length > 0);
-  });
-
-  it('CLAWLOOP_THREADS caps the threads and is validated', async () => {
-    assert.equal(threadCount({ CLAWLOOP_THREADS: '1' }), 1);
-    assert.ok(threadCount({}) >= 1);
-    assert.throws(() => threadCount({ CLAWLOOP_THREADS: 'many' }), /CLAWLOOP_THREADS is 'many'; expected a positive integer/);
-    if (!NATIVE) return;
-    const script = `import('${path.join(ROOT, 'dist', 'main', 'engine', 'native', 'nativeAddon.js')}').then((m) => console.log(m.loadNativeAddon().info().threads))`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { env: { ...process.env, CLAWLOOP_THREADS: '1' } });
-    assert.equal(stdout.trim(), '1');
-  });
-
-  if (!NATIVE) return;
 
   it('BatchMatMul equals tfjs-wasm for plain, transposed, batched and broadcast products', () => {
     const cases: Array<[number[], number[], boolean, boolean]> = [
@@ -280,7 +252,12 @@ describe('native kernels', () => {
         const { native, pure } = bothWays(grads(target));
         model.lm.setTrainable(false);
         // Cross-entropy: a mean of −log p, all terms of one sign, so the loss itself is the scale.
-        assertScalarClose(native.loss, pure.loss, tolerance(lossModel(model.config, T, tokens, { loraRank: lora ? 4 : 0 })), `loss (${lora ? 'LoRA' : 'full'})`);
+        assertScalarClose(
+          native.loss,
+          pure.loss,
+          tolerance(lossModel(model.config, T, tokens, { loraRank: lora ? 4 : 0 })),
+          `loss (${lora ? 'LoRA' : 'full'})`,
+        );
         const tol = tolerance(gradientModel(model.config, T, tokens, { loraRank: lora ? 4 : 0 }));
         for (const [n, g] of native.out) assertClose(g, pure.out.get(n)!, tol, n);
       }

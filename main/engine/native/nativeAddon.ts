@@ -97,7 +97,10 @@ export function loadNativeAddon(): NativeAddon | null {
   }
   const file = addonPath();
   if (!fs.existsSync(file)) {
-    cached = { addon: null, error: `${file} is not built (run: npm run build:native)` };
+    cached = {
+      addon: null,
+      error: `${file} is not built: install OpenBLAS (Debian/Ubuntu: apt-get install libopenblas-pthread-dev), then run npm run build:native`,
+    };
     return null;
   }
   try {
