@@ -16,6 +16,7 @@ import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
 import { gradientModel, logitsModel, logprobsModel, lossModel } from '../helpers/modelTolerance.js';
 import { assertClose, assertScalarClose, tolerance, UNIT_ROUNDOFF } from '../helpers/numeric.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
+import { addonInfoInProcess, workersLoadingTheAddon } from '../helpers/nativeWorkers.js';
 import { modelDir } from '../helpers/paths.js';
 
 const SKIP = nativeSkipReason();
@@ -53,6 +54,19 @@ function randomTensor(shape: number[], seed: number): tf.Tensor {
 describe('native kernels', { skip: SKIP }, () => {
   before(async () => {
     await initBackend('wasm');
+  });
+
+  it('a process started with CLAWLOOP_THREADS=1 runs BLAS and the kernels on 1 thread', async () => {
+    const info = await addonInfoInProcess({ CLAWLOOP_THREADS: '1' });
+    assert.deepEqual([info.threads, info.blasThreads], [1, 1]);
+  });
+
+  it('the first worker to load the engine sets the thread count; a second worker cannot reset it', async () => {
+    // A fresh process whose main thread never loads the addon, so its first worker is the first loader.
+    const r = await workersLoadingTheAddon(['1', '2']);
+    assert.deepEqual(r.loaded[0], { threads: 1, blasThreads: 1 }, 'the first loader sets the count');
+    assert.deepEqual(r.loaded[1], { threads: 1, blasThreads: 1 }, 'the second loader finds it set and keeps it');
+    assert.deepEqual(r.firstAfterwards, { threads: 1, blasThreads: 1 }, "the first worker's setting survived the second load");
   });
 
   it('BatchMatMul equals tfjs-wasm for plain, transposed, batched and broadcast products', () => {
