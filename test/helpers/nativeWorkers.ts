@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { ROOT } from './paths.js';
+// Type-only: erased at run time, but tsc checks this path, so a moved loader breaks the build here.
+import type {} from '../../main/engine/native/nativeAddon.js';
 
-/** The compiled loader every engine thread uses (main/engine/native/nativeAddon.ts). */
-const ADDON_MODULE = path.join(ROOT, 'dist', 'main', 'engine', 'native', 'nativeAddon.js');
+/** The compiled loader every engine thread uses, for child processes and workers to import. */
+const ADDON_MODULE = fileURLToPath(import.meta.resolve('../../main/engine/native/nativeAddon.js'));
 
 export interface ThreadInfo {
   threads: number;
