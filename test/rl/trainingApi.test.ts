@@ -46,10 +46,8 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
   const sameDistribution = (a: Top, b: Top) => {
     if (a.length !== b.length || a.some((e, i) => e.bytes !== b[i].bytes)) return false;
     const want = b.map((e) => e.logprob);
-    const error = closeness(
-      a.map((e) => e.logprob),
-      want,
-    ).maxAbs;
+    const got = a.map((e) => e.logprob);
+    const error = closeness(got, want).maxAbs;
     return error <= probeTol.rtol * logprobScale(config, want);
   };
 
@@ -222,7 +220,7 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     const paused = await api<TrainingStatus>(t, 'POST', '/api/training/pause');
     assert.equal(paused.body.state, 'paused');
     const before = (await status()).step;
-    const ids = [];
+    const ids: string[] = [];
     for (const rating of ['up', 'down']) {
       const c = await chat(t, `paused ${rating}`, { session: `p-${rating}`, type: 'main', maxTokens: 3 });
       ids.push(c.id);
@@ -238,10 +236,7 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     );
     assert.notEqual((await api<TrainingStatus>(t, 'POST', '/api/training/resume')).body.state, 'paused');
     await waitFor(async () => (await status()).step > before, 'a step after resuming');
-    assert.ok(
-      ids.every((id) => t.learn.samplesOfTurn(id).length > 0),
-      'the turns held while paused were judged after resuming',
-    );
+    await waitFor(() => ids.every((id) => t.learn.samplesOfTurn(id).length > 0), 'the turns held while paused to be judged');
   });
 
   it('metrics since a step; sessions with feedback, samples and rewards', async () => {
