@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseModelConfig, type ModelConfig } from '../../main/engine/model/config.js';
 import { readSafetensors } from '../../main/engine/formats/safetensors.js';
 import { modelDir, type FixtureModel } from './paths.js';
 
@@ -35,4 +36,9 @@ export function tensor(e: Expected, name: string): Float32Array {
   const t = e.tensors.get(name);
   if (!t) throw new Error(`fixture tensor '${name}' is missing; run npm run fixtures`);
   return t.data;
+}
+
+/** The parsed config.json of a fixture model (for tolerances derived from its shape). */
+export function fixtureConfig(name: FixtureModel): ModelConfig {
+  return parseModelConfig(JSON.parse(fs.readFileSync(path.join(modelDir(name), 'config.json'), 'utf8')));
 }

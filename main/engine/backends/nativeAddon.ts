@@ -52,7 +52,11 @@ export interface NativeAddon {
   softmax(x: Float32Array, out: Float32Array, rows: number, cols: number): void;
   /** dst = tile(src, reps) for 4-byte elements. */
   tile(src: Float32Array, dst: Float32Array, shape: number[], reps: number[]): void;
-  setThreads(n: number): void;
+  /**
+   * Sets the process's thread count for BLAS and the native kernels, once: the first call in the
+   * process (from any thread) decides, later calls change nothing. Returns the count in effect.
+   */
+  initThreads(n: number): number;
   info(): { threads: number; blasThreads: number; hardwareThreads: number; blas: string };
 }
 
@@ -66,7 +70,8 @@ export function addonPath(): string {
 
 /**
  * Threads for native kernels: `CLAWLOOP_THREADS` when set (a cap, e.g. when serving and training
- * share the CPU), else every core.
+ * share the CPU), else every core. The setting is process-wide: the first thread to load the addon
+ * applies it (see initThreads), so workers cannot reset one another's.
  */
 export function threadCount(env: NodeJS.ProcessEnv = process.env): number {
   const cores = os.availableParallelism();
@@ -86,7 +91,8 @@ export function nativeWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 let cached: { addon: NativeAddon | null; error: string | null } | null = null;
 
 /**
- * Loads the addon once per thread. Returns null (with the reason in `nativeLoadError()`) when it
+ * Loads the addon once per thread (the thread count is decided once per process, by the first
+ * thread to load it). Returns null (with the reason in `nativeLoadError()`) when it
  * is disabled, not built, or fails to load.
  */
 export function loadNativeAddon(): NativeAddon | null {
@@ -97,12 +103,15 @@ export function loadNativeAddon(): NativeAddon | null {
   }
   const file = addonPath();
   if (!fs.existsSync(file)) {
-    cached = { addon: null, error: `${file} is not built (run: npm run build:native)` };
+    cached = {
+      addon: null,
+      error: `${file} is not built: install OpenBLAS (Debian/Ubuntu: apt-get install libopenblas-pthread-dev), then run npm run build:native`,
+    };
     return null;
   }
   try {
     const addon = createRequire(import.meta.url)(file) as NativeAddon;
-    addon.setThreads(threadCount());
+    addon.initThreads(threadCount());
     cached = { addon, error: null };
   } catch (err) {
     cached = { addon: null, error: `loading ${file} failed: ${(err as Error).message.split('\n')[0]}` };
