@@ -36,13 +36,10 @@ export class StepTable {
       .transaction(() => {
         const c = p.checkpoint;
         this.checkpoints.insert(c);
-        this.q('INSERT INTO steps (step, created_at, adapter_version, checkpoint_id, skipped, metrics) VALUES (?, ?, ?, ?, 0, ?)').run(
-          p.step,
-          p.now,
-          p.version,
-          c.id,
-          JSON.stringify(c.metrics),
-        );
+        this.q(
+          `INSERT INTO steps (step, created_at, adapter_version, checkpoint_id, skipped, metrics, parent_step)
+           VALUES (?, ?, ?, ?, 0, ?, (SELECT step FROM checkpoints WHERE id = ?))`,
+        ).run(p.step, p.now, p.version, c.id, JSON.stringify(c.metrics), c.parentId);
         this.q("INSERT INTO adapter_versions (version, checkpoint_id, reason, created_at) VALUES (?, ?, 'step', ?)").run(
           p.version,
           c.id,

@@ -52,11 +52,11 @@ export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<Ap
   const o = outcome(lead.step);
   return {
     ...base,
-    stage: o.liveVersion === null ? 'trained' : 'live',
+    stage: o.live ? 'live' : 'trained',
     step: lead.step,
     checkpoint_id: o.checkpointId,
-    version: o.liveVersion,
-    reason: o.liveVersion === null ? 'the checkpoint of this step has not been live' : null,
+    version: o.live ? o.liveVersion : null,
+    reason: o.live ? null : 'what this step learned is not in the live adapter (rolled back to an earlier version, or held back)',
   };
 }
 
