@@ -39,7 +39,7 @@ export function rollbackTo(ctx: TrainerContext, id: string): { version: number; 
   store.recordRollback(target, version, Date.now());
   policy.version = version;
   policy.checkpoint = target;
-  ctx.emit(policy.event());
+  ctx.emit(policy.event('rollback'));
   ctx.log(`rolled back to ${target ?? 'the base model'} as adapter version ${version}`);
   ctx.publishStatus();
   return { version, checkpoint: target };

@@ -54,11 +54,12 @@ export class LivePolicy {
     this.optimizer = null;
   }
 
-  /** The announcement of the live version, with the adapter's tensors in PEFT layout. */
-  event(): AdapterEvent {
-    if (!this.adapter) return { type: 'adapter', version: this.version, lora: null, tensors: null };
+  /** The announcement of the live version (and why it goes live), with the adapter's tensors in PEFT layout. */
+  event(reason: AdapterEvent['reason']): AdapterEvent {
+    const head = { type: 'adapter' as const, version: this.version, checkpointId: this.checkpoint, reason };
+    if (!this.adapter) return { ...head, lora: null, tensors: null };
     const tensors = new Map<string, Float32Array>();
     for (const [n, t] of this.adapter.toTensors()) tensors.set(n, t.data);
-    return { type: 'adapter', version: this.version, lora: this.adapter.config, tensors };
+    return { ...head, lora: this.adapter.config, tensors };
   }
 }

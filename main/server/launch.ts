@@ -14,6 +14,8 @@ export interface LaunchOptions {
   backend?: BackendName;
   /** Training settings that override the stored ones (command-line flags). */
   trainingPatch?: TrainingConfigPatch;
+  /** Forget the stored training settings. */
+  resetTrainingConfig?: boolean;
   options: Partial<ServerOptions>;
   log: (line: string) => void;
 }
@@ -51,6 +53,7 @@ export async function launchClawLoop(o: LaunchOptions): Promise<Launched> {
         dataDir: o.dataDir,
         backend: o.backend,
         configPatch: o.trainingPatch,
+        resetConfig: o.resetTrainingConfig,
         log: o.log,
         onAdapter: (a) => engine?.setAdapter(a) ?? Promise.reject(new Error('the inference engine is not running')),
       }),
