@@ -34,8 +34,8 @@ export class Trainer {
     const model = await Model.load(opts.modelDir, { backend: opts.backend });
     const ctx = new TrainerContext(opts, model);
     ctx.store.saveConfig(ctx.config);
-    const removed = cleanupCheckpointTemp(opts.dataDir);
-    if (removed) ctx.log(`removed ${removed} unfinished checkpoint save(s)`);
+    const removed = cleanupCheckpointTemp(opts.dataDir, new Set(ctx.store.checkpoints().map((c) => c.id)));
+    if (removed) ctx.log(`removed ${removed} unfinished checkpoint save(s) or folder(s) no checkpoint lists`);
     const requeued = ctx.store.requeueUnfinished();
     if (requeued) ctx.log(`requeued ${requeued} sample(s) of a step that did not finish`);
     restoreLiveCheckpoint(ctx);
