@@ -1,6 +1,6 @@
 /**
  * The OpenAI chat-completions wire format as ClawLoop accepts and emits it (see
- * shared/specs/openclaw-wire.md). Pure types and zod schemas: no Node imports, so the UI may use it.
+ * docs/openclaw.md). Pure types and zod schemas: no Node imports, so the UI may use it.
  */
 import { z } from 'zod';
 

@@ -20,7 +20,7 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
 ]);
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 
-/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (learning-loop.md's in bold there). */
+/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (the reference's, except where docs/learning-loop.md says). */
 export const TrainingConfigSchema = z
   .object({
     /** off: record only · rl: PRM rewards · opd: hindsight hints · combine: both (default). */
@@ -102,12 +102,12 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
 /** The fields that change the LoRA shape (only while the live policy is the base model). */
 export const LORA_SHAPE_FIELDS = ['lora_rank', 'lora_alpha', 'lora_targets', 'lora_dropout'] as const;
 
-/** m for a method when `votes` is null: 3 for binary RL, 1 otherwise (learning-loop.md §2). */
+/** m for a method when `votes` is null: 3 for binary RL, 1 otherwise (docs/learning-loop.md §2). */
 export function effectiveVotes(c: TrainingConfig): number {
   return c.votes ?? (c.method === 'rl' ? 3 : 1);
 }
 
-/** KL coefficient when `kl_coef` is null: 0.02 for binary RL, 0 otherwise (learning-loop.md §4). */
+/** KL coefficient when `kl_coef` is null: 0.02 for binary RL, 0 otherwise (docs/learning-loop.md §4). */
 export function effectiveKlCoef(c: TrainingConfig): number {
   return c.kl_coef ?? (c.method === 'rl' ? 0.02 : 0);
 }
@@ -121,7 +121,7 @@ export const FeedbackRequestSchema = z
   .strict();
 export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
 
-/** Step metrics (learning-loop.md §4), as stored and served by /api/metrics. */
+/** Step metrics (docs/learning-loop.md §4), as stored and served by /api/metrics. */
 export interface StepMetrics {
   loss: number;
   pg_loss: number;

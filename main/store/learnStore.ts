@@ -21,7 +21,7 @@ export interface Judgement {
   createdAt: number;
 }
 
-/** A sample to store for a turn (learning-loop.md §3). */
+/** A sample to store for a turn (docs/learning-loop.md §3). */
 export interface NewSample {
   kind: SampleKind;
   reward: number | null;
