@@ -5,7 +5,7 @@ import { initBackend } from '../../main/engine/backend.js';
 import { generateText } from '../../main/engine/generate.js';
 import { LoraAdapter } from '../../main/engine/lora.js';
 import { Model } from '../../main/engine/model.js';
-import { loadNativeAddon } from '../../main/engine/native/nativeAddon.js';
+import { loadNativeAddon, nativeLoadError } from '../../main/engine/native/nativeAddon.js';
 import {
   broadcastPlan,
   registerNativeWasmKernels,
@@ -53,6 +53,8 @@ function randomTensor(shape: number[], seed: number): tf.Tensor {
 
 describe('native kernels', { skip: SKIP }, () => {
   before(async () => {
+    // Built but not loadable (e.g. built from older sources): one clear failure, not a TypeError per test.
+    assert.ok(loadNativeAddon(), `the native addon is built but does not load: ${nativeLoadError()}. Rebuild it: npm run build:native`);
     await initBackend('wasm');
   });
 
