@@ -15,7 +15,14 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('model'), dir: z.string().min(1) }).strict(),
   /** An external OpenAI-compatible endpoint. */
   z
-    .object({ kind: z.literal('endpoint'), url: z.string().url(), api_key: z.string().nullable().optional(), model: z.string().min(1) })
+    .object({
+      kind: z.literal('endpoint'),
+      url: z
+        .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL of an OpenAI-compatible server' })
+        .describe('the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1'),
+      api_key: z.string().nullable().optional(),
+      model: z.string().min(1),
+    })
     .strict(),
 ]);
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
@@ -112,55 +119,55 @@ export function effectiveKlCoef(c: TrainingConfig): number {
   return c.kl_coef ?? (c.method === 'rl' ? 0.02 : 0);
 }
 
-export const FeedbackRequestSchema = z
-  .object({
-    completion_id: z.string().min(1),
-    rating: z.enum(['up', 'down']).nullable().optional(),
-    hint: z.string().max(4000).nullable().optional(),
-  })
-  .strict();
-export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
-
 /** Step metrics (docs/learning-loop.md §4), as stored and served by /api/metrics. */
-export interface StepMetrics {
-  loss: number;
-  pg_loss: number;
-  kl: number;
-  entropy: number;
-  reverse_kl: number;
-  clip_fraction: number;
-  ratio_mean: number;
+export const StepMetricsSchema = z.object({
+  loss: z.number(),
+  pg_loss: z.number(),
+  kl: z.number(),
+  entropy: z.number(),
+  reverse_kl: z.number(),
+  clip_fraction: z.number(),
+  ratio_mean: z.number(),
   /** mean |log π_θ − log π_old|: how far the trained policy has drifted from the rollout policy. */
-  logprob_drift: number;
-  grad_norm: number;
-  learning_rate: number;
-  mean_reward: number | null;
-  samples: { rl: number; opd: number; both: number; total: number };
-  teacher_advantage: { mean: number; std: number } | null;
-  tokens: number;
-  step_ms: number;
-}
+  logprob_drift: z.number(),
+  grad_norm: z.number(),
+  learning_rate: z.number(),
+  mean_reward: z.number().nullable(),
+  samples: z.object({ rl: z.number().int(), opd: z.number().int(), both: z.number().int(), total: z.number().int() }),
+  teacher_advantage: z.object({ mean: z.number(), std: z.number() }).nullable(),
+  tokens: z.number().int(),
+  step_ms: z.number(),
+});
+export type StepMetrics = z.infer<typeof StepMetricsSchema>;
 
-export interface TrainingStatus {
-  method: TrainMethod;
-  state: 'off' | 'idle' | 'judging' | 'training' | 'paused' | 'starting' | 'failed';
-  queued_samples: number;
-  /** Main turns with a next state or feedback that the trainer has not judged yet (GET /api/training/status). */
-  pending_turns?: number;
-  step: number;
-  adapter_version: number;
-  last_step: (StepMetrics & { step: number; skipped: boolean; skip_reason: string | null }) | null;
-  error?: string;
-}
+/** A skipped step stores what it measured before it was skipped: any subset of the metrics. */
+const StoredStepMetrics = StepMetricsSchema.partial();
 
-export interface CheckpointInfo {
-  id: string;
-  step: number;
-  adapter_version: number;
-  parent_id: string | null;
-  created_at: number;
-  metrics: StepMetrics;
-  samples: StepMetrics['samples'];
-  pinned: boolean;
-  live: boolean;
-}
+/** One row of GET /api/metrics. */
+export const StepRecordSchema = StoredStepMetrics.extend({
+  step: z.number().int().min(1),
+  created_at: z.number().int(),
+  adapter_version: z.number().int().nullable(),
+  checkpoint_id: z.string().nullable(),
+  skipped: z.boolean(),
+  skip_reason: z.string().nullable(),
+});
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+export const TRAINING_STATES = ['off', 'starting', 'idle', 'judging', 'training', 'paused', 'error'] as const;
+export type TrainingState = (typeof TRAINING_STATES)[number];
+
+/** GET /api/training/status (and the body of pause / resume). */
+export const TrainingStatusSchema = z.object({
+  method: z.enum(TRAIN_METHODS),
+  state: z.enum(TRAINING_STATES),
+  queued_samples: z.number().int().min(0),
+  /** Main turns with a next state or feedback that the trainer has not judged yet. */
+  pending_turns: z.number().int().min(0).optional(),
+  step: z.number().int().min(0),
+  adapter_version: z.number().int().min(0),
+  last_step: StoredStepMetrics.extend({ step: z.number().int(), skipped: z.boolean(), skip_reason: z.string().nullable() }).nullable(),
+  /** What went wrong last (a judge that failed, a checkpoint that does not load); absent when all is well. */
+  error: z.string().optional(),
+});
+export type TrainingStatus = z.infer<typeof TrainingStatusSchema>;

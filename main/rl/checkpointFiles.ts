@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ModelConfig } from '../engine/config.js';
-import { LoraAdapter } from '../engine/lora.js';
-import type { AdamW } from '../engine/optimizer.js';
+import type { AdamW, LoraAdapter } from '../engine/index.js';
 import { atomicWriteFile, fsyncDir } from '../util/atomicWrite.js';
 
 /**
@@ -55,13 +53,6 @@ export function saveCheckpoint(
     fs.rmSync(tmp, { recursive: true, force: true });
     throw err;
   }
-}
-
-/** Loads a checkpoint's adapter. */
-export function loadCheckpointAdapter(dataDir: string, id: string, model: ModelConfig): LoraAdapter {
-  const dir = checkpointDir(dataDir, id);
-  if (!fs.existsSync(dir)) throw new Error(`checkpoint ${id} has no folder (${dir}); it was deleted or never finished`);
-  return LoraAdapter.load(dir, model);
 }
 
 export function optimizerFile(dataDir: string, id: string): string {

@@ -145,4 +145,35 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       INSERT INTO trainer_state (id) VALUES (1);
     `,
   },
+  {
+    version: 3,
+    name: 'event log and session titles',
+    sql: `
+      -- The live event stream (GET /api/events), kept so a client that reconnects with
+      -- Last-Event-ID gets what it missed, also across restarts. Pruned to the last 10,000 events
+      -- or the last hour, whichever keeps more.
+      CREATE TABLE events (
+        id    INTEGER PRIMARY KEY,               -- the SSE id: increasing, never reused
+        at    INTEGER NOT NULL,                  -- ms since epoch
+        name  TEXT NOT NULL,                     -- turn.captured, train.step, ...
+        data  TEXT NOT NULL                      -- JSON
+      );
+      CREATE INDEX events_by_time ON events (at);
+
+      ALTER TABLE sessions ADD COLUMN title TEXT;  -- a name the user gave the conversation
+    `,
+  },
+  {
+    version: 4,
+    name: 'step lineage',
+    sql: `
+      -- The step whose checkpoint this step trained from (NULL: the base model). Steps are never
+      -- deleted, so what a live adapter learned can be traced even after retention removed the
+      -- checkpoints in between.
+      ALTER TABLE steps ADD COLUMN parent_step INTEGER;
+      UPDATE steps SET parent_step = (
+        SELECT p.step FROM checkpoints c JOIN checkpoints p ON p.id = c.parent_id WHERE c.id = steps.checkpoint_id
+      );
+    `,
+  },
 ];

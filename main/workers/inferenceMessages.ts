@@ -3,9 +3,7 @@
  * Every request carries an `id`; the worker answers with `started`, any number of `delta`s, then
  * exactly one of `done` or `failed`.
  */
-import type { BackendName } from '../engine/backend.js';
-import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
-import type { LoraConfig } from '../engine/lora.js';
+import type { BackendName, ChatDelta, ChatGenerationRequest, ChatGenerationResult, LoraConfig } from '../engine/index.js';
 
 export interface InferenceWorkerData {
   modelDir: string;
@@ -44,6 +42,9 @@ export type ToInferenceWorker =
 export type FromInferenceWorker =
   | { type: 'ready'; info: ModelInfo }
   | { type: 'fatal'; message: string }
+  /** The answer to `setAdapter`: the version is ready to serve, or could not be loaded (the old one stays). */
+  | { type: 'adapterLoaded'; version: number }
+  | { type: 'adapterFailed'; version: number; message: string }
   | { type: 'started'; id: string; promptTokens: number; maxTokens: number }
   | { type: 'delta'; id: string; delta: ChatDelta }
   | { type: 'done'; id: string; result: ChatGenerationResult }

@@ -5,11 +5,7 @@
  * batching). All model math of serving happens here, never on the HTTP thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { parameterCount } from '../engine/config.js';
-import { ChatRequestError, runChatGeneration } from '../engine/chatGeneration.js';
-import { DecodeBatcher } from '../engine/decodeBatcher.js';
-import { LoraAdapter } from '../engine/lora.js';
-import { Model } from '../engine/model.js';
+import { ChatRequestError, DecodeBatcher, LoraAdapter, Model, parameterCount, runChatGeneration } from '../engine/index.js';
 import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './inferenceMessages.js';
 
 if (!parentPort) throw new Error('inferenceWorker.js must run as a worker thread');
@@ -70,12 +66,17 @@ port.on('message', (m: ToInferenceWorker) => {
     }
     case 'setAdapter': {
       const a = m.adapter;
-      if (!model) break;
+      if (!model) {
+        send({ type: 'adapterFailed', version: a.version, message: 'the model is not loaded yet' });
+        break;
+      }
       try {
+        const loaded = a.tensors && a.lora ? LoraAdapter.fromTensors(model.config, a.lora, a.tensors) : null;
         adapters.get(a.version)?.dispose();
-        adapters.set(a.version, a.tensors && a.lora ? LoraAdapter.fromTensors(model.config, a.lora, a.tensors) : null);
+        adapters.set(a.version, loaded);
+        send({ type: 'adapterLoaded', version: a.version });
       } catch (err) {
-        send({ type: 'fatal', message: `could not load adapter version ${a.version}: ${(err as Error).message}` });
+        send({ type: 'adapterFailed', version: a.version, message: (err as Error).message });
       }
       break;
     }

@@ -2,8 +2,9 @@
  * Messages between the HTTP thread and the trainer worker (main/workers/trainerWorker.ts).
  * Commands carry an `id`; the worker answers each with one `reply`.
  */
-import type { BackendName } from '../engine/backend.js';
+import type { BackendName } from '../engine/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
+import type { TrainerEvent } from '../rl/trainerEvents.js';
 import type { AdapterPayload } from './inferenceMessages.js';
 
 export interface TrainerWorkerData {
@@ -29,8 +30,9 @@ export type TrainerReply =
 export type FromTrainerWorker =
   | { type: 'ready'; adapter: AdapterPayload; status: TrainingStatus; config: TrainingConfig }
   | { type: 'fatal'; message: string }
+  /** A new live adapter (its tensors are transferred, not copied). */
   | { type: 'adapter'; adapter: AdapterPayload }
-  | { type: 'status'; status: TrainingStatus }
-  | { type: 'log'; line: string }
+  /** Every other trainer event (status, log, event), as the trainer emitted it. */
+  | Exclude<TrainerEvent, { type: 'adapter' }>
   | TrainerReply
   | { type: 'stopped' };

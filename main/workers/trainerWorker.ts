@@ -5,7 +5,9 @@
  */
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Trainer, TrainingConfigError, type TrainerEvent } from '../rl/trainer.js';
+import { Trainer } from '../rl/trainer.js';
+import type { TrainerEvent } from '../rl/trainerEvents.js';
+import { TrainingConfigError } from '../rl/trainingConfig.js';
 import { openDatabase } from '../store/database.js';
 import { LearnStore } from '../store/learnStore.js';
 import type { AdapterPayload } from './inferenceMessages.js';

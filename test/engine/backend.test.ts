@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { BackendUnavailableError, defaultBackendName, initBackend, parseBackendName } from '../../main/engine/backend.js';
-import { nativeWanted } from '../../main/engine/native/nativeAddon.js';
+import { BackendUnavailableError, defaultBackendName, initBackend, parseBackendName } from '../../main/engine/backends/backend.js';
+import { nativeWanted } from '../../main/engine/backends/nativeAddon.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 
 describe('backends', () => {

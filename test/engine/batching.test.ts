@@ -1,10 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { DecodeBatcher } from '../../main/engine/decodeBatcher.js';
-import { generateText, type GenerationResult } from '../../main/engine/generate.js';
-import { LoraAdapter } from '../../main/engine/lora.js';
-import { Model } from '../../main/engine/model.js';
+import { DecodeBatcher } from '../../main/engine/generation/decodeBatcher.js';
+import { generateText, type GenerationResult } from '../../main/engine/generation/generate.js';
+import { LoraAdapter } from '../../main/engine/model/lora.js';
+import { Model } from '../../main/engine/model/model.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance } from '../helpers/numeric.js';
 import { modelDir, type FixtureModel } from '../helpers/paths.js';

@@ -1,8 +1,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { Model } from '../../main/engine/model.js';
-import { scoreResponses, tokenLogprobs } from '../../main/engine/score.js';
+import { Model } from '../../main/engine/model/model.js';
+import { scoreResponses, tokenLogprobs } from '../../main/engine/generation/score.js';
 import { expected, tensor } from '../helpers/fixtures.js';
 import { logitsModel, logprobsModel } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance } from '../helpers/numeric.js';

@@ -1,18 +1,15 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '../../main/engine/backend.js';
-import { generateText } from '../../main/engine/generate.js';
-import { LoraAdapter } from '../../main/engine/lora.js';
-import { Model } from '../../main/engine/model.js';
-import { loadNativeAddon, nativeLoadError } from '../../main/engine/native/nativeAddon.js';
-import {
-  broadcastPlan,
-  registerNativeWasmKernels,
-  unregisterNativeWasmKernels,
-} from '../../main/engine/native/wasmKernels.js';
-import { Rng } from '../../main/engine/random.js';
-import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
+import { initBackend } from '../../main/engine/backends/backend.js';
+import { generateText } from '../../main/engine/generation/generate.js';
+import { LoraAdapter } from '../../main/engine/model/lora.js';
+import { Model } from '../../main/engine/model/model.js';
+import { loadNativeAddon, nativeLoadError } from '../../main/engine/backends/nativeAddon.js';
+import { broadcastPlan } from '../../main/engine/backends/broadcastPlan.js';
+import { registerNativeWasmKernels, unregisterNativeWasmKernels } from '../../main/engine/backends/wasmKernels.js';
+import { Rng } from '../../main/util/random.js';
+import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { gradientModel, logitsModel, logprobsModel, lossModel } from '../helpers/modelTolerance.js';
 import { assertClose, assertScalarClose, tolerance, UNIT_ROUNDOFF } from '../helpers/numeric.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';

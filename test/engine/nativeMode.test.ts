@@ -1,8 +1,8 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { initBackend } from '../../main/engine/backend.js';
-import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/native/nativeAddon.js';
-import { nativeWasmKernelsActive } from '../../main/engine/native/wasmKernels.js';
+import { initBackend } from '../../main/engine/backends/backend.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/backends/nativeAddon.js';
+import { nativeWasmKernelsActive } from '../../main/engine/backends/wasmKernels.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 
 // What needs no addon: which kernels this process runs, and the thread-count setting's parsing.

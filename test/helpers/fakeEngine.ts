@@ -1,5 +1,5 @@
-import type { ChatGenerationRequest, ChatGenerationResult } from '../../main/engine/chatGeneration.js';
-import type { OutputEvent } from '../../main/engine/chatOutputParser.js';
+import type { ChatGenerationRequest, ChatGenerationResult } from '../../main/engine/generation/chatGeneration.js';
+import type { OutputEvent } from '../../main/engine/text/chatOutputParser.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from '../../main/server/inferenceEngine.js';
 import type { AdapterPayload, ModelInfo } from '../../main/workers/inferenceMessages.js';
 
@@ -48,8 +48,9 @@ export class FakeEngine implements InferenceEngine {
 
   adapterVersion = 0;
 
-  setAdapter(a: AdapterPayload): void {
+  setAdapter(a: AdapterPayload): Promise<void> {
     this.adapterVersion = a.version;
+    return Promise.resolve();
   }
 
   generate(req: ChatGenerationRequest, h: GenerateHandlers): Promise<ChatGenerationResult> {

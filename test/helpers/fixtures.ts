@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseModelConfig, type ModelConfig } from '../../main/engine/config.js';
-import { readSafetensors } from '../../main/engine/safetensors.js';
+import { parseModelConfig, type ModelConfig } from '../../main/engine/model/config.js';
+import { readSafetensors } from '../../main/engine/formats/safetensors.js';
 import { modelDir, type FixtureModel } from './paths.js';
 
 /** What scripts/reference/make_fixtures.py computed with PyTorch for one tiny model. */

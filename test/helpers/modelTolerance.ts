@@ -1,4 +1,4 @@
-import type { ModelConfig } from '../../main/engine/config.js';
+import type { ModelConfig } from '../../main/engine/model/config.js';
 import { chained, type Dtype, type ErrorModel } from './numeric.js';
 
 /*

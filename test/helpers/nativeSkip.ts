@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { addonPath, nativeWanted } from '../../main/engine/native/nativeAddon.js';
+import { addonPath, nativeWanted } from '../../main/engine/backends/nativeAddon.js';
 
 /**
  * Why the native-kernel tests cannot run in this process, as a node:test `skip` reason, or false

@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 // Type-only: erased at run time, but tsc checks this path, so a moved loader breaks the build here.
-import type {} from '../../main/engine/native/nativeAddon.js';
+import type {} from '../../main/engine/backends/nativeAddon.js';
 
 /** The compiled loader every engine thread uses, for child processes and workers to import. */
-const ADDON_MODULE = fileURLToPath(import.meta.resolve('../../main/engine/native/nativeAddon.js'));
+const ADDON_MODULE = fileURLToPath(import.meta.resolve('../../main/engine/backends/nativeAddon.js'));
 
 export interface ThreadInfo {
   threads: number;

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readSafetensors, writeSafetensors } from '../../main/engine/safetensors.js';
+import { readSafetensors } from '../../main/engine/formats/safetensors.js';
+import { writeSafetensors } from '../../main/engine/formats/safetensorsWrite.js';
 import { ClawLoopServer } from '../../main/server/clawloopServer.js';
 import type { InferenceEngine } from '../../main/server/inferenceEngine.js';
 import type { TrainingConfigPatch } from '../../main/protocol/training.js';
@@ -58,7 +59,7 @@ export async function startTestServer(
   if (opts.train) {
     const log = process.env.CLAWLOOP_TEST_LOG ? (l: string) => console.error(l) : undefined;
     trainer = await TrainerClient.start({ modelDir: dir, dataDir, configPatch: opts.train, onAdapter: (a) => engine.setAdapter(a), log });
-    engine.setAdapter(trainer.initialAdapter);
+    await engine.setAdapter(trainer.initialAdapter);
   }
   const server = await ClawLoopServer.start({ engine, store: learn, trainer, dataDir, options: { port: 0, ...opts.options } });
   return {

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '../../main/engine/backend.js';
-import type { LossInputs } from '../../main/engine/train.js';
+import { initBackend } from '../../main/engine/backends/backend.js';
+import type { LossInputs } from '../../main/engine/training/train.js';
 import { tokenAdvantages } from '../../main/rl/advantages.js';
-import { perSampleMean, policyLoss, type PolicyLossConfig } from '../../main/rl/losses.js';
+import { perSampleMean, policyLoss, type PolicyLossConfig } from '../../main/engine/training/policyLoss.js';
 import { assertClose, assertScalarClose, chained, tolerance, type ErrorModel } from '../helpers/numeric.js';
 import { FIXTURES } from '../helpers/paths.js';
 

@@ -1,8 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Model } from '../../main/engine/model.js';
-import { HINT_MARKER } from '../../main/engine/openaiMessages.js';
-import { scoreResponses } from '../../main/engine/score.js';
+import { Model } from '../../main/engine/model/model.js';
+import { HINT_MARKER } from '../../main/engine/text/openaiMessages.js';
+import { scoreResponses } from '../../main/engine/generation/score.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance } from '../helpers/numeric.js';
 import { modelDir } from '../helpers/paths.js';
