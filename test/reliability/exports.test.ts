@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { readGgufHeader } from '../../main/engine/formats/ggufFile.js';
 import { api, chat, startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
 
 type Err = { error: { message: string; param: string | null } };
@@ -47,6 +48,15 @@ describe('exports are confined to the data folder’s exports/ or a folder allow
     assert.equal(viaLink.status, 400);
     assert.match(viaLink.body.error.message, /it leads to/);
     assert.deepEqual(fs.readdirSync(outside), [], 'nothing written outside');
+  });
+
+  it('format gguf: the checkpoint merged into its base model, as one GGUF file llama.cpp reads', async () => {
+    const r = await exp({ format: 'gguf', dir: 'merged' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.files.map((f) => path.basename(f)), ['model.gguf']);
+    const h = readGgufHeader(r.body.files[0]);
+    assert.equal(h.metadata.get('general.architecture'), 'qwen3');
+    assert.match(String(h.metadata.get('general.name')), /step-000001/);
   });
 
   it('writes under a folder the user allowed', async () => {
