@@ -140,7 +140,9 @@ export class SampleQueue {
         return rows.map((r) => ({
           sample: toSample({ ...r, status: 'training' }),
           turn: this.turns.getTurn(r.turn_id)!,
-          stale: maxStaleness !== null && r.adapter_version < liveVersion - maxStaleness,
+          // Older than max_staleness, or from a version the live policy did not come from (an answer
+          // asked of another checkpoint): its π_old is not the policy being trained.
+          stale: (maxStaleness !== null && r.adapter_version < liveVersion - maxStaleness) || r.adapter_version > liveVersion,
         }));
       })
       .immediate();

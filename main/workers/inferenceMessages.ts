@@ -30,6 +30,8 @@ export interface AdapterPayload {
   version: number;
   lora: LoraConfig | null;
   tensors: Map<string, Float32Array> | null;
+  /** Instead of tensors: a checkpoint folder the worker loads the adapter from (e.g. to answer with an older version). */
+  dir?: string;
 }
 
 export type ToInferenceWorker =

@@ -54,6 +54,12 @@ export class FakeEngine implements InferenceEngine {
     return Promise.resolve();
   }
 
+  reserveAdapter(a: AdapterPayload): Promise<number> {
+    return Promise.resolve(a.version);
+  }
+
+  releaseAdapter(): void {}
+
   generate(req: ChatGenerationRequest, h: GenerateHandlers): Promise<ChatGenerationResult> {
     if (this.running && this.waiting.length >= this.maxQueue) throw new QueueFullError(250, this.waiting.length);
     this.requests.push(req);

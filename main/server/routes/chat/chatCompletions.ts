@@ -1,11 +1,13 @@
 import type { ChatGenerationResult, TokenReport } from '../../../engine/index.js';
 import { ApiError } from '../../apiError.js';
+import type { GenerateHandlers } from '../../inferenceEngine.js';
 import { sendJson } from '../../http.js';
 import { readRlMetadata } from '../../rlMetadata.js';
 import { RESPONDED, type Handler } from '../../routeTypes.js';
 import type { ServerContext } from '../../serverContext.js';
 import { completionId, toolCallId } from '../../wireFormat.js';
 import { completionOf, type AnswerHead } from './chatAnswer.js';
+import { reserveAdapter } from './adapterChoice.js';
 import { checkPromptFits, toGenerationRequest } from './chatRequest.js';
 import { ChunkEmitter, finishStream } from './chatStream.js';
 import { openTurn, recordTurn, type CaptureInput } from './turnCapture.js';
@@ -26,7 +28,15 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
     adapterVersion: ctx.engine.adapterVersion,
   };
   checkPromptFits(c.gen, ctx.engine.info);
-  const episode = openTurn(ctx, c);
+  c.reserved = await reserveAdapter(ctx, r.body.adapter);
+  if (c.reserved !== undefined) c.adapterVersion = c.reserved;
+  let episode: number;
+  try {
+    episode = openTurn(ctx, c);
+  } catch (err) {
+    if (c.reserved !== undefined) ctx.engine.releaseAdapter(c.reserved);
+    throw err;
+  }
   const head: AnswerHead = {
     id: c.id,
     created: Math.floor(arrivedAt / 1000),
@@ -48,6 +58,16 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
 
 type RecordFn = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => void;
 
+/** Starts the generation; a refusal (thrown at once, e.g. a full queue) gives back the adapter version the request held. */
+function generate(ctx: ServerContext, c: CaptureInput, handlers: GenerateHandlers): Promise<ChatGenerationResult> {
+  try {
+    return ctx.engine.generate(c.gen, handlers, c.reserved);
+  } catch (err) {
+    if (c.reserved !== undefined) ctx.engine.releaseAdapter(c.reserved);
+    throw err;
+  }
+}
+
 async function whole(
   ctx: ServerContext,
   r: ChatRequest,
@@ -60,7 +80,7 @@ async function whole(
   let queueMs: number | null = null;
   const callIds: string[] = [];
   const tokens: TokenReport[] = [];
-  const result = await ctx.engine.generate(c.gen, {
+  const result = await generate(ctx, c, {
     signal,
     onStart: (s) => (queueMs = s.queuedMs),
     onDelta: (d) => {
@@ -85,7 +105,7 @@ async function streamed(
 ): Promise<void> {
   const emitter = new ChunkEmitter(head);
   let queueMs: number | null = null;
-  const done = ctx.engine.generate(c.gen, {
+  const done = generate(ctx, c, {
     signal,
     onStart: (s) => {
       queueMs = s.queuedMs;

@@ -15,7 +15,10 @@ export interface CaptureInput {
   t0: number;
   body: ChatCompletionRequest;
   gen: ChatGenerationRequest;
+  /** The adapter version that answers. */
   adapterVersion: number;
+  /** Set when the request asked for a version other than the live one (`adapter`), held for it. */
+  reserved?: number;
 }
 
 /**
