@@ -55,10 +55,10 @@ export class LivePolicy {
   }
 
   /** The announcement of the live version, with the adapter's tensors in PEFT layout. */
-  event(): AdapterEvent {
+  async event(): Promise<AdapterEvent> {
     if (!this.adapter) return { type: 'adapter', version: this.version, lora: null, tensors: null };
     const tensors = new Map<string, Float32Array>();
-    for (const [n, t] of this.adapter.toTensors()) tensors.set(n, t.data);
+    for (const [n, t] of await this.adapter.toTensors()) tensors.set(n, t.data);
     return { type: 'adapter', version: this.version, lora: this.adapter.config, tensors };
   }
 }

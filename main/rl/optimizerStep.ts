@@ -23,7 +23,7 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
   try {
     const { adapter, optimizer } = ctx.policy.trainable(ctx.model.config, c, step);
     const trainBatch = await buildTrainBatch(ctx.model, c, batch);
-    const r = policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
+    const r = await policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
       epsLow: c.eps_low,
       epsHigh: c.eps_high,
       klCoef: effectiveKlCoef(c),
@@ -46,7 +46,7 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
       recordSkipped(ctx, step, 'the gradients are not finite', metrics, ids, 'non-finite gradient norm');
       return;
     }
-    commitStep(ctx, step, metrics, ids, adapter, optimizer);
+    await commitStep(ctx, step, metrics, ids, adapter, optimizer);
   } catch (err) {
     store.releaseBatch(ids);
     throw err;
@@ -67,14 +67,21 @@ function recordSkipped(
 }
 
 /** Saves the step's checkpoint, records the step and makes its adapter the live version. */
-function commitStep(ctx: TrainerContext, step: number, metrics: StepMetrics, ids: number[], adapter: LoraAdapter, optimizer: AdamW): void {
+async function commitStep(
+  ctx: TrainerContext,
+  step: number,
+  metrics: StepMetrics,
+  ids: number[],
+  adapter: LoraAdapter,
+  optimizer: AdamW,
+): Promise<void> {
   const { store, policy } = ctx;
   const version = store.maxVersion() + 1;
   const id = checkpointId(step);
   const a = adapter.config;
   const lora = { r: a.r, alpha: a.alpha, targets: [...a.targets], dropout: a.dropout };
   const meta = { id, step, adapter_version: version, parent_id: policy.checkpoint, metrics, lora };
-  saveCheckpoint(ctx.opts.dataDir, id, adapter, optimizer, meta, ctx.model.name);
+  await saveCheckpoint(ctx.opts.dataDir, id, adapter, optimizer, meta, ctx.model.name);
   const now = Date.now();
   store.commitStep({
     step,
@@ -86,7 +93,7 @@ function commitStep(ctx: TrainerContext, step: number, metrics: StepMetrics, ids
   ctx.lastStep = step;
   policy.version = version;
   policy.checkpoint = id;
-  ctx.emit(policy.event());
+  ctx.emit(await policy.event());
   applyRetention(ctx);
   ctx.log(
     `step ${step}: loss ${metrics.loss.toFixed(4)}, ${metrics.samples.total} samples, ${metrics.tokens} tokens, ${metrics.step_ms.toFixed(0)} ms -> adapter version ${version}`,

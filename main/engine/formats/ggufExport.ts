@@ -80,11 +80,11 @@ export function vocabFromTokenizerJson(
  * the tensors by the caller), so a model trained with ClawLoop runs in llama.cpp, Ollama or LM
  * Studio. Weights are taken in Hugging Face layout from `lm.exportTensors()`.
  */
-export function ggufFromModel(
+export async function ggufFromModel(
   lm: CausalLM,
   vocab: GgufVocab,
   name = 'clawloop',
-): { metadata: Array<[string, GgufValue]>; tensors: GgufTensor[]; warnings: string[] } {
+): Promise<{ metadata: Array<[string, GgufValue]>; tensors: GgufTensor[]; warnings: string[] }> {
   const c = lm.config;
   const warnings: string[] = [];
   if (c.slidingWindow !== null && c.slidingWindow < c.maxPositions) {
@@ -92,7 +92,7 @@ export function ggufFromModel(
       `llama.cpp runs ${c.architecture} as 'llama' without a sliding window: outputs match only while the context is at most ${c.slidingWindow} tokens`,
     );
   }
-  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(lm), warnings };
+  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(lm, await lm.exportTensors()), warnings };
 }
 
 /** The key/values llama.cpp reads: architecture and its hyper-parameters, then the tokenizer. */
@@ -130,9 +130,9 @@ function ggufMetadata(c: ModelConfig, vocab: GgufVocab, name: string): Array<[st
 }
 
 /** The model's tensors under llama.cpp's names, q/k rows reordered for the llama architecture. */
-function ggufTensors(lm: CausalLM): GgufTensor[] {
+function ggufTensors(lm: CausalLM, exported: Array<{ name: string; shape: number[]; data: Float32Array }>): GgufTensor[] {
   const c = lm.config;
-  const hf = new Map(lm.exportTensors().map((t) => [t.name, t]));
+  const hf = new Map(exported.map((t) => [t.name, t]));
   const tensors: GgufTensor[] = [];
   const take = (hfName: string, ggufName: string, transform?: (t: GgufTensor) => Float32Array) => {
     const t = hf.get(hfName);
