@@ -27,14 +27,14 @@ export function checkpointId(step: number): string {
   return `step-${String(step).padStart(6, '0')}`;
 }
 
-export function saveCheckpoint(
+export async function saveCheckpoint(
   dataDir: string,
   id: string,
   adapter: LoraAdapter,
   optimizer: AdamW,
   meta: Record<string, unknown>,
   baseModel: string,
-): void {
+): Promise<void> {
   const root = checkpointsRoot(dataDir);
   fs.mkdirSync(root, { recursive: true });
   const final = checkpointDir(dataDir, id);
@@ -42,8 +42,8 @@ export function saveCheckpoint(
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp);
   try {
-    adapter.save(tmp, { baseModel });
-    optimizer.save(path.join(tmp, 'optimizer.safetensors'));
+    await adapter.save(tmp, { baseModel });
+    await optimizer.save(path.join(tmp, 'optimizer.safetensors'));
     atomicWriteFile(path.join(tmp, 'checkpoint.json'), JSON.stringify(meta, null, 2) + '\n');
     fsyncDir(tmp);
     fs.rmSync(final, { recursive: true, force: true }); // a folder left by a step whose database commit never happened

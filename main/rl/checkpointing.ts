@@ -26,7 +26,7 @@ export function restoreLiveCheckpoint(ctx: TrainerContext): void {
 }
 
 /** Makes a checkpoint ('base' for the base model) the live policy as a new version; training continues from it. */
-export function rollbackTo(ctx: TrainerContext, id: string): { version: number; checkpoint: string | null } {
+export async function rollbackTo(ctx: TrainerContext, id: string): Promise<{ version: number; checkpoint: string | null }> {
   const { store, policy } = ctx;
   const target = id === 'base' ? null : id;
   if (target) {
@@ -39,7 +39,7 @@ export function rollbackTo(ctx: TrainerContext, id: string): { version: number; 
   store.recordRollback(target, version, Date.now());
   policy.version = version;
   policy.checkpoint = target;
-  ctx.emit(policy.event('rollback'));
+  ctx.emit(await policy.event('rollback'));
   ctx.log(`rolled back to ${target ?? 'the base model'} as adapter version ${version}`);
   ctx.publishStatus();
   return { version, checkpoint: target };

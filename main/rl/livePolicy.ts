@@ -55,11 +55,11 @@ export class LivePolicy {
   }
 
   /** The announcement of the live version (and why it goes live), with the adapter's tensors in PEFT layout. */
-  event(reason: AdapterEvent['reason']): AdapterEvent {
+  async event(reason: AdapterEvent['reason']): Promise<AdapterEvent> {
     const head = { type: 'adapter' as const, version: this.version, checkpointId: this.checkpoint, reason };
     if (!this.adapter) return { ...head, lora: null, tensors: null };
     const tensors = new Map<string, Float32Array>();
-    for (const [n, t] of this.adapter.toTensors()) tensors.set(n, t.data);
+    for (const [n, t] of await this.adapter.toTensors()) tensors.set(n, t.data);
     return { ...head, lora: this.adapter.config, tensors };
   }
 }

@@ -27,7 +27,7 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
     const stale = taken.filter((b) => b.stale).length;
     if (stale) ctx.log(`step ${step}: re-scored ${stale} sample(s) older than ${c.max_staleness} versions under the current adapter`);
     const trainBatch = await buildTrainBatch(ctx.model, c, batch);
-    const r = policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
+    const r = await policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
       epsLow: c.eps_low,
       epsHigh: c.eps_high,
       klCoef: effectiveKlCoef(c),
@@ -51,7 +51,7 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
       recordSkipped(ctx, done, 'the gradients are not finite', metrics, 'non-finite gradient norm');
       return;
     }
-    commitStep(ctx, done, metrics, adapter, optimizer);
+    await commitStep(ctx, done, metrics, adapter, optimizer);
   } catch (err) {
     store.releaseBatch(ids);
     throw err;
@@ -75,7 +75,7 @@ function recordSkipped(ctx: TrainerContext, s: DoneStep, reason: string, metrics
 }
 
 /** Saves the step's checkpoint, records the step and makes its adapter the live version. */
-function commitStep(ctx: TrainerContext, s: DoneStep, metrics: StepMetrics, adapter: LoraAdapter, optimizer: AdamW): void {
+async function commitStep(ctx: TrainerContext, s: DoneStep, metrics: StepMetrics, adapter: LoraAdapter, optimizer: AdamW): Promise<void> {
   const { store, policy } = ctx;
   const { step } = s;
   const version = store.maxVersion() + 1;
@@ -84,7 +84,7 @@ function commitStep(ctx: TrainerContext, s: DoneStep, metrics: StepMetrics, adap
   const lora = { r: a.r, alpha: a.alpha, targets: [...a.targets], dropout: a.dropout };
   const parent = policy.checkpoint;
   const meta = { id, step, adapter_version: version, parent_id: parent, metrics, lora };
-  saveCheckpoint(ctx.opts.dataDir, id, adapter, optimizer, meta, ctx.model.name);
+  await saveCheckpoint(ctx.opts.dataDir, id, adapter, optimizer, meta, ctx.model.name);
   const now = Date.now();
   store.commitStep({
     step,
@@ -102,7 +102,7 @@ function commitStep(ctx: TrainerContext, s: DoneStep, metrics: StepMetrics, adap
     type: 'event',
     event: { event: 'checkpoint.saved', data: { checkpoint_id: id, version, parent, step, metrics: summary, competence: null } },
   });
-  ctx.emit(policy.event('trained'));
+  ctx.emit(await policy.event('trained'));
   applyRetention(ctx);
   ctx.log(
     `step ${step}: loss ${metrics.loss.toFixed(4)}, ${metrics.samples.total} samples, ${metrics.tokens} tokens, ${metrics.step_ms.toFixed(0)} ms -> adapter version ${version}`,

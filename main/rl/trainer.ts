@@ -45,7 +45,7 @@ export class Trainer {
   }
 
   /** The adapter to serve right now (the live version). */
-  currentAdapter(): AdapterEvent {
+  currentAdapter(): Promise<AdapterEvent> {
     return this.ctx.policy.event('startup');
   }
 

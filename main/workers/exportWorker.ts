@@ -27,7 +27,7 @@ async function run(): Promise<FromExportWorker> {
       model.generation.eosTokenIds[0],
       PRE_TOKENIZER[model.config.architecture] ?? 'default',
     );
-    const gguf = ggufFromModel(model.lm, vocab, data.name, adapter);
+    const gguf = await ggufFromModel(model.lm, vocab, data.name, adapter);
     writeGguf(path.join(data.dir, 'model.gguf'), gguf.metadata, gguf.tensors);
     return { type: 'done', files: ['model.gguf'], warnings: gguf.warnings };
   } finally {

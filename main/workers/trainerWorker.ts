@@ -52,7 +52,7 @@ try {
   db.close();
   throw err;
 }
-const a = trainer.currentAdapter();
+const a = await trainer.currentAdapter();
 send({
   type: 'ready',
   adapter: { version: a.version, lora: a.lora, tensors: a.tensors },

@@ -12,10 +12,10 @@ import { Model } from '../../main/engine/model/model.js';
 import { Rng } from '../../main/util/random.js';
 import { modelDir, type FixtureModel } from '../helpers/paths.js';
 
-function exportModel(model: Model, name: FixtureModel, dir: string) {
+async function exportModel(model: Model, name: FixtureModel, dir: string) {
   const tj = JSON.parse(fs.readFileSync(path.join(modelDir(name), 'tokenizer.json'), 'utf8'));
   const vocab = vocabFromTokenizerJson(tj, model.config.vocabSize, model.generation.eosTokenIds[0], 'qwen2');
-  const gguf = ggufFromModel(model.lm, vocab, name);
+  const gguf = await ggufFromModel(model.lm, vocab, name);
   const file = path.join(dir, `${name}.gguf`);
   writeGguf(file, gguf.metadata, gguf.tensors);
   return { file, ...gguf };
@@ -35,7 +35,7 @@ describe('GGUF export', () => {
 
   it('writes a GGUF v3 header that reads back (metadata, names, fastest-first dims)', async () => {
     const model = await Model.load(modelDir('qwen3-qknorm'));
-    const { file } = exportModel(model, 'qwen3-qknorm', dir);
+    const { file } = await exportModel(model, 'qwen3-qknorm', dir);
     const h = readGgufHeader(file);
     assert.equal(h.metadata.get('general.architecture'), 'qwen3');
     assert.equal(h.metadata.get('qwen3.block_count'), 2);
@@ -52,7 +52,7 @@ describe('GGUF export', () => {
   for (const name of ['qwen3-qknorm', 'qwen2-tied', 'llama-gqa'] as const) {
     it(`llama.cpp decodes ${name} exactly as ClawLoop does (greedy, 12 tokens)`, async () => {
       const model = await Model.load(modelDir(name));
-      const { file, warnings } = exportModel(model, name, dir);
+      const { file, warnings } = await exportModel(model, name, dir);
       assert.deepEqual(warnings, []);
       const prompt = [5, 9, 200, 17, 33, 41, 7, 100, 250, 3];
       const ours = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 12 });
@@ -81,7 +81,7 @@ describe('GGUF export', () => {
     const init = LoraAdapter.create(model.config, { r: 4, alpha: 8 }, 3);
     const rng = new Rng(7);
     const tensors = new Map(
-      [...init.toTensors()].map(([n, t]) => [n, n.includes('lora_B') ? t.data.map(() => (rng.uniform() - 0.5) * 0.4) : t.data]),
+      [...(await init.toTensors())].map(([n, t]) => [n, n.includes('lora_B') ? t.data.map(() => (rng.uniform() - 0.5) * 0.4) : t.data]),
     );
     init.dispose();
     const adapter = LoraAdapter.fromTensors(
@@ -97,7 +97,7 @@ describe('GGUF export', () => {
     );
     const tj = JSON.parse(fs.readFileSync(path.join(modelDir('qwen3-qknorm'), 'tokenizer.json'), 'utf8'));
     const vocab = vocabFromTokenizerJson(tj, model.config.vocabSize, model.generation.eosTokenIds[0], 'qwen2');
-    const merged = ggufFromModel(model.lm, vocab, 'merged', adapter);
+    const merged = await ggufFromModel(model.lm, vocab, 'merged', adapter);
     const file = path.join(dir, 'merged.gguf');
     writeGguf(file, merged.metadata, merged.tensors);
     const prompt = [5, 9, 200, 17, 33, 41, 7, 100, 250, 3];
@@ -125,7 +125,7 @@ describe('GGUF export', () => {
 
   it('warns that llama.cpp ignores a sliding window shorter than the context', async () => {
     const model = await Model.load(modelDir('mistral-swa'));
-    const { warnings } = exportModel(model, 'mistral-swa', dir);
+    const { warnings } = await exportModel(model, 'mistral-swa', dir);
     assert.match(warnings[0], /without a sliding window: outputs match only while the context is at most 6 tokens/);
     model.dispose();
   });

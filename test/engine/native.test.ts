@@ -29,6 +29,16 @@ function bothWays<T>(f: () => T): { native: T; pure: T } {
   return { native, pure };
 }
 
+async function bothWaysAsync<T>(f: () => Promise<T>): Promise<{ native: T; pure: T }> {
+  const addon = loadNativeAddon()!;
+  registerNativeWasmKernels(addon);
+  const native = await f();
+  unregisterNativeWasmKernels();
+  const pure = await f();
+  registerNativeWasmKernels(addon);
+  return { native, pure };
+}
+
 /** The sums the reduction test compares: [tensor, axes, keepDims]. */
 const SUMS = (x: tf.Tensor, big: tf.Tensor): Array<[tf.Tensor, number | number[], boolean]> => [
   [x, 0, false],
@@ -246,15 +256,15 @@ describe('native kernels', { skip: SKIP }, () => {
       assertClose(native, pure, tolerance(logitsModel(model.config, seqs[0].length)), 'logits');
     });
 
-    it('LoRA and full gradients', () => {
+    it('LoRA and full gradients', async () => {
       const seqs = ids();
       const T = Math.max(...seqs.map((s) => s.length));
       const tokens = seqs.flat().length;
       const batch = { ids: seqs, mask: seqs.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
       const adapter = LoraAdapter.create(model.config, { r: 4 }, 3);
       for (const v of adapter.variables().values()) v.assign(tf.add(v, 0.01));
-      const grads = (target: Parameters<typeof computeGradients>[3]) => () => {
-        const r = computeGradients(model.lm, batch, crossEntropyLoss, target);
+      const grads = (target: Parameters<typeof computeGradients>[3]) => async () => {
+        const r = await computeGradients(model.lm, batch, crossEntropyLoss, target);
         const out = new Map([...r.grads].map(([n, g]) => [n, Float32Array.from(g.dataSync())]));
         r.grads.forEach((g) => g.dispose());
         return { loss: r.loss, out };
@@ -262,7 +272,7 @@ describe('native kernels', { skip: SKIP }, () => {
       for (const target of [{ adapter }, 'full' as const]) {
         const lora = target !== 'full';
         if (!lora) model.lm.setTrainable(true);
-        const { native, pure } = bothWays(grads(target));
+        const { native, pure } = await bothWaysAsync(grads(target));
         model.lm.setTrainable(false);
         // Cross-entropy: a mean of −log p, all terms of one sign, so the loss itself is the scale.
         assertScalarClose(

@@ -76,9 +76,9 @@ for (const name of LORA_MODELS) {
     before(async () => (model = await Model.load(modelDir(name))));
     after(() => model.dispose());
 
-    it('loss and every LoRA gradient (tolerance from the forward and backward reductions)', () => {
+    it('loss and every LoRA gradient (tolerance from the forward and backward reductions)', async () => {
       const adapter = LoraAdapter.load(path.join(modelDir(name), 'adapter'), model.config);
-      const { loss, grads, tokens } = computeGradients(model.lm, fixtureBatch(e), weightedLoss, { adapter });
+      const { loss, grads, tokens } = await computeGradients(model.lm, fixtureBatch(e), weightedLoss, { adapter });
       assertScalarClose(loss, e.loss, lossTolerance(model, e, tensor(e, 'lora_logprobs'), true), 'loss');
       assert.equal(tokens, e.mask.flat().filter((m) => m !== 0).length);
       assert.equal(grads.size, adapter.variables().size);
@@ -88,7 +88,7 @@ for (const name of LORA_MODELS) {
       adapter.dispose();
     });
 
-    it('two AdamW steps with clipping give PyTorch parameters (per-element bound, adamwTolerance.ts)', () => {
+    it('two AdamW steps with clipping give PyTorch parameters (per-element bound, adamwTolerance.ts)', async () => {
       const adapter = LoraAdapter.load(path.join(modelDir(name), 'adapter'), model.config);
       const a = e.adamw;
       const gradTol = gradTolerance(model, e, true);
@@ -104,8 +104,8 @@ for (const name of LORA_MODELS) {
         maxGradNorm: a.max_grad_norm,
       });
       for (const step of [1, 2]) {
-        const { grads } = computeGradients(model.lm, fixtureBatch(e), weightedLoss, { adapter });
-        const info = opt.apply(grads);
+        const { grads } = await computeGradients(model.lm, fixtureBatch(e), weightedLoss, { adapter });
+        const info = await opt.apply(grads);
         const norm = e.grad_norms[step - 1];
         assertScalarClose(
           info.gradNorm,
@@ -144,9 +144,9 @@ for (const name of ['qwen2-tied', 'qwen3-qknorm'] as const) {
     before(async () => (model = await Model.load(modelDir(name))));
     after(() => model.dispose());
 
-    it('every parameter gradient (tied embedding, biases, q/k norms) within the derived tolerance', () => {
+    it('every parameter gradient (tied embedding, biases, q/k norms) within the derived tolerance', async () => {
       model.lm.setTrainable(true);
-      const { loss, grads } = computeGradients(model.lm, fixtureBatch(e), weightedLoss, 'full');
+      const { loss, grads } = await computeGradients(model.lm, fixtureBatch(e), weightedLoss, 'full');
       model.lm.setTrainable(false);
       assertScalarClose(loss, e.full_loss!, lossTolerance(model, e, tensor(e, 'logprobs'), false), 'loss');
       assert.equal(grads.size, model.lm.parameters().size);
@@ -166,17 +166,17 @@ describe('training behaviour', () => {
     return { ids, mask: ids.map((s) => s.map((_, t) => (t > 1 ? 1 : 0))) };
   };
 
-  it('LoRA steps change every LoRA parameter, leave base weights alone, and lower the loss', () => {
+  it('LoRA steps change every LoRA parameter, leave base weights alone, and lower the loss', async () => {
     const base = new Map([...model.lm.parameters()].map(([n, v]) => [n, Float32Array.from(v.dataSync())]));
     const adapter = LoraAdapter.create(model.config, { r: 4, alpha: 8 }, 5);
     const before0 = new Map([...adapter.variables()].map(([n, v]) => [n, Float32Array.from(v.dataSync())]));
     const opt = new AdamW(adapter.variables(), { lr: 1e-2 });
     const losses: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const { loss, grads } = computeGradients(model.lm, batch(), crossEntropyLoss, { adapter });
+      const { loss, grads } = await computeGradients(model.lm, batch(), crossEntropyLoss, { adapter });
       losses.push(loss);
       assert.ok(Number.isFinite(loss));
-      assert.equal(opt.apply(grads).skipped, false);
+      assert.equal((await opt.apply(grads)).skipped, false);
     }
     assert.ok(losses[7] < losses[0], `loss ${losses[0]} -> ${losses[7]}`);
     for (const [n, v] of adapter.variables()) assert.notDeepEqual(v.dataSync(), before0.get(n), `${n} unchanged`);
@@ -185,30 +185,30 @@ describe('training behaviour', () => {
     adapter.dispose();
   });
 
-  it('optimizer state saves and loads: a resumed run takes the same step', () => {
+  it('optimizer state saves and loads: a resumed run takes the same step', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-opt-'));
     const a = LoraAdapter.create(model.config, { r: 4 }, 9);
     const optA = new AdamW(a.variables(), { lr: 1e-2 });
-    optA.apply(computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: a }).grads);
-    a.save(path.join(dir, 'adapter'));
-    optA.save(path.join(dir, 'optimizer.safetensors'));
+    await optA.apply((await computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: a })).grads);
+    await a.save(path.join(dir, 'adapter'));
+    await optA.save(path.join(dir, 'optimizer.safetensors'));
     const b = LoraAdapter.load(path.join(dir, 'adapter'), model.config);
     const optB = new AdamW(b.variables(), { lr: 1e-2 });
     optB.load(path.join(dir, 'optimizer.safetensors'));
     assert.equal(optB.step, 1);
-    optA.apply(computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: a }).grads);
-    optB.apply(computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: b }).grads);
+    await optA.apply((await computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: a })).grads);
+    await optB.apply((await computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: b })).grads);
     for (const [n, v] of a.variables()) assert.deepEqual(b.variables().get(n)!.dataSync(), v.dataSync(), n);
     [optA, optB, a, b].forEach((x) => x.dispose());
     fs.rmSync(dir, { recursive: true });
   });
 
-  it('a NaN gradient skips the step and changes nothing', () => {
+  it('a NaN gradient skips the step and changes nothing', async () => {
     const a = LoraAdapter.create(model.config, { r: 2 }, 2);
     const opt = new AdamW(a.variables());
     const snapshot = [...a.variables()].map(([, v]) => Float32Array.from(v.dataSync()));
     const grads = new Map([...a.variables()].map(([n, v]) => [n, tf.fill(v.shape, NaN)]));
-    const info = opt.apply(grads);
+    const info = await opt.apply(grads);
     assert.equal(info.skipped, true);
     assert.equal(opt.step, 0);
     [...a.variables()].forEach(([, v], i) => assert.deepEqual(v.dataSync(), snapshot[i]));
@@ -219,14 +219,14 @@ describe('training behaviour', () => {
   it('LoRA dropout is active only in training, and a seed makes it repeatable', async () => {
     const a = LoraAdapter.create(model.config, { r: 4, dropout: 0.5 }, 4);
     for (const v of a.variables().values()) v.assign(tf.add(v, 0.05)); // non-zero B, so dropout matters
-    const lossWith = (seed: number) => {
-      const r = computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: a }, { rng: new Rng(seed) });
+    const lossWith = async (seed: number) => {
+      const r = await computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: a }, { rng: new Rng(seed) });
       r.grads.forEach((g) => g.dispose());
       return r.loss;
     };
-    assert.equal(lossWith(1), lossWith(1), 'same seed, same dropout masks');
-    assert.notEqual(lossWith(1), lossWith(2), 'another seed, other masks');
-    const tensors = new Map([...a.toTensors()].map(([n, t]) => [n, t.data]));
+    assert.equal(await lossWith(1), await lossWith(1), 'same seed, same dropout masks');
+    assert.notEqual(await lossWith(1), await lossWith(2), 'another seed, other masks');
+    const tensors = new Map([...(await a.toTensors())].map(([n, t]) => [n, t.data]));
     const noDropout = LoraAdapter.fromTensors(model.config, { ...a.config, dropout: 0 }, tensors);
     const items = batch().ids.map((ids) => ({ promptIds: ids.slice(0, 1), responseIds: ids.slice(1) }));
     const [x] = await scoreResponses(model.lm, items, { adapter: a });
@@ -236,17 +236,17 @@ describe('training behaviour', () => {
     noDropout.dispose();
   });
 
-  it('refuses an empty selection and mismatched masks with clear errors', () => {
+  it('refuses an empty selection and mismatched masks with clear errors', async () => {
     const a = LoraAdapter.create(model.config, { r: 2 });
-    assert.throws(
+    await assert.rejects(
       () => computeGradients(model.lm, { ids: [[1, 2, 3]], mask: [[0, 0, 0]] }, crossEntropyLoss, { adapter: a }),
       /selects no tokens/,
     );
-    assert.throws(
+    await assert.rejects(
       () => computeGradients(model.lm, { ids: [[1, 2, 3]], mask: [[0, 1]] }, crossEntropyLoss, { adapter: a }),
       /mask\[0\] has length 2/,
     );
-    assert.throws(() => computeGradients(model.lm, batch(), crossEntropyLoss, 'full'), /setTrainable/);
+    await assert.rejects(() => computeGradients(model.lm, batch(), crossEntropyLoss, 'full'), /setTrainable/);
     a.dispose();
   });
 });

@@ -101,7 +101,7 @@ describe('policy losses match PyTorch', () => {
     await initBackend('wasm');
   });
   for (const c of fixture.losses) {
-    it(c.name, () => {
+    it(c.name, async () => {
       const { fn, takeMetrics } = policyLoss(c.config);
       const logits = tf.tensor2d(c.logits);
       const { value, grads } = tf.valueAndGrads((l: tf.Tensor) => fn(inputsOf(c, l as tf.Tensor2D)))([logits]);
@@ -110,7 +110,7 @@ describe('policy losses match PyTorch', () => {
       assertScalarClose(value.dataSync()[0], c.loss, tol, 'loss', { scale });
       const gradPath = lossPath(c);
       assertClose(grads[0].dataSync(), c.grad_logits.flat(), tolerance(chained(gradPath, gradPath.chain!)), 'd loss / d logits');
-      const m = takeMetrics() as unknown as Record<string, number>;
+      const m = (await takeMetrics()) as unknown as Record<string, number>;
       for (const [k, v] of Object.entries(c.metrics)) assertScalarClose(m[k], v, tol, `metric ${k}`, { scale });
       tf.dispose([value, ...grads, logits]);
     });

@@ -113,9 +113,9 @@ describe('checkpoint files', () => {
         throw new Error('disk full');
       },
     } as unknown as AdamW;
-    assert.throws(() => saveCheckpoint(dir, 'step-000001', adapter, broken, {}, 'm'), /disk full/);
+    await assert.rejects(() => saveCheckpoint(dir, 'step-000001', adapter, broken, {}, 'm'), /disk full/);
     assert.deepEqual(fs.readdirSync(checkpointsRoot(dir)), [], 'no checkpoint and no temporary folder');
-    saveCheckpoint(dir, 'step-000001', adapter, opt, { step: 1 }, 'm');
+    await saveCheckpoint(dir, 'step-000001', adapter, opt, { step: 1 }, 'm');
     assert.deepEqual(fs.readdirSync(checkpointsRoot(dir)), ['step-000001']);
     const loaded = loadCheckpointAdapter(dir, 'step-000001', model.config);
     assert.equal(loaded.config.r, 2);

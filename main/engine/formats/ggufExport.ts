@@ -82,12 +82,12 @@ export function vocabFromTokenizerJson(
  * is given, so a model trained with ClawLoop runs in llama.cpp, Ollama or LM Studio. Weights are
  * taken in Hugging Face layout from `lm.exportTensors()`.
  */
-export function ggufFromModel(
+export async function ggufFromModel(
   lm: CausalLM,
   vocab: GgufVocab,
   name = 'clawloop',
   adapter: LoraAdapter | null = null,
-): { metadata: Array<[string, GgufValue]>; tensors: GgufTensor[]; warnings: string[] } {
+): Promise<{ metadata: Array<[string, GgufValue]>; tensors: GgufTensor[]; warnings: string[] }> {
   const c = lm.config;
   const warnings: string[] = [];
   if (c.slidingWindow !== null && c.slidingWindow < c.maxPositions) {
@@ -95,7 +95,9 @@ export function ggufFromModel(
       `llama.cpp runs ${c.architecture} as 'llama' without a sliding window: outputs match only while the context is at most ${c.slidingWindow} tokens`,
     );
   }
-  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(lm, adapter), warnings };
+  const hf = new Map((await lm.exportTensors()).map((t) => [t.name, t]));
+  if (adapter) await mergeLoraInto(hf, adapter);
+  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(lm, hf), warnings };
 }
 
 /** The key/values llama.cpp reads: architecture and its hyper-parameters, then the tokenizer. */
@@ -133,10 +135,8 @@ function ggufMetadata(c: ModelConfig, vocab: GgufVocab, name: string): Array<[st
 }
 
 /** The model's tensors under llama.cpp's names, q/k rows reordered for the llama architecture. */
-function ggufTensors(lm: CausalLM, adapter: LoraAdapter | null): GgufTensor[] {
+function ggufTensors(lm: CausalLM, hf: Map<string, { name: string; shape: number[]; data: Float32Array }>): GgufTensor[] {
   const c = lm.config;
-  const hf = new Map(lm.exportTensors().map((t) => [t.name, t]));
-  if (adapter) mergeLoraInto(hf, adapter);
   const tensors: GgufTensor[] = [];
   const take = (hfName: string, ggufName: string, transform?: (t: GgufTensor) => Float32Array) => {
     const t = hf.get(hfName);

@@ -210,10 +210,11 @@ export class CausalLM {
   }
 
   /** Weights in Hugging Face layout, to save as model.safetensors. */
-  exportTensors(): Array<{ name: string; shape: number[]; data: Float32Array }> {
+  async exportTensors(): Promise<Array<{ name: string; shape: number[]; data: Float32Array }>> {
     const out: Array<{ name: string; shape: number[]; data: Float32Array }> = [];
+    // One tensor at a time: a whole model read at once would need its size again in host memory.
     for (const [name, v] of this.parameters()) {
-      const data = v.dataSync() as Float32Array;
+      const data = (await v.data()) as Float32Array;
       if (CausalLM.isTransposed(name)) {
         const [inp, o] = v.shape;
         out.push({ name, shape: [o, inp], data: transpose2d(data, inp, o) });

@@ -14,8 +14,8 @@ export interface HfTensor {
  * llama.cpp runs without LoRA support). `hf` holds the base weights by Hugging Face name and is
  * changed in place.
  */
-export function mergeLoraInto(hf: Map<string, HfTensor>, adapter: LoraAdapter): void {
-  const peft = adapter.toTensors();
+export async function mergeLoraInto(hf: Map<string, HfTensor>, adapter: LoraAdapter): Promise<void> {
+  const peft = await adapter.toTensors();
   for (let l = 0; l < adapter.modelConfig.numLayers; l++) {
     for (const proj of adapter.config.targets) {
       const prefix = peftModuleName(l, proj);
@@ -25,7 +25,9 @@ export function mergeLoraInto(hf: Map<string, HfTensor>, adapter: LoraAdapter): 
       const w = hf.get(name);
       if (!a || !b || !w)
         throw new Error(`cannot merge the adapter: ${!w ? `the model has no '${name}'` : `the adapter has no ${prefix}`}`);
-      const delta = tf.tidy(() => tf.mul(tf.matMul(tf.tensor2d(b.data, b.shape), tf.tensor2d(a.data, a.shape)), adapter.scale).dataSync());
+      const product = tf.tidy(() => tf.mul(tf.matMul(tf.tensor2d(b.data, b.shape), tf.tensor2d(a.data, a.shape)), adapter.scale));
+      const delta = await product.data();
+      product.dispose();
       for (let i = 0; i < w.data.length; i++) w.data[i] += delta[i];
     }
   }

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { readSafetensors } from '../formats/safetensors.js';
 import { writeSafetensors } from '../formats/safetensorsWrite.js';
+import { readFloats } from '../model/tensorRead.js';
 
 /** AdamW hyper-parameters; defaults follow docs/learning-loop.md §5 (LoRA). */
 export interface AdamWConfig {
@@ -34,11 +35,9 @@ export class OptimizerError extends Error {
 }
 
 /** √(Σ‖g‖²) over all gradients: per-tensor sums in float32, the total in float64, in name order. */
-function globalNorm(params: Map<string, tf.Variable>, grads: Map<string, tf.Tensor>): number {
+async function globalNorm(params: Map<string, tf.Variable>, grads: Map<string, tf.Tensor>): Promise<number> {
   const names = [...params.keys()].sort();
-  const sums = tf.tidy(() => tf.stack(names.map((n) => tf.sum(tf.square(grads.get(n)!)))));
-  const values = sums.dataSync();
-  sums.dispose();
+  const values = await readFloats(tf.tidy(() => tf.stack(names.map((n) => tf.sum(tf.square(grads.get(n)!))))));
   let total = 0;
   for (const v of values) total += v;
   return Math.sqrt(total);
@@ -91,10 +90,10 @@ export class AdamW {
    * gradient norm skips the step and leaves parameters and state untouched.
    * @param lr overrides the configured learning rate for this step (schedules).
    */
-  apply(grads: Map<string, tf.Tensor>, lr = this.cfg.lr): StepInfo {
+  async apply(grads: Map<string, tf.Tensor>, lr = this.cfg.lr): Promise<StepInfo> {
     try {
       for (const name of this.params.keys()) if (!grads.has(name)) throw new OptimizerError(`no gradient for parameter '${name}'`);
-      const gradNorm = globalNorm(this.params, grads);
+      const gradNorm = await globalNorm(this.params, grads);
       if (!Number.isFinite(gradNorm)) return { gradNorm, clipped: false, skipped: true };
       const { beta1: b1, beta2: b2, eps, weightDecay: wd, maxGradNorm } = this.cfg;
       const coef = maxGradNorm > 0 ? maxGradNorm / (gradNorm + 1e-6) : 1;
@@ -126,12 +125,15 @@ export class AdamW {
   }
 
   /** Writes moments and step count to a safetensors file (atomically). */
-  save(file: string): void {
+  async save(file: string): Promise<void> {
+    const names = [...this.m.keys()];
+    const moments = await Promise.all(names.flatMap((n) => [this.m.get(n)!.data(), this.v.get(n)!.data()]));
     const tensors: Array<{ name: string; shape: number[]; data: Float32Array }> = [];
-    for (const [name, m] of this.m) {
-      tensors.push({ name: `m.${name}`, shape: [...m.shape], data: m.dataSync() as Float32Array });
-      tensors.push({ name: `v.${name}`, shape: [...m.shape], data: this.v.get(name)!.dataSync() as Float32Array });
-    }
+    names.forEach((name, i) => {
+      const shape = [...this.m.get(name)!.shape];
+      tensors.push({ name: `m.${name}`, shape, data: moments[2 * i] as Float32Array });
+      tensors.push({ name: `v.${name}`, shape, data: moments[2 * i + 1] as Float32Array });
+    });
     writeSafetensors(file, tensors, { step: String(this.t), config: JSON.stringify(this.cfg) });
   }
 

@@ -3,6 +3,7 @@ import './gradients.js';
 import type { CausalLM } from '../model/causalLM.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { Rng } from '../../util/random.js';
+import { readScalar } from '../model/tensorRead.js';
 import { pickTargets } from '../model/tensorUtil.js';
 
 /**
@@ -124,13 +125,13 @@ function layout(batch: TrainBatch) {
  * the rows selected by the mask are projected onto the vocabulary, which keeps long prompts with
  * short responses cheap.
  */
-export function computeGradients(
+export async function computeGradients(
   lm: CausalLM,
   batch: TrainBatch,
   lossFn: LossFn,
   target: GradientTarget,
   opts: { rng?: Rng } = {},
-): GradientResult {
+): Promise<GradientResult> {
   const L = layout(batch);
   if (L.rows.length === 0) throw new TrainError('the batch selects no tokens (every mask entry is 0)');
   const params = trainableParameters(lm, target);
@@ -170,8 +171,7 @@ export function computeGradients(
   }
   // Parameters the loss does not reach get zero gradients, so optimizers see every parameter.
   for (const [name, v] of params) if (!out.has(name)) out.set(name, tf.zerosLike(v));
-  const loss = value.dataSync()[0];
-  value.dispose();
+  const loss = await readScalar(value);
   return { loss, grads: out, tokens: L.rows.length };
 }
 
