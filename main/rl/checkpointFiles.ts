@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AdamW, LoraAdapter } from '../engine/index.js';
+import { checkpointDir, checkpointsRoot } from '../store/checkpointPaths.js';
 import { atomicWriteFile, fsyncDir } from '../util/atomicWrite.js';
 
 /**
@@ -11,21 +12,7 @@ import { atomicWriteFile, fsyncDir } from '../util/atomicWrite.js';
  * place and the parent folder fsynced: a crash mid-save leaves either no checkpoint or a complete
  * one, never one that cannot be loaded. Leftover temporary folders are removed at start.
  */
-export const CHECKPOINTS_DIR = 'checkpoints';
-
-export function checkpointsRoot(dataDir: string): string {
-  return path.join(dataDir, CHECKPOINTS_DIR);
-}
-
-export function checkpointDir(dataDir: string, id: string): string {
-  if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new Error(`invalid checkpoint id '${id}'`);
-  return path.join(checkpointsRoot(dataDir), id);
-}
-
-/** `step-000012`: ids sort in step order. */
-export function checkpointId(step: number): string {
-  return `step-${String(step).padStart(6, '0')}`;
-}
+export { CHECKPOINTS_DIR, checkpointDir, checkpointId, checkpointsRoot } from '../store/checkpointPaths.js';
 
 export async function saveCheckpoint(
   dataDir: string,

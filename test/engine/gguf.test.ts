@@ -21,6 +21,25 @@ async function exportModel(model: Model, name: FixtureModel, dir: string) {
   return { file, ...gguf };
 }
 
+/** The first `n` greedy tokens llama.cpp decodes from a GGUF file after `prompt` (F32 KV cache, one thread). */
+async function llamaGreedy(llama: Llama, file: string, prompt: number[], n: number): Promise<number[]> {
+  const lm = await llama.loadModel({ modelPath: file });
+  const ctx = await lm.createContext({
+    contextSize: 64,
+    threads: 1,
+    experimentalKvCacheKeyType: 'F32',
+    experimentalKvCacheValueType: 'F32',
+  });
+  const tokens: number[] = [];
+  for await (const t of ctx.getSequence().evaluate(prompt as unknown as Token[], { temperature: 0 })) {
+    tokens.push(t as unknown as number);
+    if (tokens.length === n) break;
+  }
+  await ctx.dispose();
+  await lm.dispose();
+  return tokens;
+}
+
 describe('GGUF export', () => {
   let dir: string;
   let llama: Llama;
@@ -56,21 +75,7 @@ describe('GGUF export', () => {
       assert.deepEqual(warnings, []);
       const prompt = [5, 9, 200, 17, 33, 41, 7, 100, 250, 3];
       const ours = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 12 });
-      const lm = await llama.loadModel({ modelPath: file });
-      const ctx = await lm.createContext({
-        contextSize: 64,
-        threads: 1,
-        experimentalKvCacheKeyType: 'F32',
-        experimentalKvCacheValueType: 'F32',
-      });
-      const theirs: number[] = [];
-      for await (const t of ctx.getSequence().evaluate(prompt as unknown as Token[], { temperature: 0 })) {
-        theirs.push(t as unknown as number);
-        if (theirs.length === 12) break;
-      }
-      await ctx.dispose();
-      await lm.dispose();
-      assert.deepEqual(theirs, ours.tokens);
+      assert.deepEqual(await llamaGreedy(llama, file, prompt, 12), ours.tokens);
       model.dispose();
     });
   }
@@ -104,21 +109,7 @@ describe('GGUF export', () => {
     const base = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 12 });
     const ours = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 12, adapter });
     assert.notDeepEqual(ours.tokens, base.tokens, 'the adapter changes the output, so the check means something');
-    const lm = await llama.loadModel({ modelPath: file });
-    const ctx = await lm.createContext({
-      contextSize: 64,
-      threads: 1,
-      experimentalKvCacheKeyType: 'F32',
-      experimentalKvCacheValueType: 'F32',
-    });
-    const theirs: number[] = [];
-    for await (const t of ctx.getSequence().evaluate(prompt as unknown as Token[], { temperature: 0 })) {
-      theirs.push(t as unknown as number);
-      if (theirs.length === 12) break;
-    }
-    await ctx.dispose();
-    await lm.dispose();
-    assert.deepEqual(theirs, ours.tokens);
+    assert.deepEqual(await llamaGreedy(llama, file, prompt, 12), ours.tokens);
     adapter.dispose();
     model.dispose();
   });

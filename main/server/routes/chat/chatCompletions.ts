@@ -51,12 +51,22 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
   });
   const record = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) =>
     recordTurn(ctx, c, episode, result, callIds, queueMs);
-  if (r.body.stream) await streamed(ctx, r, c, head, headers, ac.signal, record);
-  else await whole(ctx, r, c, head, headers, ac.signal, record);
+  const reply: Reply = { ctx, r, c, head, headers, signal: ac.signal, record };
+  if (r.body.stream) await streamed(reply);
+  else await whole(reply);
   return RESPONDED;
 };
 
-type RecordFn = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => void;
+/** Everything an answer needs: the request, the turn being captured, the answer's fixed parts, how to record it. */
+interface Reply {
+  ctx: ServerContext;
+  r: ChatRequest;
+  c: CaptureInput;
+  head: AnswerHead;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  record: (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => void;
+}
 
 /** Starts the generation; a refusal (thrown at once, e.g. a full queue) gives back the adapter version the request held. */
 function generate(ctx: ServerContext, c: CaptureInput, handlers: GenerateHandlers): Promise<ChatGenerationResult> {
@@ -68,15 +78,7 @@ function generate(ctx: ServerContext, c: CaptureInput, handlers: GenerateHandler
   }
 }
 
-async function whole(
-  ctx: ServerContext,
-  r: ChatRequest,
-  c: CaptureInput,
-  head: AnswerHead,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-  record: RecordFn,
-): Promise<void> {
+async function whole({ ctx, r, c, head, headers, signal, record }: Reply): Promise<void> {
   let queueMs: number | null = null;
   const callIds: string[] = [];
   const tokens: TokenReport[] = [];
@@ -94,15 +96,7 @@ async function whole(
 }
 
 /** Streaming: a full queue is refused with a real 429 (thrown synchronously) before the 200 stream opens. */
-async function streamed(
-  ctx: ServerContext,
-  r: ChatRequest,
-  c: CaptureInput,
-  head: AnswerHead,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-  record: RecordFn,
-): Promise<void> {
+async function streamed({ ctx, r, c, head, headers, signal, record }: Reply): Promise<void> {
   const emitter = new ChunkEmitter(head);
   let queueMs: number | null = null;
   const done = generate(ctx, c, {
