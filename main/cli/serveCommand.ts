@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseBackendName } from '../engine/index.js';
+import { BACKENDS } from '../protocol/app.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
 import { launchClawLoop, type Launched } from '../server/launch.js';
 import { openClawProvider } from '../server/openclawProvider.js';
@@ -134,7 +134,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const stored = SettingsFile.read(dataDir);
   const modelDir = resolveModelDir(values.model ?? stored.model_dir ?? undefined);
   const backendName = values.backend ?? stored.backend ?? undefined;
-  const backend = backendName ? parseBackendName(backendName) : undefined;
+  const backend = backendName ? backendFlag(backendName) : undefined;
   const options = serverOptions(values, stored);
   const resetTrainingConfig = values['reset-training-config'] === true;
   const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, resetTrainingConfig, options, log: io.log });
@@ -197,6 +197,13 @@ function untilSignalled(io: Io, launched: Launched): Promise<void> {
 /** The app's address; with an API key, the key rides in the fragment (never sent to a server or logged by one). */
 function appUrl(origin: string, apiKey: string | null): string {
   return apiKey ? `${origin}/#key=${encodeURIComponent(apiKey)}` : `${origin}/`;
+}
+
+/** --backend, checked here without loading the engine (which loads tfjs) on the HTTP thread. */
+function backendFlag(raw: string): (typeof BACKENDS)[number] {
+  const name = raw.trim().toLowerCase();
+  if ((BACKENDS as readonly string[]).includes(name)) return name as (typeof BACKENDS)[number];
+  throw new UsageError(`--backend is '${raw}'; valid backends: ${BACKENDS.join(', ')}`);
 }
 
 /** A repeatable flag's values; each may also be a comma-separated list. */

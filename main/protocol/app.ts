@@ -12,6 +12,7 @@ export const HealthSchema = z.object({
 });
 export type Health = z.infer<typeof HealthSchema>;
 
+/** The tfjs backends the engine can run on (see main/engine/backends/backend.ts for what each needs). */
 export const BACKENDS = ['wasm', 'cpu', 'webgpu', 'tensorflow'] as const;
 
 export const InfoSchema = z.object({

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { BACKENDS } from '../../protocol/app.js';
 import '../training/gradients.js';
 import { loadNativeAddon, nativeLoadError, nativeWanted } from './nativeAddon.js';
 import { registerNativeWasmKernels } from './wasmKernels.js';
@@ -12,9 +13,10 @@ import { registerNativeWasmKernels } from './wasmKernels.js';
  * - `tensorflow`: libtensorflow through `@tensorflow/tfjs-node` or `@tensorflow/tfjs-node-gpu`
  *   (installed by the user; never a ClawLoop dependency).
  */
-export type BackendName = 'wasm' | 'cpu' | 'webgpu' | 'tensorflow';
+export type BackendName = (typeof BACKENDS)[number];
 
-export const BACKEND_NAMES: readonly BackendName[] = ['wasm', 'cpu', 'webgpu', 'tensorflow'];
+/** The names are the contract's (main/protocol/app.ts), so the CLI and the app offer exactly these. */
+export const BACKEND_NAMES: readonly BackendName[] = BACKENDS;
 
 /** Raised when a backend cannot be loaded; the message says what to install. */
 export class BackendUnavailableError extends Error {
