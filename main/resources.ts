@@ -27,3 +27,9 @@ export const DEFAULT_MODEL = 'clawloop-mini';
 export function defaultModelDir(): string {
   return resourcePath('models', DEFAULT_MODEL);
 }
+
+/** The built app (web mode): `dist/renderer/` of this installation, or null when it was not built. */
+export function appDir(): string | null {
+  const dir = path.resolve(resourcesDir(), '..', 'dist', 'renderer');
+  return fs.existsSync(path.join(dir, 'index.html')) ? dir : null;
+}

@@ -102,7 +102,7 @@ export class BenchClient {
     for (;;) {
       const s = await this.status();
       const busy = s.state === 'judging' || s.state === 'training' || s.state === 'starting';
-      if (s.state === 'off' || s.state === 'failed' || s.state === 'paused') return Date.now() - t0;
+      if (s.state === 'off' || s.state === 'error' || s.state === 'paused') return Date.now() - t0;
       if (!busy && (s.pending_turns ?? 0) === 0 && s.queued_samples < batchSize) return Date.now() - t0;
       if (Date.now() - t0 > timeoutMs) throw new Error(`the trainer did not catch up within ${timeoutMs / 1000} s (state ${s.state})`);
       await new Promise((r) => setTimeout(r, 100));

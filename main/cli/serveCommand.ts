@@ -2,9 +2,12 @@ import path from 'node:path';
 import { parseBackendName } from '../engine/backend.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
 import { launchClawLoop } from '../server/launch.js';
+import { openClawProvider } from '../server/openclawProvider.js';
 import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';
 import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainer.js';
 import { removeServerFile, writeServerFile } from './serverFile.js';
+import { SettingsFile } from '../server/settingsFile.js';
+import { appDir } from '../resources.js';
 import { numberFlag, parse, UsageError } from './args.js';
 import { resolveModelDir } from './modelDir.js';
 import { DEFAULT_MODEL } from '../resources.js';
@@ -30,7 +33,12 @@ GET /healthz) and records every conversation in the data folder.
   --max-queue N             requests that may wait while --max-batch run; more get 429 (default ${D.maxQueue})
   --max-body-bytes N        largest request body; larger gets 413 (default ${D.maxBodyBytes})
   --session-idle-minutes M  end sessions idle this long (default ${D.sessionIdleMs / 60_000}; 0 = never)
-  --cors ORIGIN             send CORS headers for ORIGIN (* or a URL; default: no CORS)
+  --cors ORIGIN             let web pages from ORIGIN (a URL, or *) call the API: CORS headers, and
+                            state changes allowed (repeatable; default: only the app served here)
+  --allowed-host NAME       accept requests addressed to NAME (besides localhost and IP addresses),
+                            e.g. a host name others reach this machine by (repeatable)
+  --export-dir DIR          allow exports to be written under DIR (repeatable; default: only the
+                            data folder's exports/)
 
 Learning (stored in the data folder; these flags override the stored settings):
   --train-method M          ${TRAIN_METHODS.join(' | ')} (default ${DEFAULT_TRAINING_CONFIG.method})
@@ -51,36 +59,9 @@ Learning (stored in the data folder; these flags override the stored settings):
 Stop with Ctrl-C (SIGINT) or SIGTERM: requests in flight finish, then the database is closed.
 A second signal aborts them.`;
 
-/** The provider entry to paste into ~/.openclaw/openclaw.json. */
+/** The provider entry to paste into ~/.openclaw/openclaw.json, as printed. */
 export function openClawProviderEntry(baseUrl: string, modelId: string, contextLength: number, apiKey: string | null): string {
-  // OpenClaw refuses models with a context window under 16000 tokens. Longer prompts than the model
-  // reads get a 400 "maximum context length" error, on which OpenClaw compacts and retries.
-  const contextWindow = Math.max(contextLength, 16_000);
-  const entry = {
-    models: {
-      mode: 'merge',
-      providers: {
-        clawloop: {
-          baseUrl,
-          apiKey: apiKey ?? 'clawloop-local',
-          api: 'openai-completions',
-          models: [
-            {
-              id: modelId,
-              name: `ClawLoop ${modelId}`,
-              reasoning: false,
-              input: ['text'],
-              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-              contextWindow,
-              maxTokens: Math.min(8192, contextLength),
-            },
-          ],
-        },
-      },
-    },
-    agents: { defaults: { model: { primary: `clawloop/${modelId}` } } },
-  };
-  return JSON.stringify(entry, null, 2);
+  return JSON.stringify(openClawProvider(baseUrl, modelId, contextLength, apiKey), null, 2);
 }
 
 export async function serveCommand(argv: string[], io: Io): Promise<number> {
@@ -97,7 +78,9 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     'max-body-bytes': { type: 'string' },
     'session-idle-minutes': { type: 'string' },
     'keep-alive-ms': { type: 'string' },
-    cors: { type: 'string' },
+    cors: { type: 'string', multiple: true },
+    'allowed-host': { type: 'string', multiple: true },
+    'export-dir': { type: 'string', multiple: true },
     'train-method': { type: 'string' },
     'batch-size': { type: 'string' },
     lr: { type: 'string' },
@@ -117,24 +100,30 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     'judge-api-key': { type: 'string' },
   });
   const trainingPatch = trainingFlags(values);
-  const modelDir = resolveModelDir(values.model);
-  const backend = values.backend ? parseBackendName(values.backend) : undefined;
+  const dataDir = resolveDataDir(values['data-dir']);
+  // What the app chose in Settings applies when no flag says otherwise.
+  const stored = SettingsFile.read(dataDir);
+  const modelDir = resolveModelDir(values.model ?? stored.model_dir ?? undefined);
+  const backendName = values.backend ?? stored.backend ?? undefined;
+  const backend = backendName ? parseBackendName(backendName) : undefined;
   const idleMinutes = numberFlag(values['session-idle-minutes'], '--session-idle-minutes', { min: 0 });
   const options: Partial<ServerOptions> = {
     host: values.host ?? D.host,
     port: numberFlag(values.port, '--port', { min: 0, max: 65535, integer: true }) ?? D.port,
-    apiKey: values['api-key'] ?? process.env.CLAWLOOP_API_KEY ?? null,
+    apiKey: values['api-key'] ?? process.env.CLAWLOOP_API_KEY ?? stored.api_key ?? null,
     servedModelName: values['served-model-name'] ?? '',
     maxQueue: numberFlag(values['max-queue'], '--max-queue', { min: 0, integer: true }) ?? D.maxQueue,
     maxBatch: numberFlag(values['max-batch'], '--max-batch', { min: 1, max: 256, integer: true }) ?? D.maxBatch,
     maxBodyBytes: numberFlag(values['max-body-bytes'], '--max-body-bytes', { min: 1024, integer: true }) ?? D.maxBodyBytes,
     keepAliveMs: numberFlag(values['keep-alive-ms'], '--keep-alive-ms', { min: 10, integer: true }) ?? D.keepAliveMs,
     sessionIdleMs: idleMinutes === undefined ? D.sessionIdleMs : idleMinutes * 60_000,
-    corsOrigin: values.cors ?? null,
+    corsOrigins: listFlag(values.cors),
+    appDir: appDir(),
+    allowedHosts: listFlag(values['allowed-host']),
+    exportDirs: listFlag(values['export-dir']).map((d) => path.resolve(d)),
   };
   if (options.apiKey === '') options.apiKey = null;
 
-  const dataDir = resolveDataDir(values['data-dir']);
   const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, options, log: io.log });
   const { server, engine, trainer } = launched;
   const info = engine.info;
@@ -151,6 +140,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     io.log(`clawloop: warning: listening on ${options.host} without an API key; anyone who can reach this port can use the model`);
   }
   io.log(`clawloop: serving ${server.options.servedModelName} at ${server.url}`);
+  io.log(`clawloop: the app: ${appUrl(server.origin, server.options.apiKey)}${server.options.appDir ? '' : ' (not built: run npm run build)'}`);
   io.log(
     `\nPoint OpenClaw at it: merge this into ~/.openclaw/openclaw.json (then delete ~/.openclaw/agents/main/agent/models.json if an older URL is cached there):\n`,
   );
@@ -180,8 +170,18 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   return 0;
 }
 
+/** The app's address; with an API key, the key rides in the fragment (never sent to a server or logged by one). */
+function appUrl(origin: string, apiKey: string | null): string {
+  return apiKey ? `${origin}/#key=${encodeURIComponent(apiKey)}` : `${origin}/`;
+}
+
+/** A repeatable flag's values; each may also be a comma-separated list. */
+function listFlag(v: string[] | undefined): string[] {
+  return (v ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
+}
+
 /** The training flags of `clawloop serve` as a configuration patch, validated (errors name the flag). */
-function trainingFlags(v: Record<string, string | boolean | undefined>): TrainingConfigPatch {
+function trainingFlags(v: Record<string, string | string[] | boolean | undefined>): TrainingConfigPatch {
   const s = (k: string) => v[k] as string | undefined;
   const p: Record<string, unknown> = {};
   const num = (flag: string, key: string, integer = false) => {

@@ -8,11 +8,11 @@ import { applyRope, ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rop
 import type { LoraAdapter } from './lora.js';
 import { Rng } from './random.js';
 import type { WeightFiles } from './safetensors.js';
-import { shapeSize, shapesEqual, transpose2d, variableFrom } from './tensorUtil.js';
+import { shapeSize, transpose2d, variableFrom } from './tensorUtil.js';
+import { assertWeights, checkWeights, WeightsError } from './modelFolder.js';
 
-export class WeightsError extends Error {
-  override name = 'WeightsError';
-}
+export { WeightsError };
+
 
 interface ProjWeights {
   /** [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain matmul. */
@@ -48,7 +48,6 @@ export interface ForwardOptions {
 }
 
 /** Tensors that are buffers in some checkpoints and never weights. */
-const IGNORABLE = [/\.rotary_emb\.inv_freq$/];
 
 /**
  * A Llama-family decoder (Llama, Mistral, Qwen2, Qwen3) in tfjs: token ids in, logits out.
@@ -107,25 +106,8 @@ export class CausalLM {
    * is reported by name before anything is allocated.
    */
   static fromWeightFiles(config: ModelConfig, files: WeightFiles, opts: { log?: (line: string) => void } = {}): CausalLM {
-    const expected = expectedWeights(config);
-    const problems: string[] = [];
-    const ignored: string[] = [];
-    for (const [name, shape] of expected) {
-      const e = files.get(name);
-      if (!e) problems.push(`missing '${name}' ${JSON.stringify(shape)}`);
-      else if (!shapesEqual(e.shape, shape))
-        problems.push(`'${name}' has shape ${JSON.stringify(e.shape)}; expected ${JSON.stringify(shape)}`);
-    }
-    for (const name of files.names()) {
-      if (expected.has(name)) continue;
-      if (IGNORABLE.some((re) => re.test(name)) || (config.tieWordEmbeddings && name === 'lm_head.weight')) ignored.push(name);
-      else problems.push(`unexpected tensor '${name}'`);
-    }
-    if (problems.length) {
-      const shown = problems.slice(0, 20).join('\n  ');
-      const more = problems.length > 20 ? `\n  … and ${problems.length - 20} more` : '';
-      throw new WeightsError(`the weights do not match config.json (${config.architecture}):\n  ${shown}${more}`);
-    }
+    const { problems, ignored } = checkWeights(config, files);
+    assertWeights(config, problems);
     if (ignored.length)
       opts.log?.(`clawloop: ignoring ${ignored.length} tensor(s) the model does not use: ${ignored.slice(0, 5).join(', ')}`);
     return new CausalLM(config, (name) => files.read(name));

@@ -1,6 +1,6 @@
 /**
  * The OpenAI chat-completions wire format as ClawLoop accepts and emits it (see
- * shared/specs/openclaw-wire.md). Pure types and zod schemas: no Node imports, so the UI may use it.
+ * docs/openclaw.md). Pure types and zod schemas: no Node imports, so the UI may use it.
  */
 import { z } from 'zod';
 
@@ -79,63 +79,107 @@ export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 export type WireMessage = z.infer<typeof ChatMessageSchema>;
 export type WireTool = z.infer<typeof ToolSchema>;
 
-export interface WireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+export const WireToolCallSchema = z.object({
+  id: z.string(),
+  type: z.literal('function'),
+  function: z.object({ name: z.string(), arguments: z.string() }),
+});
+export type WireToolCall = z.infer<typeof WireToolCallSchema>;
 
-export interface TokenLogprob {
-  token: string;
-  logprob: number;
-  bytes: number[] | null;
-  top_logprobs: Array<{ token: string; logprob: number; bytes: number[] | null }>;
-}
+const TopLogprob = z.object({ token: z.string(), logprob: z.number(), bytes: z.array(z.number().int()).nullable() });
+export const TokenLogprobSchema = TopLogprob.extend({ top_logprobs: z.array(TopLogprob) });
+export type TokenLogprob = z.infer<typeof TokenLogprobSchema>;
 
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-  prompt_tokens_details?: { cached_tokens: number };
-  completion_tokens_details?: { reasoning_tokens: number };
-}
+export const UsageSchema = z.object({
+  prompt_tokens: z.number().int().min(0),
+  completion_tokens: z.number().int().min(0),
+  total_tokens: z.number().int().min(0),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int().min(0) }).optional(),
+  completion_tokens_details: z.object({ reasoning_tokens: z.number().int().min(0) }).optional(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
 
-export type FinishReason = 'stop' | 'length' | 'tool_calls';
+export const FinishReasonSchema = z.enum(['stop', 'length', 'tool_calls']);
+export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
-export interface ChatCompletion {
-  id: string;
-  object: 'chat.completion';
-  created: number;
-  model: string;
-  choices: Array<{
-    index: 0;
-    message: { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: WireToolCall[] };
-    finish_reason: FinishReason;
-    logprobs: { content: TokenLogprob[] } | null;
-  }>;
-  usage: Usage;
-}
+const Logprobs = z.object({ content: z.array(TokenLogprobSchema) });
 
-export interface ChatCompletionChunk {
-  id: string;
-  object: 'chat.completion.chunk';
-  created: number;
-  model: string;
-  choices: Array<{
-    index: 0;
-    delta: {
-      role?: 'assistant';
-      content?: string;
-      reasoning_content?: string;
-      tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }>;
-    };
-    finish_reason: FinishReason | null;
-    logprobs?: { content: TokenLogprob[] } | null;
-  }>;
-  usage?: Usage;
-}
+export const ChatCompletionSchema = z.object({
+  id: z.string().startsWith('chatcmpl-'),
+  object: z.literal('chat.completion'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z
+    .array(
+      z.object({
+        index: z.literal(0),
+        message: z.object({
+          role: z.literal('assistant'),
+          content: z.string().nullable(),
+          reasoning_content: z.string().optional(),
+          tool_calls: z.array(WireToolCallSchema).optional(),
+        }),
+        finish_reason: FinishReasonSchema,
+        logprobs: Logprobs.nullable(),
+      }),
+    )
+    .length(1),
+  usage: UsageSchema,
+});
+export type ChatCompletion = z.infer<typeof ChatCompletionSchema>;
 
-/** OpenAI's error envelope. */
-export interface ApiErrorBody {
-  error: { message: string; type: string; code: string | null; param?: string | null };
-}
+const ToolCallDelta = z.object({
+  index: z.number().int().min(0),
+  id: z.string().optional(),
+  type: z.literal('function').optional(),
+  function: z.object({ name: z.string().optional(), arguments: z.string() }),
+});
+
+/** One `data:` event of a streamed completion (the last one, with usage, has no choices). */
+export const ChatCompletionChunkSchema = z.object({
+  id: z.string().startsWith('chatcmpl-'),
+  object: z.literal('chat.completion.chunk'),
+  created: z.number().int(),
+  model: z.string(),
+  choices: z.array(
+    z.object({
+      index: z.literal(0),
+      delta: z.object({
+        role: z.literal('assistant').optional(),
+        content: z.string().optional(),
+        reasoning_content: z.string().optional(),
+        tool_calls: z.array(ToolCallDelta).optional(),
+      }),
+      finish_reason: FinishReasonSchema.nullable(),
+      logprobs: Logprobs.nullable().optional(),
+    }),
+  ),
+  usage: UsageSchema.optional(),
+});
+export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunkSchema>;
+
+/** GET /v1/models. */
+export const ModelListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(
+    z.object({
+      id: z.string(),
+      object: z.literal('model'),
+      created: z.number().int(),
+      owned_by: z.literal('clawloop'),
+      context_length: z.number().int().min(1),
+    }),
+  ),
+});
+export type ModelList = z.infer<typeof ModelListSchema>;
+
+/** OpenAI's error envelope: every error ClawLoop answers has this shape. */
+export const ApiErrorBodySchema = z.object({
+  error: z.object({
+    message: z.string().min(1),
+    type: z.string(),
+    code: z.string().nullable(),
+    param: z.string().nullable().optional(),
+  }),
+});
+export type ApiErrorBody = z.infer<typeof ApiErrorBodySchema>;

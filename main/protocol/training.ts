@@ -20,7 +20,7 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
 ]);
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 
-/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (learning-loop.md's in bold there). */
+/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (docs/learning-loop.md's in bold there). */
 export const TrainingConfigSchema = z
   .object({
     /** off: record only · rl: PRM rewards · opd: hindsight hints · combine: both (default). */
@@ -102,65 +102,65 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
 /** The fields that change the LoRA shape (only while the live policy is the base model). */
 export const LORA_SHAPE_FIELDS = ['lora_rank', 'lora_alpha', 'lora_targets', 'lora_dropout'] as const;
 
-/** m for a method when `votes` is null: 3 for binary RL, 1 otherwise (learning-loop.md §2). */
+/** m for a method when `votes` is null: 3 for binary RL, 1 otherwise (docs/learning-loop.md §2). */
 export function effectiveVotes(c: TrainingConfig): number {
   return c.votes ?? (c.method === 'rl' ? 3 : 1);
 }
 
-/** KL coefficient when `kl_coef` is null: 0.02 for binary RL, 0 otherwise (learning-loop.md §4). */
+/** KL coefficient when `kl_coef` is null: 0.02 for binary RL, 0 otherwise (docs/learning-loop.md §4). */
 export function effectiveKlCoef(c: TrainingConfig): number {
   return c.kl_coef ?? (c.method === 'rl' ? 0.02 : 0);
 }
 
-export const FeedbackRequestSchema = z
-  .object({
-    completion_id: z.string().min(1),
-    rating: z.enum(['up', 'down']).nullable().optional(),
-    hint: z.string().max(4000).nullable().optional(),
-  })
-  .strict();
-export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
-
-/** Step metrics (learning-loop.md §4), as stored and served by /api/metrics. */
-export interface StepMetrics {
-  loss: number;
-  pg_loss: number;
-  kl: number;
-  entropy: number;
-  reverse_kl: number;
-  clip_fraction: number;
-  ratio_mean: number;
+/** Step metrics (docs/learning-loop.md §4), as stored and served by /api/metrics. */
+export const StepMetricsSchema = z.object({
+  loss: z.number(),
+  pg_loss: z.number(),
+  kl: z.number(),
+  entropy: z.number(),
+  reverse_kl: z.number(),
+  clip_fraction: z.number(),
+  ratio_mean: z.number(),
   /** mean |log π_θ − log π_old|: how far the trained policy has drifted from the rollout policy. */
-  logprob_drift: number;
-  grad_norm: number;
-  learning_rate: number;
-  mean_reward: number | null;
-  samples: { rl: number; opd: number; both: number; total: number };
-  teacher_advantage: { mean: number; std: number } | null;
-  tokens: number;
-  step_ms: number;
-}
+  logprob_drift: z.number(),
+  grad_norm: z.number(),
+  learning_rate: z.number(),
+  mean_reward: z.number().nullable(),
+  samples: z.object({ rl: z.number().int(), opd: z.number().int(), both: z.number().int(), total: z.number().int() }),
+  teacher_advantage: z.object({ mean: z.number(), std: z.number() }).nullable(),
+  tokens: z.number().int(),
+  step_ms: z.number(),
+});
+export type StepMetrics = z.infer<typeof StepMetricsSchema>;
 
-export interface TrainingStatus {
-  method: TrainMethod;
-  state: 'off' | 'idle' | 'judging' | 'training' | 'paused' | 'starting' | 'failed';
-  queued_samples: number;
-  /** Main turns with a next state or feedback that the trainer has not judged yet (GET /api/training/status). */
-  pending_turns?: number;
-  step: number;
-  adapter_version: number;
-  last_step: (StepMetrics & { step: number; skipped: boolean; skip_reason: string | null }) | null;
-  error?: string;
-}
+/** A skipped step stores what it measured before it was skipped: any subset of the metrics. */
+const StoredStepMetrics = StepMetricsSchema.partial();
 
-export interface CheckpointInfo {
-  id: string;
-  step: number;
-  adapter_version: number;
-  parent_id: string | null;
-  created_at: number;
-  metrics: StepMetrics;
-  samples: StepMetrics['samples'];
-  pinned: boolean;
-  live: boolean;
-}
+/** One row of GET /api/metrics. */
+export const StepRecordSchema = StoredStepMetrics.extend({
+  step: z.number().int().min(1),
+  created_at: z.number().int(),
+  adapter_version: z.number().int().nullable(),
+  checkpoint_id: z.string().nullable(),
+  skipped: z.boolean(),
+  skip_reason: z.string().nullable(),
+});
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+export const TRAINING_STATES = ['off', 'starting', 'idle', 'judging', 'training', 'paused', 'error'] as const;
+export type TrainingState = (typeof TRAINING_STATES)[number];
+
+/** GET /api/training/status (and the body of pause / resume). */
+export const TrainingStatusSchema = z.object({
+  method: z.enum(TRAIN_METHODS),
+  state: z.enum(TRAINING_STATES),
+  queued_samples: z.number().int().min(0),
+  /** Main turns with a next state or feedback that the trainer has not judged yet. */
+  pending_turns: z.number().int().min(0).optional(),
+  step: z.number().int().min(0),
+  adapter_version: z.number().int().min(0),
+  last_step: StoredStepMetrics.extend({ step: z.number().int(), skipped: z.boolean(), skip_reason: z.string().nullable() }).nullable(),
+  /** What went wrong last (a judge that failed, a checkpoint that does not load); absent when all is well. */
+  error: z.string().optional(),
+});
+export type TrainingStatus = z.infer<typeof TrainingStatusSchema>;

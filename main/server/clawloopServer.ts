@@ -1,13 +1,17 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defaultModelDir } from '../resources.js';
+import { AppQueries } from '../store/appQueries.js';
+import { EventStore } from '../store/eventStore.js';
 import type { LearnStore } from '../store/learnStore.js';
 import { ApiError } from './apiError.js';
-import { handleChatCompletions, type ChatRouteContext } from './chatCompletions.js';
-import { sendError, sendJson } from './http.js';
+import { EventBus } from './eventBus.js';
 import type { InferenceEngine } from './inferenceEngine.js';
-import { handleLearnRoute, type LearnRouteContext } from './learnRoutes.js';
-import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from './serverOptions.js';
+import { Router } from './router.js';
+import { HANDLERS } from './routeTable.js';
+import type { ServerContext } from './serverContext.js';
+import { bodyLimitFor, DEFAULT_SERVER_OPTIONS, type ServerOptions } from './serverOptions.js';
+import { SettingsFile } from './settingsFile.js';
 import type { TrainerClient } from './trainerClient.js';
 
 export interface ClawLoopServerDeps {
@@ -21,78 +25,85 @@ export interface ClawLoopServerDeps {
   log?: (line: string) => void;
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
+/** After the grace period and an abort, requests still running get this long before connections are cut. */
+const ABORT_DEADLINE_MS = 5_000;
 
 /**
  * The OpenAI-compatible HTTP server. It only parses, validates, records and streams: model work
  * runs in the inference engine's worker, so this thread stays free to answer (e.g. /healthz) while
- * a long generation runs.
+ * a long generation runs. Routes are dispatched from one table (main/server/routeTable.ts).
  */
 export class ClawLoopServer {
   readonly options: ServerOptions;
+  readonly events: EventBus;
   private readonly http: http.Server;
   private readonly inflight = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout | null;
-  private readonly ctx: ChatRouteContext;
-  private readonly learnCtx: LearnRouteContext;
+  private readonly shutdownHooks: Array<() => void> = [];
   private closed = false;
   private closing: Promise<void> | null = null;
 
   private constructor(private readonly deps: ClawLoopServerDeps) {
     this.options = { ...DEFAULT_SERVER_OPTIONS, ...deps.options };
     if (!this.options.servedModelName) this.options.servedModelName = deps.engine.info.name;
+    this.options.maxBodyBytes ??= bodyLimitFor(deps.engine.info.contextLength);
     const log = deps.log ?? (() => {});
-    const wake = () => deps.trainer?.wake();
-    this.ctx = {
-      engine: deps.engine,
-      store: deps.store.turns,
-      onLearnable: wake,
-      servedModelName: this.options.servedModelName,
-      maxBodyBytes: this.options.maxBodyBytes,
-      keepAliveMs: this.options.keepAliveMs,
-      adapterVersion: () => deps.engine.adapterVersion,
-      log,
-    };
-    this.learnCtx = {
-      store: deps.store,
-      trainer: deps.trainer ?? null,
-      dataDir: deps.dataDir,
-      modelName: deps.engine.info.name,
-      maxBodyBytes: this.options.maxBodyBytes,
-    };
+    this.events = new EventBus(new EventStore(deps.store.database), log);
+    deps.trainer?.attachEvents(this.events);
+    const router = new Router(this.context(log), HANDLERS);
     this.http = http.createServer((req, res) => {
-      const p = this.route(req, res).catch((err) => {
-        log(`clawloop: unhandled error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}`);
-        sendError(res, new ApiError(500, `internal error: ${(err as Error).message}`, 'server_error', 'internal_error'));
-      });
+      const p = router.handle(req, res);
       this.inflight.add(p);
-      p.finally(() => this.inflight.delete(p));
+      void p.finally(() => this.inflight.delete(p));
     });
+    this.http.requestTimeout = this.options.requestTimeoutMs;
+    this.http.headersTimeout = Math.min(this.options.requestTimeoutMs, 30_000);
     this.http.keepAliveTimeout = 65_000;
-    this.http.requestTimeout = 0; // generations can be long; clients time themselves out
+    this.http.on('clientError', (err: NodeJS.ErrnoException, socket) => clientError(err, socket));
+    this.sweeper = this.startSweeper(log);
+  }
+
+  private context(log: (line: string) => void): ServerContext {
+    const { engine, store, trainer = null, dataDir } = this.deps;
+    return {
+      engine,
+      store,
+      app: new AppQueries(store.database),
+      trainer,
+      events: this.events,
+      options: this.options,
+      dataDir,
+      settings: new SettingsFile(dataDir),
+      startedAt: Date.now(),
+      baseUrl: () => this.url,
+      defaultModelDir: defaultModelDir(),
+      closing: () => this.closed,
+      wakeTrainer: () => trainer?.wake(),
+      log,
+      onShutdown: (f) => this.shutdownHooks.push(f),
+    };
+  }
+
+  /** Ends sessions idle for `sessionIdleMs` (their waiting turns close without a next state). */
+  private startSweeper(log: (line: string) => void): NodeJS.Timeout | null {
     const idle = this.options.sessionIdleMs;
-    this.sweeper =
-      idle > 0
-        ? setInterval(
-            () => {
-              try {
-                const n = deps.store.turns.endIdleSessions(Date.now(), idle);
-                if (n) {
-                  log(`clawloop: ended ${n} idle session(s)`);
-                  wake();
-                }
-              } catch (err) {
-                log(`clawloop: ending idle sessions failed: ${(err as Error).message}`);
-              }
-            },
-            Math.max(1000, Math.min(60_000, Math.floor(idle / 4))),
-          )
-        : null;
-    this.sweeper?.unref();
+    if (idle <= 0) return null;
+    const timer = setInterval(
+      () => {
+        try {
+          const n = this.deps.store.turns.endIdleSessions(Date.now(), idle);
+          if (n) {
+            log(`clawloop: ended ${n} idle session(s)`);
+            this.deps.trainer?.wake();
+          }
+        } catch (err) {
+          log(`clawloop: ending idle sessions failed: ${(err as Error).message}`);
+        }
+      },
+      Math.max(1000, Math.min(60_000, Math.floor(idle / 4))),
+    );
+    timer.unref();
+    return timer;
   }
 
   /** Starts listening; resolves once the port is bound. */
@@ -105,96 +116,37 @@ export class ClawLoopServer {
         resolve();
       });
     });
+    server.announceStartup();
     return server;
+  }
+
+  /** The first events of a run: which adapter serves, and the state of training. */
+  private announceStartup(): void {
+    const { engine, trainer, store } = this.deps;
+    const live = trainer ? store.trainerState().liveCheckpointId : null;
+    this.events.publish({ event: 'adapter.live', data: { version: engine.adapterVersion, checkpoint_id: live, reason: 'startup' } });
+    if (trainer) trainer.publishState();
   }
 
   get port(): number {
     return (this.http.address() as AddressInfo).port;
   }
 
-  /** Base URL of the OpenAI API, e.g. http://127.0.0.1:30000/v1. */
-  get url(): string {
+  /** http://127.0.0.1:30000: the app (web mode) and the API. */
+  get origin(): string {
     const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
-    return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${this.port}/v1`;
+    return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${this.port}`;
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const o = this.options;
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
-    if (o.corsOrigin) {
-      res.setHeader('access-control-allow-origin', o.corsOrigin);
-      res.setHeader('access-control-expose-headers', 'x-clawloop-adapter-version, x-clawloop-completion-id, retry-after-ms');
-      if (req.method === 'OPTIONS') {
-        res.writeHead(204, {
-          'access-control-allow-methods': 'GET, POST, PUT, OPTIONS',
-          'access-control-allow-headers': 'authorization, content-type, x-session-id, x-turn-type, x-session-done',
-          'access-control-max-age': '600',
-        });
-        res.end();
-        return;
-      }
-    }
-    if (path === '/healthz' || path === '/health') {
-      if (req.method !== 'GET' && req.method !== 'HEAD')
-        return sendError(res, new ApiError(405, `${req.method} is not allowed on ${path}; use GET`));
-      return sendJson(res, 200, { status: this.closed ? 'shutting_down' : 'ok', model: o.servedModelName, ...this.deps.engine.load });
-    }
-    if (o.apiKey) {
-      const auth = req.headers.authorization ?? '';
-      const m = /^Bearer\s+(.+)$/i.exec(auth);
-      if (!m || !sameSecret(m[1].trim(), o.apiKey)) {
-        req.resume();
-        return sendError(
-          res,
-          new ApiError(
-            401,
-            'invalid or missing API key: send Authorization: Bearer <key> (the key given to clawloop serve)',
-            'authentication_error',
-            'invalid_api_key',
-          ),
-        );
-      }
-    }
-    switch (path) {
-      case '/v1/chat/completions':
-      case '/chat/completions':
-        if (req.method !== 'POST') return sendError(res, new ApiError(405, `${req.method} is not allowed on ${path}; use POST`));
-        if (this.closed) return sendError(res, new ApiError(503, 'the server is shutting down', 'server_error', 'shutting_down'));
-        return handleChatCompletions(this.ctx, req, res);
-      case '/v1/models':
-      case '/models':
-        if (req.method !== 'GET') return sendError(res, new ApiError(405, `${req.method} is not allowed on ${path}; use GET`));
-        return sendJson(res, 200, {
-          object: 'list',
-          data: [
-            {
-              id: o.servedModelName,
-              object: 'model',
-              created: 0,
-              owned_by: 'clawloop',
-              context_length: this.deps.engine.info.contextLength,
-            },
-          ],
-        });
-      default:
-        if (await handleLearnRoute(this.learnCtx, path, req, res, url)) return;
-        req.resume();
-        return sendError(
-          res,
-          new ApiError(
-            404,
-            `no route ${req.method} ${path}; see the README for the API (POST /v1/chat/completions, GET /v1/models, POST /v1/feedback, /api/...)`,
-            'invalid_request_error',
-            'not_found',
-          ),
-        );
-    }
+  /** Base URL of the OpenAI API, e.g. http://127.0.0.1:30000/v1. */
+  get url(): string {
+    return `${this.origin}/v1`;
   }
 
   /**
    * Stops accepting requests, lets requests in flight finish (aborting them after `graceMs`, or at
-   * once with `abort`), then closes the engine. The caller closes the database afterwards.
+   * once with `abort`), then closes the engine. Never waits forever: requests that do not end
+   * within a deadline after the abort have their connections cut. The caller closes the database.
    */
   close(opts: { abort?: boolean; graceMs?: number } = {}): Promise<void> {
     if (this.closing) {
@@ -208,14 +160,39 @@ export class ClawLoopServer {
 
   private async shutdown(opts: { abort?: boolean; graceMs?: number }): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    for (const f of this.shutdownHooks.splice(0)) f();
     const stopped = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     const grace = opts.abort ? 0 : (opts.graceMs ?? 30_000);
-    const drained = Promise.allSettled([...this.inflight]);
-    const timedOut = await Promise.race([drained.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), grace).unref())]);
+    const timedOut = !(await settlesWithin([...this.inflight], grace));
     await this.deps.engine.close({ abort: timedOut || opts.abort });
-    await Promise.allSettled([...this.inflight]);
+    await settlesWithin([...this.inflight], ABORT_DEADLINE_MS);
     this.http.closeAllConnections();
     await stopped;
   }
 }
+
+/** True when every promise settled within `ms`. */
+async function settlesWithin(ps: Array<Promise<unknown>>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  const done = Promise.allSettled(ps).then(() => true as const);
+  const ok = await Promise.race([done, deadline]);
+  clearTimeout(timer);
+  return ok;
+}
+
+/** Errors of Node's HTTP parser (bad method, bad Content-Length, huge headers) in OpenAI's envelope. */
+function clientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || (err as { code?: string }).code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = new ApiError(status, `the request could not be read: ${err.message}`, 'invalid_request_error', 'bad_request').body();
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
+}
+

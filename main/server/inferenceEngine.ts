@@ -20,10 +20,11 @@ export interface InferenceEngine {
   /** The adapter version new requests are admitted with (0 = the base model). */
   readonly adapterVersion: number;
   /**
-   * Makes an adapter version live: requests admitted from now on use it; requests already admitted
-   * (queued or running) keep the version they were admitted with. Never waits for them.
+   * Makes an adapter version live once it is loaded: requests admitted from then on use it; requests
+   * already admitted (queued or running) keep the version they were admitted with. Never waits for
+   * them. Rejects when the version cannot be loaded; the previous version then keeps serving.
    */
-  setAdapter(adapter: AdapterPayload): void;
+  setAdapter(adapter: AdapterPayload): Promise<void>;
   /**
    * Runs requests in arrival order (several at once when the engine batches). Refusals ({@link QueueFullError} when the queue
    * is full, shutting down, already aborted) are thrown synchronously, before any promise exists.

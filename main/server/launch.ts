@@ -52,7 +52,7 @@ export async function launchClawLoop(o: LaunchOptions): Promise<Launched> {
         backend: o.backend,
         configPatch: o.trainingPatch,
         log: o.log,
-        onAdapter: (a) => engine?.setAdapter(a),
+        onAdapter: (a) => engine?.setAdapter(a) ?? Promise.reject(new Error('the inference engine is not running')),
       }),
     ]);
     if (started[0].status === 'fulfilled') engine = started[0].value;
@@ -68,7 +68,10 @@ export async function launchClawLoop(o: LaunchOptions): Promise<Launched> {
   const eng = engine!;
   const tr = trainer!;
   eng.info.backendLog.forEach((l) => o.log(l));
-  eng.setAdapter(tr.initialAdapter);
+  await eng.setAdapter(tr.initialAdapter).catch((err: Error) => {
+    tr.adapterError = err.message;
+    o.log(`clawloop: ${err.message}; serving the base model until the next adapter`);
+  });
   let server: ClawLoopServer;
   try {
     server = await ClawLoopServer.start({

@@ -1,7 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/backend.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
+import type { NewEvent } from '../protocol/events.js';
 import type { AdapterPayload } from '../workers/inferenceMessages.js';
+import type { EventBus } from './eventBus.js';
 import type { FromTrainerWorker, ToTrainerWorker, TrainerWorkerData } from '../workers/trainerMessages.js';
 
 /** A command message without its id (the client numbers them). */
@@ -25,7 +27,7 @@ export interface TrainerClientOptions {
   backend?: BackendName;
   configPatch?: TrainingConfigPatch;
   /** A new live adapter: hand it to the inference engine. */
-  onAdapter: (a: AdapterPayload) => void;
+  onAdapter: (a: AdapterPayload) => Promise<void>;
   log?: (line: string) => void;
 }
 
@@ -39,6 +41,12 @@ export class TrainerClient {
   /** The adapter that was live when the trainer started (restored from the data folder). */
   initialAdapter!: AdapterPayload;
   private stopped: Promise<void> | null = null;
+  private events: EventBus | null = null;
+  private inbox: Promise<void> = Promise.resolve();
+  /** Why the newest adapter could not be served (the previous one still is); null when all is well. */
+  adapterError: string | null = null;
+  /** Events that arrived before a bus was attached (the trainer's start-up), published on attach. */
+  private readonly early: NewEvent[] = [];
 
   private constructor(private readonly opts: TrainerClientOptions) {
     const data: TrainerWorkerData = {
@@ -56,42 +64,22 @@ export class TrainerClient {
     return new Promise((resolve, reject) => {
       let ready = false;
       c.worker.on('message', (m: FromTrainerWorker) => {
-        switch (m.type) {
-          case 'ready':
-            ready = true;
-            c.status = m.status;
-            c.config = m.config;
-            c.initialAdapter = m.adapter;
-            resolve(c);
-            break;
-          case 'fatal':
-            if (!ready) reject(new Error(`the trainer failed to start: ${m.message}`));
-            else opts.log?.(`clawloop: the trainer failed: ${m.message}`);
-            break;
-          case 'adapter':
-            opts.onAdapter(m.adapter);
-            break;
-          case 'status':
-            c.status = m.status;
-            break;
-          case 'log':
-            opts.log?.(m.line);
-            break;
-          case 'reply': {
-            const p = c.pending.get(m.id);
-            c.pending.delete(m.id);
-            if (!p) break;
-            if (m.ok) p.resolve(m.value);
-            else p.reject(new TrainerCommandError(m.message, m.status, m.field));
-            break;
-          }
-        }
+        if (m.type === 'ready') {
+          ready = true;
+          c.status = m.status;
+          c.config = m.config;
+          c.initialAdapter = m.adapter;
+          resolve(c);
+        } else if (m.type === 'fatal' && !ready) reject(new Error(`the trainer failed to start: ${m.message}`));
+        // In order: a status or reply that follows a new adapter is applied once that adapter serves.
+        else c.inbox = c.inbox.then(() => c.handle(m));
       });
       c.worker.on('error', (err) => {
         if (!ready) reject(new Error(`the trainer failed to start: ${err.message}`));
         else {
           opts.log?.(`clawloop: the trainer crashed: ${err.message}`);
-          c.status = { ...c.status, state: 'failed', error: err.message };
+          c.updateStatus({ ...c.status, state: 'error', error: err.message });
+          c.publish({ event: 'error', data: { where: 'trainer', message: `the trainer crashed: ${err.message}` } });
         }
       });
       c.worker.on('exit', (code) => {
@@ -100,6 +88,73 @@ export class TrainerClient {
         c.pending.clear();
       });
     });
+  }
+
+  private async handle(m: FromTrainerWorker): Promise<void> {
+    switch (m.type) {
+      case 'fatal':
+        this.opts.log?.(`clawloop: the trainer failed: ${m.message}`);
+        this.publish({ event: 'error', data: { where: 'trainer', message: m.message } });
+        break;
+      case 'adapter':
+        await this.serveAdapter(m.adapter);
+        break;
+      case 'status':
+        this.updateStatus(m.status);
+        break;
+      case 'event':
+        this.publish(m.event);
+        break;
+      case 'log':
+        this.opts.log?.(m.line);
+        break;
+      case 'reply': {
+        const p = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        if (!p) break;
+        if (m.ok) p.resolve(m.value);
+        else p.reject(new TrainerCommandError(m.message, m.status, m.field));
+        break;
+      }
+    }
+  }
+
+  /** Hands a new adapter to serving; a version that cannot be loaded is reported, and the last good one keeps serving. */
+  private async serveAdapter(a: AdapterPayload): Promise<void> {
+    try {
+      await this.opts.onAdapter(a);
+      this.adapterError = null;
+    } catch (err) {
+      this.adapterError = (err as Error).message;
+      this.opts.log?.(`clawloop: ${this.adapterError}`);
+      this.publish({ event: 'error', data: { where: 'inference', message: this.adapterError } });
+    }
+  }
+
+  /** Sends the trainer's events (and its state changes) to the event bus from now on. */
+  attachEvents(bus: EventBus): void {
+    this.events = bus;
+    for (const e of this.early.splice(0)) bus.publish(e);
+  }
+
+  private publish(e: NewEvent): void {
+    if (this.events) this.events.publish(e);
+    else this.early.push(e);
+  }
+
+  /** A `training.state` event with the current status. */
+  publishState(): void {
+    const s = this.status;
+    this.publish({
+      event: 'training.state',
+      data: { state: s.state, message: s.error ?? null, queue_length: s.queued_samples, pending_turns: s.pending_turns ?? 0 },
+    });
+  }
+
+  private updateStatus(next: TrainingStatus): void {
+    const prev = this.status;
+    this.status = next;
+    if (prev && (prev.state !== next.state || prev.error !== next.error || prev.queued_samples !== next.queued_samples)) this.publishState();
   }
 
   private post(m: ToTrainerWorker): void {

@@ -1,13 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/backend.js';
 import type { ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
-import type {
-  AdapterPayload,
-  FromInferenceWorker,
-  InferenceWorkerData,
-  ModelInfo,
-  ToInferenceWorker,
-} from '../workers/inferenceMessages.js';
+import type { AdapterPayload, FromInferenceWorker, InferenceWorkerData, ModelInfo, ToInferenceWorker } from '../workers/inferenceMessages.js';
+import { AdapterVersions } from './adapterVersions.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from './inferenceEngine.js';
 
 export interface WorkerEngineOptions {
@@ -17,6 +12,8 @@ export interface WorkerEngineOptions {
   maxQueue?: number;
   /** Requests generating at once, decoded as one batch. Default 8; 1 runs them one at a time. */
   maxBatch?: number;
+  /** At shutdown, how long running requests get after being aborted before the worker is stopped. Default 10 s. */
+  closeDeadlineMs?: number;
   /** Receives one-line status messages. */
   log?: (line: string) => void;
 }
@@ -37,7 +34,8 @@ let nextId = 0;
 
 /**
  * Runs the model in a worker thread and feeds it up to `maxBatch` requests at a time, first come
- * first served; the worker decodes them together. A crashed worker fails the requests it held and
+ * first served; the worker decodes them together. A job counts as running only once the worker
+ * has it, and every way a job ends frees its slot. A crashed worker fails the requests it held and
  * is restarted for the next ones.
  */
 export class WorkerInferenceEngine implements InferenceEngine {
@@ -47,19 +45,18 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private closing = false;
   private avgMs = 1000;
   private readonly maxQueue: number;
+  private readonly maxBatch: number;
+  private readonly versions: AdapterVersions;
   info!: ModelInfo;
-  private live: AdapterPayload = { version: 0, lora: null, tensors: null };
-  /** Versions the worker holds, with the number of admitted requests that use each. */
-  private readonly held = new Map<number, { payload: AdapterPayload; refs: number }>([
-    [0, { payload: { version: 0, lora: null, tensors: null }, refs: 0 }],
-  ]);
 
   private constructor(private readonly opts: WorkerEngineOptions) {
     this.maxQueue = opts.maxQueue ?? 16;
     this.maxBatch = Math.max(1, opts.maxBatch ?? 8);
+    this.versions = new AdapterVersions(
+      (adapter) => this.postOrLog({ type: 'setAdapter', adapter }),
+      (version) => this.postOrLog({ type: 'dropAdapter', version }),
+    );
   }
-
-  private readonly maxBatch: number;
 
   /** Starts the worker and waits until the model is loaded (rejects with the load error). */
   static async start(opts: WorkerEngineOptions): Promise<WorkerInferenceEngine> {
@@ -73,26 +70,11 @@ export class WorkerInferenceEngine implements InferenceEngine {
   }
 
   get adapterVersion(): number {
-    return this.live.version;
+    return this.versions.liveVersion;
   }
 
-  setAdapter(adapter: AdapterPayload): void {
-    const previous = this.live.version;
-    this.live = adapter;
-    if (!this.held.has(adapter.version)) this.held.set(adapter.version, { payload: adapter, refs: 0 });
-    this.post({ type: 'setAdapter', adapter });
-    this.release(previous, 0);
-  }
-
-  /** Drops `refsDelta` references to a version; frees it in the worker once unused and not live. */
-  private release(version: number, refsDelta: number): void {
-    const h = this.held.get(version);
-    if (!h) return;
-    h.refs += refsDelta;
-    if (h.refs <= 0 && version !== this.live.version && version !== 0) {
-      this.held.delete(version);
-      this.post({ type: 'dropAdapter', version });
-    }
+  setAdapter(adapter: AdapterPayload): Promise<void> {
+    return this.versions.setLive(adapter);
   }
 
   private spawn(): Promise<void> {
@@ -106,22 +88,19 @@ export class WorkerInferenceEngine implements InferenceEngine {
           ready = true;
           this.info = m.info;
           // A restarted worker needs every version requests may still name.
-          for (const [v, h] of this.held) if (v !== 0) this.post({ type: 'setAdapter', adapter: h.payload });
+          for (const adapter of this.versions.payloads()) this.postOrLog({ type: 'setAdapter', adapter });
           resolve();
           this.pump();
         } else if (m.type === 'fatal') {
           reject(new InferenceError(`loading the model failed: ${m.message}`, 500, 'model_load_failed'));
-        } else {
-          this.onMessage(m);
-        }
+        } else this.onMessage(m);
       });
       worker.on('error', (err) => {
         if (!ready) reject(new InferenceError(`the inference worker failed to start: ${err.message}`, 500, 'worker_failed'));
         else this.onCrash(`the inference worker crashed: ${err.message}`);
       });
       worker.on('exit', (code) => {
-        if (!ready)
-          reject(new InferenceError(`the inference worker exited with code ${code} while loading the model`, 500, 'worker_failed'));
+        if (!ready) reject(new InferenceError(`the inference worker exited with code ${code} while loading the model`, 500, 'worker_failed'));
         else if (!this.closing) this.onCrash(`the inference worker exited unexpectedly (code ${code})`);
       });
     });
@@ -136,18 +115,14 @@ export class WorkerInferenceEngine implements InferenceEngine {
       throw new QueueFullError(Math.min(60_000, Math.max(100, this.avgMs * waves)), this.queue.length);
     }
     return new Promise((resolve, reject) => {
-      const version = this.live.version;
-      this.held.get(version)!.refs++;
+      const version = this.versions.acquire();
       const job: Job = { id: `g${++nextId}`, version, request, handlers, resolve, reject, enqueuedAt: performance.now() };
       job.onAbort = () => {
         const i = this.queue.indexOf(job);
         if (i >= 0) {
           this.queue.splice(i, 1);
-          this.release(job.version, -1);
-          reject(new InferenceError('the request was aborted while queued', 499, 'aborted'));
-        } else if (this.running.get(job.id) === job) {
-          this.post({ type: 'abort', id: job.id });
-        }
+          this.end(job, new InferenceError('the request was aborted while queued', 499, 'aborted'));
+        } else if (this.running.get(job.id) === job) this.postOrLog({ type: 'abort', id: job.id });
       };
       handlers.signal.addEventListener('abort', job.onAbort, { once: true });
       this.queue.push(job);
@@ -155,80 +130,97 @@ export class WorkerInferenceEngine implements InferenceEngine {
     });
   }
 
-  private post(m: ToInferenceWorker): void {
-    this.worker.postMessage(m);
+  /** Posts a message; a value that cannot be cloned (or a dead worker) comes back as the error instead of throwing. */
+  private post(m: ToInferenceWorker): Error | null {
+    try {
+      this.worker.postMessage(m);
+      return null;
+    } catch (err) {
+      return err as Error;
+    }
   }
 
+  private postOrLog(m: ToInferenceWorker): void {
+    const err = this.post(m);
+    if (err) this.opts.log?.(`clawloop: could not send '${m.type}' to the inference worker: ${err.message}`);
+  }
+
+  /** Hands queued jobs to the worker while slots are free; a job the worker cannot take fails alone. */
   private pump(): void {
     if (!this.info) return;
     while (this.running.size < this.maxBatch && this.queue.length) {
       const job = this.queue.shift()!;
+      const err = this.post({ type: 'generate', id: job.id, request: job.request, adapterVersion: job.version });
+      if (err) {
+        this.end(job, new InferenceError(`the request could not be handed to the model: ${err.message}`, 400, 'invalid_request'));
+        continue;
+      }
       this.running.set(job.id, job);
-      this.post({ type: 'generate', id: job.id, request: job.request, adapterVersion: job.version });
     }
   }
 
-  private finish(job: Job): void {
+  /** Every way a job ends: its abort listener, its adapter reference and its slot are freed, exactly once. */
+  private end(job: Job, outcome: ChatGenerationResult | Error): void {
     if (job.onAbort) job.handlers.signal.removeEventListener('abort', job.onAbort);
-    this.release(job.version, -1);
+    job.onAbort = undefined;
+    this.versions.release(job.version);
     this.running.delete(job.id);
-    this.pump();
+    if (outcome instanceof Error) job.reject(outcome);
+    else job.resolve(outcome);
   }
 
   private onMessage(m: FromInferenceWorker): void {
+    if (m.type === 'adapterLoaded') return this.versions.loaded(m.version);
+    if (m.type === 'adapterFailed') return this.versions.failed(m.version, m.message);
     const job = 'id' in m ? this.running.get(m.id) : undefined;
     if (!job) return;
-    switch (m.type) {
-      case 'started':
-        job.handlers.onStart?.({ promptTokens: m.promptTokens, maxTokens: m.maxTokens, queuedMs: performance.now() - job.enqueuedAt });
-        break;
-      case 'delta':
-        job.handlers.onDelta?.(m.delta);
-        break;
-      case 'done':
-        this.avgMs = 0.8 * this.avgMs + 0.2 * (performance.now() - job.enqueuedAt);
-        this.finish(job);
-        job.resolve(m.result);
-        break;
-      case 'failed':
-        this.finish(job);
-        job.reject(new InferenceError(m.message, m.status, m.code));
-        break;
+    if (m.type === 'started') {
+      job.handlers.onStart?.({ promptTokens: m.promptTokens, maxTokens: m.maxTokens, queuedMs: performance.now() - job.enqueuedAt });
+    } else if (m.type === 'delta') job.handlers.onDelta?.(m.delta);
+    else if (m.type === 'done') {
+      this.avgMs = 0.8 * this.avgMs + 0.2 * (performance.now() - job.enqueuedAt);
+      this.end(job, m.result);
+      this.pump();
+    } else if (m.type === 'failed') {
+      this.end(job, new InferenceError(m.message, m.status, m.code));
+      this.pump();
     }
+  }
+
+  private failAll(jobs: Job[], error: () => InferenceError): void {
+    for (const j of jobs) this.end(j, error());
   }
 
   private onCrash(reason: string): void {
     this.opts.log?.(`clawloop: ${reason}; restarting it`);
-    const failed = [...this.running.values(), ...this.queue.splice(0)];
-    this.running.clear();
-    for (const j of failed) {
-      if (j.onAbort) j.handlers.signal.removeEventListener('abort', j.onAbort);
-      this.release(j.version, -1);
-      j.reject(new InferenceError(reason, 500, 'worker_crashed'));
-    }
+    this.failAll([...this.running.values(), ...this.queue.splice(0)], () => new InferenceError(reason, 500, 'worker_crashed'));
     this.worker.removeAllListeners();
     this.spawn().catch((err) => this.opts.log?.(`clawloop: restarting the inference worker failed: ${(err as Error).message}`));
   }
 
   abortAll(): void {
-    for (const j of this.queue.splice(0)) {
-      if (j.onAbort) j.handlers.signal.removeEventListener('abort', j.onAbort);
-      this.release(j.version, -1);
-      j.reject(new InferenceError('aborted by the server', 503, 'shutting_down'));
-    }
-    for (const id of this.running.keys()) this.post({ type: 'abort', id });
+    this.failAll(this.queue.splice(0), () => new InferenceError('aborted by the server', 503, 'shutting_down'));
+    for (const id of this.running.keys()) this.postOrLog({ type: 'abort', id });
   }
 
+  /**
+   * Stops accepting work and waits for the running requests (aborting them with `abort`). Never
+   * waits forever: requests still running `closeDeadlineMs` after an abort fail, and the worker is stopped.
+   */
   async close(opts: { abort?: boolean } = {}): Promise<void> {
     this.closing = true;
-    for (const j of this.queue.splice(0)) {
-      this.release(j.version, -1);
-      j.reject(new InferenceError('the server is shutting down', 503, 'shutting_down'));
-    }
+    this.failAll(this.queue.splice(0), () => new InferenceError('the server is shutting down', 503, 'shutting_down'));
     if (opts.abort) this.abortAll();
-    while (this.running.size) await new Promise((r) => setTimeout(r, 10));
+    const deadline = opts.abort ? Date.now() + (this.opts.closeDeadlineMs ?? 10_000) : Infinity;
+    while (this.running.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    if (this.running.size) {
+      this.opts.log?.(`clawloop: ${this.running.size} generation(s) did not stop in time; stopping the inference worker`);
+      this.failAll([...this.running.values()], () => new InferenceError('the server is shutting down', 503, 'shutting_down'));
+      await this.worker.terminate();
+      return;
+    }
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    this.post({ type: 'shutdown' });
+    if (this.post({ type: 'shutdown' })) return void (await this.worker.terminate());
     await exited;
   }
 }

@@ -1,3 +1,4 @@
+import type { Competence } from '../protocol/checkpoints.js';
 import type { StepMetrics, TrainingConfig } from '../protocol/training.js';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './database.js';
@@ -54,6 +55,8 @@ export interface CheckpointRow {
   samples: StepMetrics['samples'];
   lora: { r: number; alpha: number; targets: string[]; dropout: number };
   pinned: boolean;
+  /** The competence gate's verdict (null: not checked). */
+  competence?: Competence | null;
 }
 
 export interface TrainerStateRow {
@@ -164,6 +167,11 @@ export class LearnStore {
 
   constructor(private readonly db: Db) {
     this.turns = new TurnStore(db);
+  }
+
+  /** The connection (for the server's other stores: events, app queries). */
+  get database(): Db {
+    return this.db;
   }
 
   /** A prepared statement, prepared once per connection. */

@@ -145,4 +145,22 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       INSERT INTO trainer_state (id) VALUES (1);
     `,
   },
+  {
+    version: 3,
+    name: 'event log and session titles',
+    sql: `
+      -- The live event stream (GET /api/events), kept so a client that reconnects with
+      -- Last-Event-ID gets what it missed, also across restarts. Pruned to the last 10,000 events
+      -- or the last hour, whichever keeps more.
+      CREATE TABLE events (
+        id    INTEGER PRIMARY KEY,               -- the SSE id: increasing, never reused
+        at    INTEGER NOT NULL,                  -- ms since epoch
+        name  TEXT NOT NULL,                     -- turn.captured, train.step, ...
+        data  TEXT NOT NULL                      -- JSON
+      );
+      CREATE INDEX events_by_time ON events (at);
+
+      ALTER TABLE sessions ADD COLUMN title TEXT;  -- a name the user gave the conversation
+    `,
+  },
 ];

@@ -5,11 +5,11 @@ import path from 'node:path';
  * Writes a file so that a crash leaves either the old content or the new one, never a torn mix:
  * write a temporary sibling, fsync it, rename it over the target, fsync the directory.
  */
-export function atomicWriteFileSync(file: string, write: (fd: number) => void): void {
+export function atomicWriteFileSync(file: string, write: (fd: number) => void, mode = 0o666): void {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = fs.openSync(tmp, 'w');
+  const fd = fs.openSync(tmp, 'w', mode);
   try {
     write(fd);
     fs.fsyncSync(fd);
@@ -23,12 +23,16 @@ export function atomicWriteFileSync(file: string, write: (fd: number) => void): 
   fsyncDir(dir);
 }
 
-/** Writes a whole string or buffer atomically. */
-export function atomicWriteFile(file: string, data: string | Uint8Array): void {
-  atomicWriteFileSync(file, (fd) => {
-    const buf = typeof data === 'string' ? Buffer.from(data) : data;
-    writeAll(fd, buf);
-  });
+/** Writes a whole string or buffer atomically; `mode` 0o600 keeps it readable by its owner only. */
+export function atomicWriteFile(file: string, data: string | Uint8Array, mode?: number): void {
+  atomicWriteFileSync(
+    file,
+    (fd) => {
+      const buf = typeof data === 'string' ? Buffer.from(data) : data;
+      writeAll(fd, buf);
+    },
+    mode,
+  );
 }
 
 /** Writes every byte of `buf` at the current position (writeSync may write less than asked). */

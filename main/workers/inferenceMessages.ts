@@ -44,6 +44,9 @@ export type ToInferenceWorker =
 export type FromInferenceWorker =
   | { type: 'ready'; info: ModelInfo }
   | { type: 'fatal'; message: string }
+  /** The answer to `setAdapter`: the version is ready to serve, or could not be loaded (the old one stays). */
+  | { type: 'adapterLoaded'; version: number }
+  | { type: 'adapterFailed'; version: number; message: string }
   | { type: 'started'; id: string; promptTokens: number; maxTokens: number }
   | { type: 'delta'; id: string; delta: ChatDelta }
   | { type: 'done'; id: string; result: ChatGenerationResult }

@@ -70,12 +70,17 @@ port.on('message', (m: ToInferenceWorker) => {
     }
     case 'setAdapter': {
       const a = m.adapter;
-      if (!model) break;
+      if (!model) {
+        send({ type: 'adapterFailed', version: a.version, message: 'the model is not loaded yet' });
+        break;
+      }
       try {
+        const loaded = a.tensors && a.lora ? LoraAdapter.fromTensors(model.config, a.lora, a.tensors) : null;
         adapters.get(a.version)?.dispose();
-        adapters.set(a.version, a.tensors && a.lora ? LoraAdapter.fromTensors(model.config, a.lora, a.tensors) : null);
+        adapters.set(a.version, loaded);
+        send({ type: 'adapterLoaded', version: a.version });
       } catch (err) {
-        send({ type: 'fatal', message: `could not load adapter version ${a.version}: ${(err as Error).message}` });
+        send({ type: 'adapterFailed', version: a.version, message: (err as Error).message });
       }
       break;
     }

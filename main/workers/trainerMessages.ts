@@ -3,6 +3,7 @@
  * Commands carry an `id`; the worker answers each with one `reply`.
  */
 import type { BackendName } from '../engine/backend.js';
+import type { NewEvent } from '../protocol/events.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import type { AdapterPayload } from './inferenceMessages.js';
 
@@ -32,5 +33,7 @@ export type FromTrainerWorker =
   | { type: 'adapter'; adapter: AdapterPayload }
   | { type: 'status'; status: TrainingStatus }
   | { type: 'log'; line: string }
+  /** Something happened in the learning loop: the HTTP thread numbers, stores and broadcasts it. */
+  | { type: 'event'; event: NewEvent }
   | TrainerReply
   | { type: 'stopped' };

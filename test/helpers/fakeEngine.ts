@@ -44,8 +44,9 @@ export class FakeEngine implements InferenceEngine {
 
   adapterVersion = 0;
 
-  setAdapter(a: AdapterPayload): void {
+  setAdapter(a: AdapterPayload): Promise<void> {
     this.adapterVersion = a.version;
+    return Promise.resolve();
   }
 
   generate(req: ChatGenerationRequest, h: GenerateHandlers): Promise<ChatGenerationResult> {

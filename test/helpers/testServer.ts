@@ -58,7 +58,7 @@ export async function startTestServer(
   if (opts.train) {
     const log = process.env.CLAWLOOP_TEST_LOG ? (l: string) => console.error(l) : undefined;
     trainer = await TrainerClient.start({ modelDir: dir, dataDir, configPatch: opts.train, onAdapter: (a) => engine.setAdapter(a), log });
-    engine.setAdapter(trainer.initialAdapter);
+    await engine.setAdapter(trainer.initialAdapter);
   }
   const server = await ClawLoopServer.start({ engine, store: learn, trainer, dataDir, options: { port: 0, ...opts.options } });
   return {

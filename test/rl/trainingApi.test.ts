@@ -1,10 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { LoraAdapter } from '../../main/engine/lora.js';
 import { Model } from '../../main/engine/model.js';
-import type { CheckpointInfo, TrainingConfig, TrainingStatus } from '../../main/protocol/training.js';
+import type { CheckpointInfo } from '../../main/protocol/checkpoints.js';
+import type { TrainingConfig, TrainingStatus } from '../../main/protocol/training.js';
 import { modelDir } from '../helpers/paths.js';
 import { api, chat, longContextModel, startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
 
@@ -53,7 +55,7 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     assert.equal((await probe()).version, 0);
     const s1 = await step();
     assert.deepEqual([s1.step, s1.adapter_version], [1, 1]);
-    assert.equal(s1.last_step!.samples.total, 2);
+    assert.equal(s1.last_step!.samples!.total, 2);
     for (const k of [
       'loss',
       'pg_loss',
@@ -126,9 +128,10 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
   });
 
   it('exports a checkpoint as a PEFT adapter folder that loads and equals the checkpoint', async () => {
-    const out = path.join(t.dataDir, 'exported');
-    const r = await api<{ files: string[] }>(t, 'POST', '/api/checkpoints/step-000005/export', { dir: out });
+    const out = path.join(t.dataDir, 'exports', 'exported');
+    const r = await api<{ dir: string; files: string[] }>(t, 'POST', '/api/checkpoints/step-000005/export', { dir: 'exported' });
     assert.equal(r.status, 200);
+    assert.equal(r.body.dir, fs.realpathSync(out));
     assert.equal(
       JSON.parse(fs.readFileSync(path.join(out, 'adapter_config.json'), 'utf8')).base_model_name_or_path,
       path.basename(t.engine.info.dir),
@@ -140,7 +143,10 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     a.dispose();
     b.dispose();
     model.dispose();
-    assert.equal((await api(t, 'POST', '/api/checkpoints/step-000005/export', {})).status, 400);
+    // Outside the data folder's exports/ (and no --export-dir): refused, nothing written.
+    const outside = path.join(os.tmpdir(), `clawloop-export-${process.pid}`);
+    assert.equal((await api(t, 'POST', '/api/checkpoints/step-000005/export', { dir: outside })).status, 400);
+    assert.ok(!fs.existsSync(outside));
   });
 
   it('configuration: validated field by field; LoRA shape changes need the base model; GET shows the merge', async () => {

@@ -222,8 +222,8 @@ describe('HTTP behaviour', () => {
     t = await startTestServer({ engine: new FakeEngine([]) });
     assert.equal((await fetch(`${t.url}/models`)).headers.get('access-control-allow-origin'), null);
     await t.close();
-    t = await startTestServer({ engine: new FakeEngine([]), options: { corsOrigin: 'http://localhost:5173' } });
-    const pre = await fetch(`${t.url}/chat/completions`, { method: 'OPTIONS' });
+    t = await startTestServer({ engine: new FakeEngine([]), options: { corsOrigins: ['http://localhost:5173'] } });
+    const pre = await fetch(`${t.url}/chat/completions`, { method: 'OPTIONS', headers: { origin: 'http://localhost:5173' } });
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), 'http://localhost:5173');
     assert.match(pre.headers.get('access-control-allow-headers')!, /x-session-id/);

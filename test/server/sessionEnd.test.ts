@@ -59,7 +59,7 @@ describe("POST /api/sessions/{id}/end and a model folder's recommended training 
     await chat(t, 'hello', { session: 'other', type: 'main' });
     const bad = await api<Err>(t, 'POST', '/api/sessions/other/end', { message: { role: 'assistant', content: 'x' } });
     assert.equal(bad.status, 400);
-    assert.equal(bad.body.error.param, 'message');
+    assert.equal(bad.body.error.param, 'message.role');
     const extra = await api<Err>(t, 'POST', '/api/sessions/other/end', { mesage: {} });
     assert.equal(extra.status, 400);
     assert.match(extra.body.error.message, /unknown field 'mesage'/);

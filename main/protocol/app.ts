@@ -1,0 +1,75 @@
+/**
+ * What the app needs to know about the running core: health, the served model, settings and the
+ * API key. Pure zod schemas and inferred types: the UI imports this module.
+ */
+import { z } from 'zod';
+
+export const HealthSchema = z.object({
+  status: z.enum(['ok', 'shutting_down']),
+  model: z.string(),
+  running: z.number().int().min(0),
+  queued: z.number().int().min(0),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+export const BACKENDS = ['wasm', 'cpu', 'webgpu', 'tensorflow'] as const;
+
+export const InfoSchema = z.object({
+  /** ClawLoop's version. */
+  version: z.string(),
+  model: z.object({
+    name: z.string(),
+    dir: z.string(),
+    architecture: z.string(),
+    parameters: z.number().int().min(0),
+    context_length: z.number().int().min(1),
+    backend: z.string(),
+    /** What the engine said about its backend at start (native kernels on or off, and why). */
+    backend_notes: z.array(z.string()),
+  }),
+  memory: z.object({ rss_bytes: z.number().int().min(0), heap_used_bytes: z.number().int().min(0) }),
+  data_dir: z.string(),
+  /** The OpenAI base URL clients use, e.g. http://127.0.0.1:30000/v1. */
+  base_url: z.string(),
+  served_model_name: z.string(),
+  api_key_set: z.boolean(),
+  /** The provider entry to merge into ~/.openclaw/openclaw.json. */
+  openclaw_provider: z.record(z.string(), z.unknown()),
+  started_at: z.number().int(),
+});
+export type Info = z.infer<typeof InfoSchema>;
+
+/** Settings that take effect when ClawLoop starts next (the model and backend are loaded at start). */
+export const SettingsSchema = z.object({
+  /** The model folder served (null: the bundled model). */
+  model_dir: z.string().nullable(),
+  backend: z.enum(BACKENDS).nullable(),
+  data_dir: z.string(),
+  /** The stored settings differ from what runs now: restart ClawLoop to apply them. */
+  restart_required: z.boolean(),
+  /** The model folder and backend running now. */
+  running: z.object({ model_dir: z.string(), backend: z.string() }),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export const SettingsPatchSchema = z
+  .object({
+    model_dir: z
+      .string()
+      .min(1)
+      .nullable()
+      .optional()
+      .describe('a Hugging Face model folder (config.json, *.safetensors, tokenizer.json); null: the bundled model'),
+    backend: z.enum(BACKENDS).nullable().optional().describe('wasm, cpu, webgpu or tensorflow; null: the default'),
+  })
+  .strict();
+export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
+
+export const ApiKeyRequestSchema = z.union([
+  z.object({ api_key: z.string().min(8).max(200).nullable().describe('the new key (at least 8 characters), or null to turn it off') }).strict(),
+  z.object({ regenerate: z.literal(true).describe('make a new random key') }).strict(),
+]);
+export type ApiKeyRequest = z.infer<typeof ApiKeyRequestSchema>;
+
+/** The key, answered only to the caller who just set it (it is never readable otherwise). */
+export const ApiKeyResponseSchema = z.object({ api_key: z.string().nullable() });

@@ -1,0 +1,86 @@
+/**
+ * Checkpoints as the API serves them: the list, rollback, pin and export. Pure zod schemas and
+ * inferred types: the UI imports this module.
+ */
+import { z } from 'zod';
+import { StepMetricsSchema } from './training.js';
+
+/**
+ * How a checkpoint did on the held-out competence set before it could go live. `held_back`: it
+ * scored too far below the best live checkpoint and was saved but not made live (`reason` says by
+ * how much); the user can still make it live by hand.
+ */
+export const CompetenceSchema = z.object({
+  accuracy: z.number().min(0).max(1),
+  /** Prompts evaluated. */
+  n: z.number().int().min(1),
+  held_back: z.boolean(),
+  reason: z.string().nullable(),
+  /** Seconds the check took. */
+  seconds: z.number().min(0),
+});
+export type Competence = z.infer<typeof CompetenceSchema>;
+
+export const CheckpointInfoSchema = z.object({
+  id: z.string(),
+  step: z.number().int().min(1),
+  adapter_version: z.number().int().min(1),
+  /** The checkpoint training continued from (null: the base model). */
+  parent_id: z.string().nullable(),
+  created_at: z.number().int(),
+  metrics: StepMetricsSchema,
+  samples: StepMetricsSchema.shape.samples,
+  pinned: z.boolean(),
+  live: z.boolean(),
+  /** null until checked (or when the competence gate is off). */
+  competence: CompetenceSchema.nullable(),
+});
+export type CheckpointInfo = z.infer<typeof CheckpointInfoSchema>;
+
+export const CheckpointListSchema = z.object({
+  object: z.literal('list'),
+  /** The live checkpoint (null: the base model). */
+  live_checkpoint: z.string().nullable(),
+  adapter_version: z.number().int().min(0),
+  data: z.array(CheckpointInfoSchema),
+});
+export type CheckpointList = z.infer<typeof CheckpointListSchema>;
+
+export const RollbackResponseSchema = z.object({
+  /** The checkpoint now live, or 'base'. */
+  checkpoint: z.string(),
+  /** The new adapter version it is served as. */
+  adapter_version: z.number().int().min(1),
+});
+export type RollbackResponse = z.infer<typeof RollbackResponseSchema>;
+
+export const PinRequestSchema = z
+  .object({ pinned: z.boolean().default(true).describe('true keeps the checkpoint regardless of retention; false unpins it') })
+  .strict();
+export const PinResponseSchema = z.object({ checkpoint: z.string(), pinned: z.boolean() });
+
+export const EXPORT_FORMATS = ['peft', 'gguf'] as const;
+
+export const ExportRequestSchema = z
+  .object({
+    format: z
+      .enum(EXPORT_FORMATS)
+      .default('peft')
+      .describe('peft: the adapter as a PEFT folder (transformers, PEFT, vLLM); gguf: the base model merged with the adapter, F32 GGUF (llama.cpp)'),
+    dir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("where to write: a folder name inside the data folder's exports/ (default: the checkpoint id), or an absolute path under a folder allowed with --export-dir"),
+  })
+  .strict();
+export type ExportRequest = z.input<typeof ExportRequestSchema>;
+
+export const ExportResponseSchema = z.object({
+  checkpoint: z.string(),
+  format: z.enum(EXPORT_FORMATS),
+  /** The absolute folder written. */
+  dir: z.string(),
+  files: z.array(z.string()),
+});
+export type ExportResponse = z.infer<typeof ExportResponseSchema>;

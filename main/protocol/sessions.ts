@@ -1,0 +1,184 @@
+/**
+ * Recorded conversations as the API serves them: sessions, turns, what each turn taught (its
+ * receipt), and feedback. Pure zod schemas and inferred types: the UI imports this module.
+ */
+import { z } from 'zod';
+import { ChatMessageSchema } from './openai.js';
+
+export const FeedbackRequestSchema = z
+  .object({
+    completion_id: z.string().min(1).describe('the id of the answer, as returned by /v1/chat/completions (chatcmpl-…)'),
+    rating: z.enum(['up', 'down']).nullable().optional().describe('"up", "down", or null to clear; left out keeps the current rating'),
+    hint: z.string().max(4000).nullable().optional().describe('what would have made the answer better; null clears it'),
+  })
+  .strict();
+export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
+
+export const FeedbackResponseSchema = z.object({
+  completion_id: z.string(),
+  rating: z.enum(['up', 'down']).nullable(),
+  hint: z.string().nullable(),
+  updated_at: z.number().int(),
+  session_id: z.string().nullable(),
+  turn_type: z.enum(['main', 'side']),
+  /** Whether the turn can become training data (a main turn of a session that finished normally). */
+  trainable: z.boolean(),
+});
+export type FeedbackResponse = z.infer<typeof FeedbackResponseSchema>;
+
+/**
+ * Where a turn stands in the learning loop, as one stage:
+ * - `none`: nothing to learn from yet (no feedback, no next state);
+ * - `queued`: it has a signal and waits for the judge;
+ * - `judged`: samples were built and wait for a training step;
+ * - `trained`: a step trained on it, and that step's checkpoint is not live (held back, or rolled back since);
+ * - `live`: the checkpoint of the step that trained on it went live as `version`;
+ * - `not_trained`: it will not be trained on, and `reason` says why.
+ */
+export const RECEIPT_STAGES = ['none', 'queued', 'judged', 'trained', 'live', 'not_trained'] as const;
+export type ReceiptStage = (typeof RECEIPT_STAGES)[number];
+
+export const ReceiptSchema = z.object({
+  stage: z.enum(RECEIPT_STAGES),
+  /** The reward the turn trains with (+1/−1 from 👍/👎 or the judge; 0 when the judge was unsure), once judged. */
+  score: z.number().nullable(),
+  /** The hint the turn trains with (typed or extracted by the hint judge), once judged. */
+  hint: z.string().nullable(),
+  step: z.number().int().nullable(),
+  checkpoint_id: z.string().nullable(),
+  /** The adapter version that went live with what this turn taught. */
+  version: z.number().int().nullable(),
+  reason: z.string().nullable(),
+});
+export type Receipt = z.infer<typeof ReceiptSchema>;
+
+const JudgementView = z.object({
+  kind: z.enum(['prm', 'hint']),
+  judge: z.string(),
+  score: z.number().nullable(),
+  hint: z.string().nullable(),
+  votes: z.array(z.object({ raw: z.string(), score: z.number().nullable(), hint: z.string().nullable().optional() })),
+  created_at: z.number().int(),
+});
+
+const SampleView = z.object({
+  kind: z.enum(['rl', 'opd', 'both']),
+  reward: z.number().nullable(),
+  reward_source: z.enum(['feedback', 'prm', 'at_least_one']).nullable(),
+  hint: z.string().nullable(),
+  hint_source: z.enum(['feedback', 'judge']).nullable(),
+  adapter_version: z.number().int(),
+  status: z.enum(['queued', 'training', 'trained', 'dropped']),
+  drop_reason: z.string().nullable(),
+  step: z.number().int().nullable(),
+});
+
+/** One recorded model call: what was asked and answered, what followed, and what it taught. */
+export const TurnViewSchema = z.object({
+  id: z.string(),
+  type: z.enum(['main', 'side']),
+  session_id: z.string().nullable(),
+  created_at: z.number().int(),
+  completed_at: z.number().int(),
+  adapter_version: z.number().int(),
+  messages: z.array(ChatMessageSchema),
+  response: z.string(),
+  reasoning: z.string().nullable(),
+  tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).nullable(),
+  finish_reason: z.enum(['stop', 'length', 'tool_calls', 'abort']),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  next_state: z.object({ role: z.string(), text: z.string() }).nullable(),
+  closed: z.boolean(),
+  learn_note: z.string().nullable(),
+  feedback: z.object({ rating: z.enum(['up', 'down']).nullable(), hint: z.string().nullable(), updated_at: z.number().int() }).nullable(),
+  judgements: z.array(JudgementView),
+  samples: z.array(SampleView),
+  receipt: ReceiptSchema,
+});
+export type TurnView = z.infer<typeof TurnViewSchema>;
+
+export const SessionInfoSchema = z.object({
+  id: z.string(),
+  /** A name the user gave the conversation; null: none (the app shows the first message). */
+  title: z.string().nullable(),
+  created_at: z.number().int(),
+  last_seen_at: z.number().int(),
+  ended_at: z.number().int().nullable(),
+  end_reason: z.enum(['done', 'idle']).nullable(),
+  turns: z.number().int(),
+  main_turns: z.number().int(),
+  /** The first user message of the session, shortened (for lists). */
+  preview: z.string().nullable(),
+});
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+export const SessionListSchema = z.object({ object: z.literal('list'), data: z.array(SessionInfoSchema) });
+export type SessionList = z.infer<typeof SessionListSchema>;
+
+export const SessionDetailSchema = SessionInfoSchema.extend({ turns: z.array(TurnViewSchema) }).omit({ main_turns: true });
+export type SessionDetail = z.infer<typeof SessionDetailSchema>;
+
+export const SessionPatchSchema = z
+  .object({ title: z.string().trim().min(1).max(200).nullable().describe('the new name; null removes it') })
+  .strict();
+export type SessionPatch = z.infer<typeof SessionPatchSchema>;
+
+export const SessionDeletedSchema = z.object({
+  id: z.string(),
+  deleted: z.literal(true),
+  turns: z.number().int(),
+  /** Samples that had not been trained on and went with the session (trained ones live on in checkpoints). */
+  samples_removed: z.number().int(),
+});
+
+export const SessionEndRequestSchema = z
+  .object({
+    message: z
+      .object({ role: z.enum(['user', 'tool']), content: ChatMessageSchema.shape.content.unwrap() })
+      .strict()
+      .optional()
+      .describe('a final user reply or tool result: it becomes the next state of the last main turn'),
+  })
+  .strict();
+export type SessionEndRequest = z.infer<typeof SessionEndRequestSchema>;
+
+export const SessionEndResponseSchema = z.object({ id: z.string(), ended: z.literal(true), next_state_of: z.string().nullable() });
+
+const BoolParam = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** GET /api/turns filters (query parameters). */
+export const TurnQuerySchema = z
+  .object({
+    session_id: z.string().min(1).optional(),
+    has_feedback: BoolParam.optional().describe('true: only turns rated or hinted; false: only turns without feedback'),
+    trained: BoolParam.optional().describe('true: only turns a step trained on; false: only turns not trained on'),
+    min_reward: z.coerce.number().min(-1).max(1).optional().describe('lowest reward (from −1 to 1)'),
+    max_reward: z.coerce.number().min(-1).max(1).optional().describe('highest reward (from −1 to 1)'),
+    limit: z.coerce.number().int().min(1).max(500).default(50).describe('how many turns (1–500, default 50)'),
+    before: z.coerce.number().int().optional().describe('only turns created before this time (ms), for the next page'),
+  })
+  .strict();
+export type TurnQuery = z.input<typeof TurnQuerySchema>;
+
+export const TurnListSchema = z.object({ object: z.literal('list'), data: z.array(TurnViewSchema), has_more: z.boolean() });
+export type TurnList = z.infer<typeof TurnListSchema>;
+
+/** One line of the JSONL export (GET /api/export/sessions.jsonl and `clawloop export`): a session and its turns in order. */
+export const ExportLineSchema = z.object({
+  session_id: z.string(),
+  turns: z.array(
+    z.object({
+      type: z.enum(['main', 'side']),
+      /** The rendered prompt text the model saw. */
+      prompt: z.string(),
+      /** The text the model generated (tool-call and reasoning markup included). */
+      response: z.string(),
+      /** The next state's text, or null. */
+      next_state: z.string().nullable(),
+      /** A main turn with a next state. */
+      trainable: z.boolean(),
+    }),
+  ),
+});
+export type ExportLine = z.infer<typeof ExportLineSchema>;

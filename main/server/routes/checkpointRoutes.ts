@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import type { CheckpointInfo } from '../../protocol/checkpoints.js';
+import { checkpointDir } from '../../store/checkpointPaths.js';
+import { ApiError } from '../apiError.js';
+import { copyPeftAdapter, exportTarget, writeExport } from '../exportTarget.js';
+import type { Handler } from '../routeTypes.js';
+import type { ServerContext } from '../serverContext.js';
+import { storageError } from '../storageError.js';
+import { command, trainerOf } from './trainingRoutes.js';
+
+function exportGguf(_ctx: ServerContext, _id: string, _dir: string): string[] {
+  throw new ApiError(501, 'TODO', 'server_error');
+}
+
+export const listCheckpoints: Handler<'checkpoints.list'> = (ctx) => {
+  const state = ctx.store.trainerState();
+  const live = ctx.trainer ? state.liveCheckpointId : null;
+  const data: CheckpointInfo[] = ctx.store.checkpoints().map((c) => ({
+    id: c.id,
+    step: c.step,
+    adapter_version: c.adapterVersion,
+    parent_id: c.parentId,
+    created_at: c.createdAt,
+    metrics: c.metrics,
+    samples: c.samples,
+    pinned: c.pinned,
+    live: c.id === live,
+    competence: c.competence ?? null,
+  }));
+  return { object: 'list', live_checkpoint: live, adapter_version: state.liveVersion, data };
+};
+
+/** A listed checkpoint whose folder is on disk (404 when unknown, 409 when its files are gone). */
+function existingCheckpoint(ctx: ServerContext, id: string) {
+  const cp = ctx.store.checkpoint(id);
+  if (!cp) throw new ApiError(404, `no checkpoint '${id}'`, 'invalid_request_error', 'not_found', 'id');
+  const dir = checkpointDir(ctx.dataDir, cp.id);
+  if (!fs.existsSync(dir)) {
+    throw new ApiError(409, `checkpoint '${id}' is listed but its folder ${dir} is gone; choose another checkpoint`, 'invalid_request_error', 'checkpoint_missing', 'id');
+  }
+  return { cp, dir };
+}
+
+export const rollbackCheckpoint: Handler<'checkpoints.rollback'> = async (ctx, { params }) => {
+  trainerOf(ctx);
+  if (params.id !== 'base') existingCheckpoint(ctx, params.id);
+  const r = await command(ctx, (t) => t.rollback(params.id));
+  return { checkpoint: r.checkpoint ?? 'base', adapter_version: r.version };
+};
+
+export const pinCheckpoint: Handler<'checkpoints.pin'> = (ctx, { params, body }) => {
+  const cp = ctx.store.checkpoint(params.id);
+  if (!cp) throw new ApiError(404, `no checkpoint '${params.id}'`, 'invalid_request_error', 'not_found', 'id');
+  ctx.store.setPinned(cp.id, body.pinned);
+  return { checkpoint: cp.id, pinned: body.pinned };
+};
+
+export const exportCheckpoint: Handler<'checkpoints.export'> = async (ctx, { params, body }) => {
+  const { cp, dir: source } = existingCheckpoint(ctx, params.id);
+  const target = exportTarget(ctx.dataDir, ctx.options.exportDirs, body.dir, body.format === 'gguf' ? `${cp.id}-gguf` : cp.id);
+  try {
+    const files = await writeExport(target, (tmp) =>
+      body.format === 'gguf'
+        ? exportGguf(ctx, cp.id, tmp) // TODO(lead): merged GGUF export in a worker
+        : copyPeftAdapter(source, tmp, ctx.engine.info.name),
+    );
+    return { checkpoint: cp.id, format: body.format, dir: target, files };
+  } catch (err) {
+    throw storageError(err, target);
+  }
+};

@@ -1,0 +1,80 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { inspectModelFolder, ModelFolderError } from '../../engine/modelFolder.js';
+import type { Settings } from '../../protocol/app.js';
+import { resourcePath } from '../../resources.js';
+import { ApiError } from '../apiError.js';
+import { openClawProvider } from '../openclawProvider.js';
+import type { Handler } from '../routeTypes.js';
+import type { ServerContext } from '../serverContext.js';
+
+let version: string | null = null;
+function clawloopVersion(): string {
+  version ??= (JSON.parse(fs.readFileSync(resourcePath('..', 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}
+
+export const info: Handler<'info'> = (ctx) => {
+  const m = ctx.engine.info;
+  const mem = process.memoryUsage();
+  const baseUrl = ctx.baseUrl();
+  return {
+    version: clawloopVersion(),
+    model: {
+      name: m.name,
+      dir: m.dir,
+      architecture: m.architecture,
+      parameters: m.parameters,
+      context_length: m.contextLength,
+      backend: m.backend,
+      backend_notes: m.backendLog,
+    },
+    memory: { rss_bytes: mem.rss, heap_used_bytes: mem.heapUsed },
+    data_dir: ctx.dataDir,
+    base_url: baseUrl,
+    served_model_name: ctx.options.servedModelName,
+    api_key_set: ctx.options.apiKey !== null,
+    openclaw_provider: openClawProvider(baseUrl, ctx.options.servedModelName, m.contextLength, ctx.options.apiKey),
+    started_at: ctx.startedAt,
+  };
+};
+
+function settingsView(ctx: ServerContext): Settings {
+  const s = ctx.settings.get();
+  const running = { model_dir: ctx.engine.info.dir, backend: ctx.engine.info.backend };
+  const wantedDir = s.model_dir ?? ctx.defaultModelDir;
+  return {
+    model_dir: s.model_dir,
+    backend: s.backend,
+    data_dir: ctx.dataDir,
+    restart_required: wantedDir !== running.model_dir || (s.backend !== null && s.backend !== running.backend),
+    running,
+  };
+}
+
+export const getSettings: Handler<'settings.get'> = (ctx) => settingsView(ctx);
+
+export const putSettings: Handler<'settings.update'> = (ctx, { body }) => {
+  let modelDir = body.model_dir;
+  if (modelDir) {
+    try {
+      modelDir = inspectModelFolder(modelDir).dir;
+    } catch (err) {
+      if (err instanceof ModelFolderError) throw new ApiError(400, err.message, 'invalid_request_error', 'invalid_model_dir', 'model_dir');
+      throw err;
+    }
+  }
+  ctx.settings.update({
+    ...(modelDir !== undefined ? { model_dir: modelDir } : {}),
+    ...(body.backend !== undefined ? { backend: body.backend } : {}),
+  });
+  return settingsView(ctx);
+};
+
+/** Sets, regenerates or clears the API key: in force at once, and stored (user-only file) for the next start. */
+export const putApiKey: Handler<'settings.apiKey'> = (ctx, { body }) => {
+  const key = 'regenerate' in body ? `clk-${crypto.randomBytes(16).toString('hex')}` : body.api_key;
+  ctx.settings.update({ api_key: key });
+  ctx.options.apiKey = key;
+  return { api_key: key };
+};

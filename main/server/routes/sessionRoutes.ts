@@ -1,0 +1,103 @@
+import { messageText } from '../../engine/openaiMessages.js';
+import type { SessionInfo } from '../../protocol/sessions.js';
+import type { SessionSummary } from '../../store/appQueries.js';
+import { ApiError } from '../apiError.js';
+import type { Handler } from '../routeTypes.js';
+import type { ServerContext } from '../serverContext.js';
+import { storageError } from '../storageError.js';
+import { turnView } from './turnView.js';
+
+const PREVIEW_CHARS = 120;
+
+/** The opening user message of a session, as plain text, shortened for lists. */
+function preview(firstContent: string | null): string | null {
+  if (firstContent === null) return null;
+  let text = firstContent;
+  try {
+    const parsed = JSON.parse(firstContent);
+    if (Array.isArray(parsed)) text = messageText(parsed, 'content');
+  } catch {
+    // a plain string, stored as such
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+}
+
+export function sessionInfo(s: SessionSummary): SessionInfo {
+  return {
+    id: s.id,
+    title: s.title,
+    created_at: s.createdAt,
+    last_seen_at: s.lastSeenAt,
+    ended_at: s.endedAt,
+    end_reason: s.endReason,
+    turns: s.turns,
+    main_turns: s.mainTurns,
+    preview: preview(s.firstContent),
+  };
+}
+
+function sessionOrThrow(ctx: ServerContext, id: string): SessionSummary {
+  const s = ctx.app.session(id);
+  if (!s) throw new ApiError(404, `no session '${id}'`, 'invalid_request_error', 'not_found', 'id');
+  return s;
+}
+
+export const listSessions: Handler<'sessions.list'> = (ctx) => ({ object: 'list', data: ctx.app.sessions().map(sessionInfo) });
+
+/** The pseudo-session "unknown": turns that came without a session id. */
+function unattached(turns: Array<{ createdAt: number }>): SessionInfo {
+  const at = (i: number) => turns.at(i)?.createdAt ?? 0;
+  return { id: 'unknown', title: null, created_at: at(0), last_seen_at: at(-1), ended_at: null, end_reason: null, turns: turns.length, main_turns: 0, preview: null };
+}
+
+export const getSession: Handler<'sessions.get'> = (ctx, { params }) => {
+  const id = params.id;
+  const turns = id === 'unknown' ? ctx.store.turns.unattachedTurns() : ctx.store.turns.sessionTurns(id);
+  const s = id === 'unknown' ? null : ctx.app.session(id);
+  if (!s && !(id === 'unknown' && turns.length)) throw new ApiError(404, `no session '${id}'`, 'invalid_request_error', 'not_found', 'id');
+  const { main_turns: _mainTurns, ...info } = s ? sessionInfo(s) : unattached(turns);
+  return { ...info, turns: turns.map((t) => turnView(ctx.store, ctx.app, t)) };
+};
+
+export const updateSession: Handler<'sessions.update'> = (ctx, { params, body }) => {
+  sessionOrThrow(ctx, params.id);
+  ctx.app.setTitle(params.id, body.title);
+  return sessionInfo(sessionOrThrow(ctx, params.id));
+};
+
+export const deleteSession: Handler<'sessions.delete'> = (ctx, { params }) => {
+  let out: ReturnType<ServerContext['app']['deleteSession']>;
+  try {
+    out = ctx.app.deleteSession(params.id);
+  } catch (err) {
+    throw storageError(err, ctx.dataDir);
+  }
+  if (out === null) throw new ApiError(404, `no session '${params.id}'`, 'invalid_request_error', 'not_found', 'id');
+  if (out === 'training') {
+    throw new ApiError(409, `a training step is using session '${params.id}' right now; try again when the step is done`, 'invalid_request_error', 'session_busy', 'id');
+  }
+  return { id: params.id, deleted: true, turns: out.turns, samples_removed: out.samplesRemoved };
+};
+
+export const endSession: Handler<'sessions.end'> = (ctx, { params, body }) => {
+  const id = params.id;
+  let state: { role: string; text: string; at: number } | null = null;
+  if (body.message) {
+    let text: string;
+    try {
+      text = messageText(body.message.content, 'message');
+    } catch (err) {
+      throw new ApiError(400, (err as Error).message, 'invalid_request_error', 'invalid_value', 'message.content');
+    }
+    state = { role: body.message.role, text, at: Date.now() };
+  }
+  const out = ctx.store.turns.finishSession(id, state, Date.now());
+  if (out === null) throw new ApiError(404, `no session '${id}'`, 'invalid_request_error', 'not_found', 'id');
+  if (out === 'ended') throw new ApiError(409, `session '${id}' has already ended`, 'invalid_request_error', 'session_ended', 'id');
+  if (out.linkedTurnId && state) {
+    ctx.events.publish({ event: 'feedback.received', data: { turn_id: out.linkedTurnId, kind: 'next_state', text: state.text } });
+  }
+  ctx.wakeTrainer();
+  return { id, ended: true, next_state_of: out.linkedTurnId };
+};

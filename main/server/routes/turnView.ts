@@ -1,0 +1,106 @@
+import type { Receipt, TurnView } from '../../protocol/sessions.js';
+import type { AppQueries } from '../../store/appQueries.js';
+import type { Feedback, Judgement, LearnStore, StoredSample } from '../../store/learnStore.js';
+import type { StoredTurn } from '../../store/turnStore.js';
+
+interface TurnFacts {
+  turn: StoredTurn;
+  feedback: Feedback | null;
+  judgements: Judgement[];
+  samples: StoredSample[];
+  learnNote: string | null;
+  learnState: 'new' | 'done' | 'skipped';
+}
+
+const none = (stage: Receipt['stage'], reason: string | null = null): Receipt => ({
+  stage,
+  score: null,
+  hint: null,
+  step: null,
+  checkpoint_id: null,
+  version: null,
+  reason,
+});
+
+/** Why a turn can never train, or null when it can. */
+function untrainable(t: StoredTurn): string | null {
+  if (t.type !== 'main') return 'side turns (tool planning, titles, summaries) are served but never trained on';
+  if (!t.sessionId) return 'the request carried no session id (X-Session-Id), so nothing can follow it';
+  if (t.finishReason === 'abort') return 'the answer was stopped before it finished';
+  return null;
+}
+
+/**
+ * Where a turn stands in the learning loop (see ReceiptSchema): derived from what is stored, so
+ * a reload, the event stream and the Data screen always agree.
+ */
+export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<AppQueries['stepOutcome']>): Receipt {
+  const why = untrainable(f.turn);
+  if (why) return none('not_trained', why);
+  if (f.learnState === 'new') {
+    const signal = f.turn.nextState !== null || f.turn.closed || f.feedback !== null;
+    return none(signal ? 'queued' : 'none');
+  }
+  if (f.learnState === 'skipped' || !f.samples.length) {
+    return none('not_trained', f.learnNote ?? 'no training signal: the judge was unsure (score 0) and found no hint');
+  }
+  const prm = f.judgements.filter((j) => j.kind === 'prm').at(-1);
+  const lead = f.samples.find((s) => s.status === 'trained') ?? f.samples.find((s) => s.status !== 'dropped') ?? f.samples[0];
+  const base = { ...none('judged'), score: lead.reward ?? prm?.score ?? null, hint: lead.hint };
+  if (lead.status === 'dropped') return { ...base, stage: 'not_trained', reason: lead.dropReason };
+  if (lead.status !== 'trained' || lead.step === null) return base;
+  const o = outcome(lead.step);
+  return {
+    ...base,
+    stage: o.liveVersion === null ? 'trained' : 'live',
+    step: lead.step,
+    checkpoint_id: o.checkpointId,
+    version: o.liveVersion,
+    reason: o.liveVersion === null ? 'the checkpoint of this step has not been live' : null,
+  };
+}
+
+/** A turn as the API serves it: what was asked and answered, what followed, and what it taught. */
+export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn): TurnView {
+  const facts: TurnFacts = {
+    turn: t,
+    feedback: store.feedback(t.id),
+    judgements: store.judgements(t.id),
+    samples: store.samplesOfTurn(t.id),
+    learnNote: store.learnNote(t.id),
+    learnState: app.learnState(t.id),
+  };
+  const fb = facts.feedback;
+  return {
+    id: t.id,
+    type: t.type,
+    session_id: t.sessionId,
+    created_at: t.createdAt,
+    completed_at: t.completedAt,
+    adapter_version: t.adapterVersion,
+    messages: t.requestMessages as TurnView['messages'],
+    response: t.responseText,
+    reasoning: t.reasoningText || null,
+    tool_calls: t.toolCalls,
+    finish_reason: t.finishReason,
+    prompt_tokens: t.promptTokens,
+    completion_tokens: t.completionTokens,
+    next_state: t.nextState ? { role: t.nextState.role, text: t.nextState.text } : null,
+    closed: t.closed,
+    learn_note: facts.learnNote,
+    feedback: fb ? { rating: fb.rating, hint: fb.hint, updated_at: fb.updatedAt } : null,
+    judgements: facts.judgements.map((j) => ({ kind: j.kind, judge: j.judge, score: j.score, hint: j.hint, votes: j.votes, created_at: j.createdAt })),
+    samples: facts.samples.map((s) => ({
+      kind: s.kind,
+      reward: s.reward,
+      reward_source: s.rewardSource,
+      hint: s.hint,
+      hint_source: s.hintSource,
+      adapter_version: s.adapterVersion,
+      status: s.status,
+      drop_reason: s.dropReason,
+      step: s.step,
+    })),
+    receipt: receiptOf(facts, (step) => app.stepOutcome(step)),
+  };
+}

@@ -1,0 +1,34 @@
+import type { AppQueries } from '../store/appQueries.js';
+import type { LearnStore } from '../store/learnStore.js';
+import type { EventBus } from './eventBus.js';
+import type { InferenceEngine } from './inferenceEngine.js';
+import type { ServerOptions } from './serverOptions.js';
+import type { SettingsFile } from './settingsFile.js';
+import type { TrainerClient } from './trainerClient.js';
+
+/** What every route handler may use: the engine, the database, the trainer, the event bus, the options. */
+export interface ServerContext {
+  engine: InferenceEngine;
+  store: LearnStore;
+  /** Session titles and deletion, filtered turn lists, step outcomes. */
+  app: AppQueries;
+  /** null: serving and recording without training (the training routes answer 503). */
+  trainer: TrainerClient | null;
+  events: EventBus;
+  options: ServerOptions;
+  /** The data folder (database, checkpoints, exports, settings). */
+  dataDir: string;
+  settings: SettingsFile;
+  startedAt: number;
+  /** The OpenAI base URL clients use, e.g. http://127.0.0.1:30000/v1. */
+  baseUrl(): string;
+  /** The model served when no model folder is configured (the bundled one). */
+  defaultModelDir: string;
+  /** True once the server began shutting down (new chat requests get 503). */
+  closing(): boolean;
+  /** Something the learning loop may act on happened (a turn stored, a next state, feedback, a session end). */
+  wakeTrainer(): void;
+  log(line: string): void;
+  /** Runs `f` when the server starts shutting down (long-lived streams end themselves there). */
+  onShutdown(f: () => void): void;
+}

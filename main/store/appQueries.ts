@@ -1,0 +1,149 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './database.js';
+
+/** Filters of the Data screen's turn list (GET /api/turns). */
+export interface TurnFilter {
+  sessionId?: string;
+  hasFeedback?: boolean;
+  trained?: boolean;
+  minReward?: number;
+  maxReward?: number;
+  /** Only turns created before this time (ms): the next page. */
+  before?: number;
+  limit: number;
+}
+
+export interface SessionSummary {
+  id: string;
+  title: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  endedAt: number | null;
+  endReason: 'done' | 'idle' | null;
+  turns: number;
+  mainTurns: number;
+  /** The last message of the session's first request (its opening user message), as stored (JSON content). */
+  firstContent: string | null;
+}
+
+/** What happened to the step a sample was trained in: its checkpoint, and the version it was first served as. */
+export interface StepOutcome {
+  checkpointId: string | null;
+  /** The first adapter version that served this checkpoint; null: it never went live (held back or skipped). */
+  liveVersion: number | null;
+}
+
+/** A turn's reward as the Data screen filters it: its sample's, else the PRM's, else its rating's. */
+const REWARD_SQL = `COALESCE(
+  (SELECT MAX(s.reward) FROM samples s WHERE s.turn_id = t.id),
+  (SELECT j.score FROM judgements j WHERE j.turn_id = t.id AND j.kind = 'prm' ORDER BY j.id DESC LIMIT 1),
+  CASE f.rating WHEN 'up' THEN 1 WHEN 'down' THEN -1 END)`;
+
+/**
+ * Reads and edits the app needs beyond the learning loop's own: session titles and deletion,
+ * filtered turn lists, and the outcome of a step for a turn's receipt.
+ */
+export class AppQueries {
+  private readonly cache = new Map<string, Statement<unknown[]>>();
+
+  constructor(private readonly db: Db) {}
+
+  private q(sql: string): Statement<unknown[]> {
+    let s = this.cache.get(sql);
+    if (!s) this.cache.set(sql, (s = this.db.prepare<unknown[]>(sql)));
+    return s;
+  }
+
+  sessions(): SessionSummary[] {
+    const rows = this.q(
+      `SELECT s.id, s.title, s.created_at, s.last_seen_at, s.ended_at, s.end_reason,
+              COUNT(t.id) AS turns, COALESCE(SUM(t.type = 'main'), 0) AS main_turns,
+              (SELECT json_extract(t1.request_messages, '$[#-1].content') FROM turns t1 WHERE t1.session_id = s.id
+                 ORDER BY t1.created_at, t1.rowid LIMIT 1) AS first_content
+         FROM sessions s LEFT JOIN turns t ON t.session_id = s.id GROUP BY s.id ORDER BY s.last_seen_at, s.id`,
+    ).all() as Array<Record<string, unknown>>;
+    return rows.map(toSummary);
+  }
+
+  session(id: string): SessionSummary | null {
+    return this.sessions().find((s) => s.id === id) ?? null;
+  }
+
+  /** Renames a session (null removes the name); false when there is no such session. */
+  setTitle(id: string, title: string | null): boolean {
+    return this.q('UPDATE sessions SET title = ? WHERE id = ?').run(title, id).changes > 0;
+  }
+
+  /**
+   * Deletes a session with its turns, feedback, judgements and samples (trained samples live on in
+   * the checkpoints that learned from them). Refuses while a step is training on one of its samples.
+   */
+  deleteSession(id: string): { turns: number; samplesRemoved: number } | null | 'training' {
+    return this.db
+      .transaction(() => {
+        if (!this.q('SELECT 1 FROM sessions WHERE id = ?').get(id)) return null;
+        const busy = this.q(
+          "SELECT 1 FROM samples s JOIN turns t ON t.id = s.turn_id WHERE t.session_id = ? AND s.status = 'training' LIMIT 1",
+        ).get(id);
+        if (busy) return 'training' as const;
+        const samplesRemoved = (
+          this.q(
+            "SELECT COUNT(*) AS n FROM samples s JOIN turns t ON t.id = s.turn_id WHERE t.session_id = ? AND s.status != 'trained'",
+          ).get(id) as { n: number }
+        ).n;
+        const turns = (this.q('SELECT COUNT(*) AS n FROM turns WHERE session_id = ?').get(id) as { n: number }).n;
+        this.q('DELETE FROM sessions WHERE id = ?').run(id); // turns, feedback, judgements, samples cascade
+        return { turns, samplesRemoved };
+      })
+      .immediate();
+  }
+
+  /** Turn ids matching `f`, newest first; one more than `limit` tells that there is a next page. */
+  turnIds(f: TurnFilter): string[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    const add = (clause: string, ...values: unknown[]) => {
+      where.push(clause);
+      args.push(...values);
+    };
+    if (f.sessionId !== undefined) add('t.session_id = ?', f.sessionId);
+    if (f.hasFeedback !== undefined) add(`f.turn_id IS ${f.hasFeedback ? 'NOT ' : ''}NULL`);
+    if (f.trained !== undefined)
+      add(`${f.trained ? '' : 'NOT '}EXISTS (SELECT 1 FROM samples s WHERE s.turn_id = t.id AND s.status = 'trained')`);
+    if (f.minReward !== undefined) add(`${REWARD_SQL} >= ?`, f.minReward);
+    if (f.maxReward !== undefined) add(`${REWARD_SQL} <= ?`, f.maxReward);
+    if (f.before !== undefined) add('t.created_at < ?', f.before);
+    const sql = `SELECT t.id FROM turns t LEFT JOIN feedback f ON f.turn_id = t.id
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY t.created_at DESC, t.rowid DESC LIMIT ?`;
+    return (this.q(sql).all(...args, f.limit + 1) as Array<{ id: string }>).map((r) => r.id);
+  }
+
+  /** A turn's place in the learning loop: 'new' (not judged yet), 'done' (samples built) or 'skipped'. */
+  learnState(turnId: string): 'new' | 'done' | 'skipped' {
+    const r = this.q('SELECT learn_state FROM turns WHERE id = ?').get(turnId) as { learn_state: 'new' | 'done' | 'skipped' } | undefined;
+    return r?.learn_state ?? 'new';
+  }
+
+  stepOutcome(step: number): StepOutcome {
+    const r = this.q(
+      `SELECT st.checkpoint_id AS cp,
+              (SELECT MIN(v.version) FROM adapter_versions v WHERE v.checkpoint_id = st.checkpoint_id) AS live
+         FROM steps st WHERE st.step = ?`,
+    ).get(step) as { cp: string | null; live: number | null } | undefined;
+    return { checkpointId: r?.cp ?? null, liveVersion: r?.live ?? null };
+  }
+}
+
+function toSummary(r: Record<string, unknown>): SessionSummary {
+  return {
+    id: r.id as string,
+    title: (r.title as string | null) ?? null,
+    createdAt: r.created_at as number,
+    lastSeenAt: r.last_seen_at as number,
+    endedAt: (r.ended_at as number | null) ?? null,
+    endReason: (r.end_reason as 'done' | 'idle' | null) ?? null,
+    turns: r.turns as number,
+    mainTurns: r.main_turns as number,
+    firstContent: r.first_content === null || r.first_content === undefined ? null : String(r.first_content),
+  };
+}
