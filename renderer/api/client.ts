@@ -1,31 +1,22 @@
 /**
- * The app's one API client: a typed method per route of the core. Components never call fetch;
- * stores call these.
+ * The app's one API client: every call goes through the route table of the contract
+ * (main/protocol/api.ts), so the method, the path and the types come from one place, and every
+ * JSON answer is checked against the route's response schema (an answer of the wrong shape is an
+ * error that names the field, not a blank screen later). Components never call fetch; stores call
+ * these methods.
  */
-import type {
-  CheckpointList,
-  CoreInfo,
-  CoreSettings,
-  ExportFormat,
-  ExportResult,
-  FeedbackResult,
-  Health,
-  MetricsRow,
-  RollbackResult,
-  SessionDetail,
-  SessionSummary,
-  SettingsPatch,
-  TrainingConfig,
-  TrainingConfigPatch,
-  TrainingStatus,
-  TurnFilter,
-  TurnsPage,
-  TurnView,
-} from './contract.js';
+import { API, routePath, type QueryOf, type RequestOf } from '../../main/protocol/api.js';
+import type { ExportFormat, SettingsPatch, TrainingConfigPatch, TurnQuery } from './contract.js';
 import { streamChat, type ChatDelta, type ChatStreamRequest, type ChatStreamResult, type ChatStreamStart } from './chatStream.js';
-import { Transport, type TransportOptions } from './transport.js';
+import type { JsonRoute, Responses } from './responses.js';
+import { ApiRequestError, Transport, type RequestOptions, type TransportOptions } from './transport.js';
 
-const seg = (id: string) => encodeURIComponent(id);
+interface CallOptions<N extends JsonRoute> {
+  params?: Record<string, string>;
+  query?: QueryOf<N>;
+  body?: RequestOf<N>;
+  signal?: AbortSignal;
+}
 
 export class ApiClient {
   readonly transport: Transport;
@@ -34,96 +25,112 @@ export class ApiClient {
     this.transport = new Transport(options);
   }
 
-  health(signal?: AbortSignal): Promise<Health> {
-    return this.transport.json('GET', '/healthz', { signal });
-  }
-  info(): Promise<CoreInfo> {
-    return this.transport.json('GET', '/api/info');
+  /** Calls a route of the table and checks its JSON answer against the route's schema. */
+  async call<N extends JsonRoute>(name: N, o: CallOptions<N> = {}): Promise<Responses[N]> {
+    const spec = API[name];
+    const path = routePath(spec.path, o.params);
+    const res = await this.transport.send(spec.method, path, {
+      query: o.query as RequestOptions['query'],
+      body: o.body,
+      signal: o.signal,
+    });
+    const data: unknown = await res.json();
+    const parsed = spec.response.schema.safeParse(data);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0];
+      const field = i.path.join('.') || '(the whole answer)';
+      throw new ApiRequestError(
+        `The core answered ${spec.method} ${path} in a shape this app does not know (${field}: ${i.message}); the app and the core are probably different versions — restart ClawLoop after updating it.`,
+        res.status,
+      );
+    }
+    return parsed.data as Responses[N];
   }
 
-  // Settings and the API key.
-  settings(): Promise<CoreSettings> {
-    return this.transport.json('GET', '/api/settings');
+  health(signal?: AbortSignal) {
+    return this.call('health', { signal });
   }
-  saveSettings(patch: SettingsPatch): Promise<CoreSettings> {
-    return this.transport.json('PUT', '/api/settings', { body: patch });
+  info() {
+    return this.call('info');
+  }
+  settings() {
+    return this.call('settings.get');
+  }
+  saveSettings(patch: SettingsPatch) {
+    return this.call('settings.update', { body: patch });
   }
   /** Sets (a string), removes (null) or regenerates the core's API key; answers the new key. */
-  setApiKey(change: { api_key: string | null } | { regenerate: true }): Promise<{ api_key: string | null }> {
-    return this.transport.json('PUT', '/api/settings/api-key', { body: change });
+  setApiKey(change: RequestOf<'settings.apiKey'>) {
+    return this.call('settings.apiKey', { body: change });
   }
-  /** GET /v1/models: what an OpenAI client sees (Connect's Test connection). */
-  models(): Promise<{ data: Array<{ id: string; context_length?: number }> }> {
-    return this.transport.json('GET', '/v1/models');
+  /** What an OpenAI client sees (Connect's Test connection). */
+  models() {
+    return this.call('models.list');
   }
 
-  // Chat and feedback.
   chat(req: ChatStreamRequest, onStart: (s: ChatStreamStart) => void, onDelta: (d: ChatDelta) => void): Promise<ChatStreamResult> {
     return streamChat(this.transport, req, onStart, onDelta);
   }
-  feedback(completionId: string, change: { rating?: 'up' | 'down' | null; hint?: string | null }): Promise<FeedbackResult> {
-    return this.transport.json('POST', '/v1/feedback', { body: { completion_id: completionId, ...change } });
+  feedback(completionId: string, change: { rating?: 'up' | 'down' | null; hint?: string | null }) {
+    return this.call('feedback', { body: { completion_id: completionId, ...change } });
   }
 
-  // Sessions and turns.
-  sessions(): Promise<{ data: SessionSummary[] }> {
-    return this.transport.json('GET', '/api/sessions');
+  sessions() {
+    return this.call('sessions.list');
   }
-  session(id: string): Promise<SessionDetail> {
-    return this.transport.json('GET', `/api/sessions/${seg(id)}`);
+  session(id: string) {
+    return this.call('sessions.get', { params: { id } });
   }
-  renameSession(id: string, title: string): Promise<SessionSummary> {
-    return this.transport.json('PATCH', `/api/sessions/${seg(id)}`, { body: { title } });
+  renameSession(id: string, title: string | null) {
+    return this.call('sessions.update', { params: { id }, body: { title } });
   }
-  deleteSession(id: string): Promise<unknown> {
-    return this.transport.json('DELETE', `/api/sessions/${seg(id)}`);
+  deleteSession(id: string) {
+    return this.call('sessions.delete', { params: { id } });
   }
-  turns(filter: TurnFilter = {}): Promise<TurnsPage> {
-    return this.transport.json('GET', '/api/turns', { query: { ...filter } });
+  turns(query: TurnQuery = {}) {
+    return this.call('turns.list', { query });
   }
-  turn(id: string): Promise<TurnView> {
-    return this.transport.json('GET', `/api/turns/${seg(id)}`);
+  turn(id: string) {
+    return this.call('turns.get', { params: { id } });
   }
   /** Every recorded session as JSON lines (a download). */
   async exportSessions(): Promise<Blob> {
-    const res = await this.transport.send('GET', '/api/export/sessions.jsonl');
+    const res = await this.transport.send('GET', API['export.sessions'].path);
     return res.blob();
   }
 
-  // Training.
-  trainingStatus(): Promise<TrainingStatus> {
-    return this.transport.json('GET', '/api/training/status');
+  trainingStatus() {
+    return this.call('training.status');
   }
-  trainingConfig(): Promise<TrainingConfig> {
-    return this.transport.json('GET', '/api/training/config');
+  trainingConfig() {
+    return this.call('training.config.get');
   }
-  saveTrainingConfig(patch: TrainingConfigPatch): Promise<TrainingConfig> {
-    return this.transport.json('PUT', '/api/training/config', { body: patch });
+  saveTrainingConfig(patch: TrainingConfigPatch) {
+    return this.call('training.config.update', { body: patch });
   }
-  pauseTraining(): Promise<TrainingStatus> {
-    return this.transport.json('POST', '/api/training/pause', { body: {} });
+  pauseTraining() {
+    return this.call('training.pause', { body: {} });
   }
-  resumeTraining(): Promise<TrainingStatus> {
-    return this.transport.json('POST', '/api/training/resume', { body: {} });
+  resumeTraining() {
+    return this.call('training.resume', { body: {} });
   }
   /** Step metrics after step `since` (0: all). */
-  metrics(since = 0): Promise<{ data: MetricsRow[] }> {
-    return this.transport.json('GET', '/api/metrics', { query: { since } });
+  metrics(since = 0) {
+    return this.call('metrics', { query: { since } });
   }
 
-  // Checkpoints.
-  checkpoints(): Promise<CheckpointList> {
-    return this.transport.json('GET', '/api/checkpoints');
+  checkpoints() {
+    return this.call('checkpoints.list');
   }
   /** Makes a checkpoint (or 'base') live as a new adapter version. */
-  rollback(id: string): Promise<RollbackResult> {
-    return this.transport.json('POST', `/api/checkpoints/${seg(id)}/rollback`, { body: {} });
+  rollback(id: string) {
+    return this.call('checkpoints.rollback', { params: { id }, body: {} });
   }
-  pin(id: string, pinned: boolean): Promise<{ checkpoint: string; pinned: boolean }> {
-    return this.transport.json('POST', `/api/checkpoints/${seg(id)}/pin`, { body: { pinned } });
+  pin(id: string, pinned: boolean) {
+    return this.call('checkpoints.pin', { params: { id }, body: { pinned } });
   }
-  /** Writes a checkpoint as a PEFT folder or a GGUF file; no dir: the data folder's exports/. */
-  exportCheckpoint(id: string, format: ExportFormat, dir?: string): Promise<ExportResult> {
-    return this.transport.json('POST', `/api/checkpoints/${seg(id)}/export`, { body: dir ? { format, dir } : { format } });
+  /** A PEFT folder or a GGUF file; no dir: the data folder's exports/. */
+  exportCheckpoint(id: string, format: ExportFormat, dir?: string) {
+    return this.call('checkpoints.export', { params: { id }, body: dir ? { format, dir } : { format } });
   }
 }

@@ -6,6 +6,12 @@ import type { ClawLoopEvent } from './events.js';
 import { EventStreamClient, type StreamStatus } from './eventStream.js';
 import { until } from '../test/fakeCore.js';
 
+// Valid data of a few events (the client checks each against the contract's schema).
+const STEP = (step: number) => ({ step, loss: 0.5, reward_mean: 1, kl: 0, clip_frac: 0, lr: 1e-3, samples: 1, tokens: 9, step_seconds: 0.4, skipped: false, skip_reason: null, turn_ids: [], at: 5 });
+const LIVE = { version: 1, checkpoint_id: 'step-1', reason: 'trained', at: 6 };
+const SAVED = { checkpoint_id: 'step-2', version: 2, parent: null, step: 2, metrics: { loss: 1, reward_mean: 1, samples: 1, tokens: 9 }, competence: null };
+const CAPTURED = { session_id: 's', turn_id: 't1', turn_type: 'main', adapter_version: 0, prompt_tokens: 1, completion_tokens: 1, finish_reason: 'stop' };
+
 /**
  * A stand-in for the core's /api/events on a real socket: it keeps an event log, replays what
  * follows Last-Event-ID, and can drop its connections or stop and start again on the same port.
@@ -41,6 +47,10 @@ class EventServer {
     const e = { id, type, data };
     this.log.push(e);
     for (const c of this.clients) this.write(c, e);
+  }
+
+  emitRaw(text: string): void {
+    for (const c of this.clients) c.write(text);
   }
 
   dropConnections(): void {
@@ -93,31 +103,33 @@ test('event stream: typed events in order; unknown names and malformed data are 
   const server = await serve();
   const { events, client } = connect(server);
   await until(() => client.currentStatus.state === 'open', 3000, 'open');
-  server.emit('train.step', { step: 1, loss: 0.5 });
+  server.emit('train.step', STEP(1));
   server.emit('no.such.event', { x: 1 });
   server.emit('adapter.live', '{not json');
-  server.emit('adapter.live', { version: 1, checkpoint_id: 'step-1', reason: 'trained' });
+  server.emit('adapter.live', { version: 'one', checkpoint_id: null, reason: 'trained' });
+  server.emit('adapter.live', LIVE);
   await until(() => events.length === 2, 3000, 'two events');
   assert.deepEqual(
-    events.map((e) => [e.id, e.type]),
+    events.map((e) => [e.id, e.event, e.at]),
     [
-      [1, 'train.step'],
-      [4, 'adapter.live'],
+      [1, 'train.step', 5],
+      [5, 'adapter.live', 6],
     ],
   );
-  assert.equal(client.lastEventId, 4, 'skipped events still advance the id');
+  assert.equal((events[1].data as { version: number }).version, 1);
+  assert.equal(client.lastEventId, 5, 'skipped events still advance the id');
 });
 
 test('event stream: a dropped connection reconnects with Last-Event-ID and gets exactly what it missed', async () => {
   const server = await serve();
   const { events, client, resyncs } = connect(server);
   await until(() => client.currentStatus.state === 'open');
-  server.emit('train.step', { step: 1 });
+  server.emit('train.step', STEP(1));
   await until(() => events.length === 1);
   server.dropConnections();
   // Emitted while no client is connected: only the replay can deliver these.
-  server.emit('train.step', { step: 2 });
-  server.emit('checkpoint.saved', { checkpoint_id: 'step-2', version: 2, parent: null, step: 2 });
+  server.emit('train.step', STEP(2));
+  server.emit('checkpoint.saved', SAVED);
   await until(() => events.length === 3, 3000, 'replayed events');
   assert.deepEqual(
     events.map((e) => e.id),
@@ -131,7 +143,7 @@ test('event stream: the core stopping shows down, and its restart on the same po
   const first = await serve();
   const { events, client, statuses } = connect(first);
   await until(() => client.currentStatus.state === 'open');
-  first.emit('turn.captured', { session_id: 's', turn_id: 't1', adapter_version: 0, prompt_tokens: 1, completion_tokens: 1 });
+  first.emit('turn.captured', CAPTURED);
   await until(() => events.length === 1);
   const port = first.port;
   const log = first.log;
@@ -148,7 +160,7 @@ test('event stream: the core stopping shows down, and its restart on the same po
   await until(() => events.length === 2, 3000, 'replay after restart');
   assert.deepEqual(second.lastEventIds, ['1']);
   assert.deepEqual(
-    events.map((e) => [e.id, e.type]),
+    events.map((e) => [e.id, e.event]),
     [
       [1, 'turn.captured'],
       [2, 'adapter.live'],
@@ -161,12 +173,21 @@ test('event stream: ids that go backwards (a new event log) ask for a full resyn
   const server = await serve();
   const { events, client, resyncs } = connect(server);
   await until(() => client.currentStatus.state === 'open');
-  server.emit('train.step', { step: 1 }, 10);
+  server.emit('train.step', STEP(1), 10);
   await until(() => events.length === 1);
-  server.emit('train.step', { step: 1 }, 3);
+  server.emit('train.step', STEP(1), 3);
   await until(() => events.length === 2);
   assert.deepEqual(resyncs, ['reset']);
   assert.equal(client.lastEventId, 3);
+});
+
+test('event stream: when the core no longer has the events missed (stream.gap), a full resync is asked for', async () => {
+  const server = await serve();
+  const { client, resyncs } = connect(server);
+  await until(() => client.currentStatus.state === 'open');
+  server.emitRaw('event: stream.gap\ndata: {"requested":3,"oldest":90}\n\n');
+  await until(() => resyncs.length === 1);
+  assert.deepEqual(resyncs, ['gap']);
 });
 
 test('event stream: a connection with no event and no heartbeat is replaced', async () => {

@@ -5,11 +5,12 @@
  * `Last-Event-ID` so the core replays what was missed. After a reconnect it asks the app to resync
  * (refetch snapshots), and if the core's ids went backwards (its event log was reset) it says so.
  */
-import { isEventType, type ClawLoopEvent } from './events.js';
+import { EVENT_SCHEMAS, GAP_EVENT, isEventName, type ClawLoopEvent } from './events.js';
 import { SseParser } from './sseParser.js';
 import { errorFromResponse } from './transport.js';
 
 export type StreamState = 'connecting' | 'open' | 'down';
+export type ResyncReason = 'reconnected' | 'reset' | 'gap';
 
 export interface StreamStatus {
   state: StreamState;
@@ -32,8 +33,11 @@ export interface EventStreamOptions {
   open: (lastEventId: string | null, signal: AbortSignal) => Promise<Response>;
   onEvent: (ev: ClawLoopEvent) => void;
   onStatus?: (s: StreamStatus) => void;
-  /** After a reconnect ('reconnected') or when the core's event ids restarted ('reset'): refetch snapshots. */
-  onResync?: (reason: 'reconnected' | 'reset') => void;
+  /**
+   * Refetch snapshots: after a reconnect ('reconnected'), when the core's event ids started again
+   * ('reset'), or when it no longer keeps the events missed ('gap').
+   */
+  onResync?: (reason: ResyncReason) => void;
   /** First retry delay in ms (default 500), doubled per failure up to maxRetryMs (default 5000). */
   retryMs?: number;
   maxRetryMs?: number;
@@ -169,15 +173,18 @@ export class EventStreamClient {
         this.o.onResync?.('reset');
       } else this.lastId = id;
     }
-    if (!data || !isEventType(name)) return;
-    let parsed: unknown;
+    if (name === GAP_EVENT) return this.o.onResync?.('gap');
+    if (!data || !isEventName(name)) return;
+    let raw: unknown;
     try {
-      parsed = JSON.parse(data);
+      raw = JSON.parse(data);
     } catch {
       return; // a malformed event must not stop the stream
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return;
-    this.o.onEvent({ id, type: name, data: parsed } as ClawLoopEvent);
+    const parsed = EVENT_SCHEMAS[name].safeParse(raw);
+    if (!parsed.success) return; // an event of another version's shape: the next resync covers it
+    const at = typeof (raw as { at?: unknown }).at === 'number' ? (raw as { at: number }).at : this.timers.now();
+    this.o.onEvent({ id: id ?? 0, event: name, at, data: parsed.data } as ClawLoopEvent);
   }
 
   private scheduleRetry(error: string | null): void {

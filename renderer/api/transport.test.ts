@@ -5,9 +5,10 @@ import { ApiClient } from './client.js';
 import { ApiRequestError, CoreUnreachableError } from './transport.js';
 
 test('transport: the key goes in Authorization, bodies are JSON with their content type', async () => {
-  const f = fakeFetch({ 'PUT /api/settings': (r) => json(200, r.body) });
+  const settings = { model_dir: '/m', backend: null, data_dir: '/d', restart_required: true, running: { model_dir: '/b', backend: 'wasm' } };
+  const f = fakeFetch({ 'PUT /api/settings': () => json(200, settings) });
   const api = new ApiClient({ fetch: f, getKey: () => 'k-123' });
-  await api.saveSettings({ model_dir: '/m' });
+  assert.deepEqual(await api.saveSettings({ model_dir: '/m' }), settings);
   const c = f.calls[0];
   assert.equal(c.headers.get('authorization'), 'Bearer k-123');
   assert.equal(c.headers.get('content-type'), 'application/json');
@@ -28,6 +29,12 @@ test('transport: OpenAI’s error envelope becomes an error with the core’s se
     return true;
   });
   await assert.rejects(api.info(), /HTTP 502: Bad Gateway/);
+});
+
+test('client: an answer of the wrong shape is refused with the field named', async () => {
+  const f = fakeFetch({ 'GET /api/training/status': () => json(200, { method: 'combine', state: 'idle', queued_samples: 'many' }) });
+  const api = new ApiClient({ fetch: f, getKey: () => null });
+  await assert.rejects(api.trainingStatus(), /GET \/api\/training\/status in a shape this app does not know \(queued_samples: /);
 });
 
 test('transport: no answer at all is CoreUnreachableError and reported as unreachable', async () => {

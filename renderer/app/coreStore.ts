@@ -6,7 +6,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
 import type { ApiKeyStore } from '../api/apiKey.js';
-import type { CoreInfo, TrainingStatus } from '../api/contract.js';
+import type { Info, TrainingStatus } from '../api/contract.js';
 import type { ClawLoopEvent } from '../api/events.js';
 import type { StreamStatus } from '../api/eventStream.js';
 
@@ -26,7 +26,7 @@ export interface CoreState {
   /** The core answered 401: the key prompt is shown. */
   needsKey: boolean;
   keyMessage: string | null;
-  info: CoreInfo | null;
+  info: Info | null;
   infoError: string | null;
   training: TrainingStatus | null;
   /** The live adapter version (0 = base model). */
@@ -98,7 +98,7 @@ export function createCoreStore(api: ApiClient, keys: ApiKeyStore): CoreStore {
     },
 
     onEvent(ev) {
-      switch (ev.type) {
+      switch (ev.event) {
         case 'adapter.live':
           set((s) => ({
             liveVersion: ev.data.version,
@@ -107,13 +107,13 @@ export function createCoreStore(api: ApiClient, keys: ApiKeyStore): CoreStore {
           break;
         case 'training.state': {
           const t = get().training;
-          const queued = ev.data.queue_length ?? ev.data.queue;
           if (t)
             set({
               training: {
                 ...t,
-                state: ev.data.state as TrainingStatus['state'],
-                queued_samples: queued ?? t.queued_samples,
+                state: ev.data.state,
+                queued_samples: ev.data.queue_length,
+                pending_turns: ev.data.pending_turns,
                 error: ev.data.state === 'error' ? (ev.data.message ?? undefined) : t.error,
               },
             });
@@ -126,7 +126,7 @@ export function createCoreStore(api: ApiClient, keys: ApiKeyStore): CoreStore {
           break;
         }
         case 'error':
-          set((s) => ({ errors: [...s.errors, { where: ev.data.where, message: ev.data.message, at: ev.data.at ?? Date.now() }].slice(-MAX_ERRORS) }));
+          set((s) => ({ errors: [...s.errors, { where: ev.data.where, message: ev.data.message, at: ev.at }].slice(-MAX_ERRORS) }));
           break;
         default:
           break;

@@ -1,19 +1,30 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chatStream, fakeFetch, json, memoryStorage, nextTick, until } from '../test/fakeCore.js';
+import { chatStream, checkpointList, event, fakeFetch, json, memoryStorage, nextTick, trainingStatus, until } from '../test/fakeCore.js';
 import { API_KEY_STORAGE_KEY, keyFromFragment } from '../api/apiKey.js';
 import { createServices } from './services.js';
 
-const status = (v: number) => ({ method: 'combine', state: 'idle', queued_samples: 0, step: v, adapter_version: v, last_step: null });
+
+const INFO = {
+  version: '0.1.0',
+  model: { name: 'mini', dir: '/m', architecture: 'qwen3', parameters: 5, context_length: 1024, backend: 'wasm', backend_notes: [] },
+  memory: { rss_bytes: 1, heap_used_bytes: 1 },
+  data_dir: '/d',
+  base_url: 'http://127.0.0.1:1/v1',
+  served_model_name: 'mini',
+  api_key_set: false,
+  openclaw_provider: {},
+  started_at: 1,
+};
 
 function core(opts: { key?: string } = {}) {
   let live = 2;
   const f = fakeFetch({
-    'GET /api/info': () => json(200, { version: '0.1.0', model: { name: 'mini' } }),
-    'GET /api/training/status': () => json(200, status(live)),
-    'GET /api/checkpoints': () => json(200, { live_checkpoint: null, adapter_version: live, data: [] }),
-    'GET /api/metrics': () => json(200, { data: [] }),
-    'GET /api/sessions': () => json(200, { data: [] }),
+    'GET /api/info': () => json(200, INFO),
+    'GET /api/training/status': () => json(200, trainingStatus(live)),
+    'GET /api/checkpoints': () => json(200, checkpointList([], null, live)),
+    'GET /api/metrics': () => json(200, { object: 'list', data: [] }),
+    'GET /api/sessions': () => json(200, { object: 'list', data: [] }),
     'GET /api/events': () => new Response(new ReadableStream({ start() {} }), { headers: { 'content-type': 'text/event-stream' } }),
     'POST /v1/chat/completions': () => chatStream(['ok'], { version: live }),
   });
@@ -35,7 +46,8 @@ test('services: the header’s live version comes from the core and follows adap
   s.start();
   await until(() => s.core.getState().liveVersion === 2, 3000, 'live version');
   assert.equal(s.core.getState().reachability, 'up');
-  s.core.getState().onEvent({ id: 1, type: 'adapter.live', data: { version: 3, checkpoint_id: 'step-3', reason: 'trained' } });
+  assert.equal(s.core.getState().info?.served_model_name, 'mini');
+  s.core.getState().onEvent(event(1, 'adapter.live', { version: 3, checkpoint_id: 'step-3', reason: 'trained' }));
   assert.equal(s.core.getState().liveVersion, 3);
   s.stop();
 });

@@ -6,7 +6,7 @@
 import { ApiClient } from '../api/client.js';
 import { ApiKeyStore, type KeyValueStorage } from '../api/apiKey.js';
 import type { ClawLoopEvent } from '../api/events.js';
-import { EventStreamClient } from '../api/eventStream.js';
+import { EventStreamClient, type ResyncReason } from '../api/eventStream.js';
 import type { FetchLike } from '../api/transport.js';
 import { createChatStore, type ChatStore } from '../chat/chatStore.js';
 import { createCheckpointsStore, type CheckpointsStore } from '../checkpoints/checkpointsStore.js';
@@ -63,7 +63,16 @@ export function createServices(env: ServicesEnv): Services {
   });
   core = createCoreStore(api, keys);
   const coreStore = core;
-  const chat = createChatStore({ api, storage: env.storage, frame: env.frame, newId: env.newId });
+  const chat = createChatStore({
+    api,
+    storage: env.storage,
+    frame: env.frame,
+    newId: env.newId,
+    onLiveChanged: () => {
+      void coreStore.getState().refresh();
+      void checkpoints.getState().load();
+    },
+  });
   const metrics = createMetricsStore(api);
   const training = createTrainingStore(api, (s) => coreStore.setState({ training: s, liveVersion: s.adapter_version }));
   const checkpoints = createCheckpointsStore(api);
@@ -74,19 +83,37 @@ export function createServices(env: ServicesEnv): Services {
 
   checkpoints.subscribe((s, prev) => {
     if (s.rows !== prev.rows || s.liveId !== prev.liveId) metrics.getState().setCheckpoints(s.rows, s.liveId);
+    // The list says which version is live: the header follows it (a rollback made here, or elsewhere).
+    if (s.liveVersion !== null && s.liveVersion !== prev.liveVersion) coreStore.setState({ liveVersion: s.liveVersion });
   });
+
+  // When the trainer finishes a round of work, catch up on whatever moved in it: this costs a few
+  // GETs per round and keeps the screens right even where an event was not seen.
+  let settleTimer: ReturnType<typeof setTimeout> | null = null;
+  const settle = () => {
+    if (settleTimer) return;
+    settleTimer = setTimeout(() => {
+      settleTimer = null;
+      void coreStore.getState().refresh();
+      void checkpoints.getState().load();
+      void metrics.getState().loadHistory();
+      chat.getState().refreshMoving();
+    }, 200);
+  };
 
   const route = (ev: ClawLoopEvent) => {
     coreStore.getState().onEvent(ev);
     chat.getState().onEvent(ev);
     metrics.getState().onEvent(ev);
     checkpoints.getState().onEvent(ev);
+    if (ev.event === 'training.state' && ev.data.state !== 'judging' && ev.data.state !== 'training') settle();
   };
 
-  const resync = () => {
+  const resync = (reason: ResyncReason | 'start') => {
     void coreStore.getState().refresh();
     void checkpoints.getState().load();
-    void metrics.getState().loadHistory();
+    // After a reconnect the replay fills the gap; when the events missed are gone, start over.
+    void (reason === 'reset' || reason === 'gap' ? metrics.getState().reload() : metrics.getState().loadHistory());
     const c = chat.getState();
     void c.loadConversations();
     if (c.activeId && c.sending !== c.activeId) void c.loadThread(c.activeId);
@@ -116,14 +143,14 @@ export function createServices(env: ServicesEnv): Services {
     connect,
     start() {
       events.start();
-      resync();
+      resync('start');
     },
     stop() {
       events.stop();
     },
     retry() {
       events.retryNow();
-      resync();
+      resync('reconnected');
     },
   };
 }

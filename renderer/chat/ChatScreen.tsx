@@ -16,7 +16,9 @@ export function ChatScreen() {
     const s = chat.getState();
     void s.loadConversations().then(() => {
       const now = chat.getState();
-      if (now.activeId) void now.select(now.activeId);
+      // Open where the user left off: the open conversation, else the most recent, else a new one.
+      const open = now.activeId ?? now.conversations[0]?.id ?? null;
+      if (open) void now.select(open);
       else now.newConversation();
     });
   }, [chat]);

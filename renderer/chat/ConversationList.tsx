@@ -6,7 +6,7 @@ import { ConfirmDialog } from '../ui/ConfirmDialog.js';
 import { when } from '../ui/format.js';
 import type { ConversationSummary } from './chatStore.js';
 
-const titleOf = (c: ConversationSummary) => c.title || 'New conversation';
+const titleOf = (c: ConversationSummary) => c.title || c.preview || 'New conversation';
 
 function RenameForm({ c, done }: { c: ConversationSummary; done: () => void }) {
   const { chat } = useServices();

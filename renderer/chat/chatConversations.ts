@@ -47,13 +47,13 @@ export function conversationActions(set: SetChat, get: GetChat, deps: ChatDeps):
         const { data } = await api.sessions();
         const remote: ConversationSummary[] = data
           .filter((s) => s.id !== 'unknown')
-          .map((s) => ({ id: s.id, title: s.title ?? null, created_at: s.created_at, last_seen_at: s.last_seen_at ?? null }));
+          .map((s) => ({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at }));
         const known = new Set(remote.map((c) => c.id));
         // Conversations started here but not sent yet stay listed (with their drafts).
         const local = get().conversations.filter((c) => c.local && !known.has(c.id));
         const { activeId, drafts } = get();
         if (activeId && !known.has(activeId) && !local.some((c) => c.id === activeId) && drafts[activeId]) {
-          local.push({ id: activeId, title: null, created_at: Date.now(), last_seen_at: null, local: true });
+          local.push({ id: activeId, title: null, preview: null, created_at: Date.now(), last_seen_at: null, local: true });
         }
         const all = [...local, ...remote].sort((a, b) => (b.last_seen_at ?? b.created_at ?? 0) - (a.last_seen_at ?? a.created_at ?? 0));
         set({ conversations: all, listError: null });
@@ -64,7 +64,7 @@ export function conversationActions(set: SetChat, get: GetChat, deps: ChatDeps):
 
     newConversation() {
       const id = deps.newId();
-      const c: ConversationSummary = { id, title: null, created_at: Date.now(), last_seen_at: Date.now(), local: true };
+      const c: ConversationSummary = { id, title: null, preview: null, created_at: Date.now(), last_seen_at: Date.now(), local: true };
       set((s) => ({ conversations: [c, ...s.conversations], threads: { ...s.threads, [id]: [] } }));
       setActive(id);
       return id;

@@ -5,7 +5,6 @@
  */
 import type { ClawLoopEvent } from '../api/events.js';
 import type { TurnView } from '../api/contract.js';
-import { ApiRequestError } from '../api/transport.js';
 import { omit } from './chatConversations.js';
 import { errorText, type ChatDeps, type GetChat, type SetChat } from './chatStore.js';
 
@@ -20,8 +19,12 @@ export interface FeedbackActions {
    * whose step trained on it (the base model when it has none). Resolves with the new version.
    */
   rollbackBefore(turnId: string): Promise<number | null>;
+  /** Refetches every shown turn whose receipt can still move (queued, judged, trained). */
+  refreshMoving(): void;
   onEvent(ev: ClawLoopEvent): void;
 }
+
+const MOVING = new Set(['queued', 'judged', 'trained']);
 
 /** How long events about one turn are gathered before it is fetched again (ms). */
 const REFRESH_COALESCE_MS = 150;
@@ -75,14 +78,8 @@ export function feedbackActions(set: SetChat, get: GetChat, deps: ChatDeps): Fee
     async refreshTurn(turnId) {
       try {
         putTurn(await api.turn(turnId));
-      } catch (err) {
-        // A core without GET /api/turns/{id} (before issue 10's contract) still lists the turn in its session.
-        if (!(err instanceof ApiRequestError) || err.status !== 404) return; // away: the next event retries
-        const conv = Object.keys(get().threads).find((id) => get().threads[id].some((it) => it.kind === 'answer' && (it.turnId === turnId || it.again?.turnId === turnId)));
-        if (!conv) return;
-        const detail = await api.session(conv).catch(() => null);
-        const t = detail?.turns.find((x) => x.id === turnId);
-        if (t) putTurn(t);
+      } catch {
+        // The core is away: the resync after it comes back refetches what is shown.
       }
     },
 
@@ -99,6 +96,8 @@ export function feedbackActions(set: SetChat, get: GetChat, deps: ChatDeps): Fee
         const target = cp?.parent_id ?? 'base';
         const r = await api.rollback(target);
         clear(turnId);
+        deps.onLiveChanged?.();
+        for (const t of Object.values(get().turns)) if (t.receipt.stage === 'live' || t.receipt.stage === 'trained') later(t.id);
         return r.adapter_version;
       } catch (err) {
         fail(turnId, `Roll back failed: ${errorText(err)}`);
@@ -106,9 +105,13 @@ export function feedbackActions(set: SetChat, get: GetChat, deps: ChatDeps): Fee
       }
     },
 
+    refreshMoving() {
+      for (const t of Object.values(get().turns)) if (MOVING.has(t.receipt.stage)) later(t.id);
+    },
+
     onEvent(ev) {
       const shown = get().turns;
-      switch (ev.type) {
+      switch (ev.event) {
         case 'feedback.received':
         case 'sample.judged':
         case 'sample.dropped':
@@ -119,7 +122,7 @@ export function feedbackActions(set: SetChat, get: GetChat, deps: ChatDeps): Fee
           break;
         case 'adapter.live':
           // Trained answers become live (or stop being live after a rollback).
-          for (const t of Object.values(shown)) if (t.receipt && (t.receipt.stage === 'trained' || t.receipt.stage === 'live')) later(t.id);
+          for (const t of Object.values(shown)) if (t.receipt.stage === 'trained' || t.receipt.stage === 'live') later(t.id);
           break;
         case 'turn.captured': {
           const conv = ev.data.session_id;

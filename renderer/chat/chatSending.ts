@@ -89,11 +89,11 @@ export function sendingActions(set: SetChat, get: GetChat, deps: ChatDeps): Send
     await stream(conv, answer.key, next, from, 'main');
   }
 
-  async function nameIfUntitled(conv: string, text: string) {
-    const c = get().conversations.find((x) => x.id === conv);
-    if (!c || c.title) return;
-    set((s) => ({ conversations: s.conversations.map((x) => (x.id === conv ? { ...x, title: titleFrom(text), local: false } : x)) }));
-    await deps.api.renameSession(conv, titleFrom(text)).catch(() => undefined);
+  /** After the first message the core knows the conversation; its list shows the first message. */
+  function markSent(conv: string, text: string) {
+    set((s) => ({
+      conversations: s.conversations.map((c) => (c.id === conv ? { ...c, local: false, preview: c.preview ?? titleFrom(text), last_seen_at: Date.now() } : c)),
+    }));
   }
 
   return {
@@ -104,10 +104,8 @@ export function sendingActions(set: SetChat, get: GetChat, deps: ChatDeps): Send
       if (!text || sending) return;
       const items = [...(get().threads[conv] ?? []), { kind: 'user' as const, key: `u-${Date.now()}`, role: 'user', content: text }];
       get().setDraft(conv, '');
-      const run = answerFrom(conv, items, items.length);
-      set((s) => ({ conversations: s.conversations.map((c) => (c.id === conv ? { ...c, last_seen_at: Date.now() } : c)) }));
-      await run;
-      await nameIfUntitled(conv, text);
+      markSent(conv, text);
+      await answerFrom(conv, items, items.length);
     },
 
     stop() {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../api/client.js';
-import type { TurnView } from '../api/contract.js';
-import { apiError, chatStream, fakeFetch, json, memoryStorage, nextTick, turnView, until, type FakeFetch } from '../test/fakeCore.js';
+import { apiError, chatStream, checkpoint, checkpointList, event, fakeFetch, json, memoryStorage, nextTick, receipt, session, turnView, until, type FakeFetch } from '../test/fakeCore.js';
 import { createChatStore } from './chatStore.js';
 import type { AnswerItem } from './thread.js';
 
@@ -19,7 +18,6 @@ test('chat: a sent message streams into an answer labelled with the version and 
   const f = fakeFetch({
     'POST /v1/chat/completions': () => chatStream(['Hel', 'lo', ' there'], { id: 'chatcmpl-1', version: 3 }),
     'GET /api/turns/:id': () => json(200, turnView('chatcmpl-1', { adapter_version: 3 })),
-    'PATCH /api/sessions/:id': (r) => json(200, { id: 'app-1', title: (r.body as { title: string }).title }),
   });
   const { store } = setup(f);
   const id = store.getState().newConversation();
@@ -41,7 +39,8 @@ test('chat: a sent message streams into an answer labelled with the version and 
   assert.equal(req.headers.get('content-type'), 'application/json');
   assert.deepEqual((req.body as { messages: unknown }).messages, [{ role: 'user', content: 'Hi!' }]);
   await until(() => store.getState().turns['chatcmpl-1'] !== undefined, 3000, 'the turn view');
-  assert.equal(store.getState().conversations[0].title, 'Hi!');
+  assert.equal(store.getState().conversations[0].preview, 'Hi!');
+  assert.equal(store.getState().conversations[0].local, false);
 });
 
 test('chat: drafts survive a reload (a new store on the same storage)', () => {
@@ -123,13 +122,13 @@ test('chat: Ask again streams the same prompt as a side turn beside the first an
 });
 
 test('chat: a rating is sent, the turn refetched; pressing it again clears it; a refusal is shown and undone', async () => {
-  let view: TurnView = turnView('t1') as TurnView;
+  let view = turnView('t1');
   const f = fakeFetch({
     'POST /v1/feedback': (r) => {
       const b = r.body as { rating?: 'up' | 'down' | null };
       if (b.rating === 'down') return apiError(409, 'this turn has been trained on already', 'completion_id');
-      view = { ...view, feedback: { rating: b.rating ?? null, hint: null, updated_at: 1 }, receipt: { stage: 'queued', score: null, hint: null, step: null, checkpoint_id: null, version: null, reason: null } };
-      return json(200, { completion_id: 't1', rating: b.rating, hint: null, trainable: true });
+      view = { ...view, feedback: { rating: b.rating ?? null, hint: null, updated_at: 1 }, receipt: receipt('queued') };
+      return json(200, { completion_id: 't1', rating: b.rating ?? null, hint: null, updated_at: 1, session_id: 's1', turn_type: 'main', trainable: true });
     },
     'GET /api/turns/:id': () => json(200, view),
   });
@@ -148,13 +147,14 @@ test('chat: a rating is sent, the turn refetched; pressing it again clears it; a
 test('chat: events that name a shown turn refetch it once, and adapter.live refetches trained turns', async () => {
   const f = fakeFetch({ 'GET /api/turns/:id': (r) => json(200, turnView(r.path.split('/').pop()!)) });
   const { store } = setup(f);
-  const trained = { stage: 'trained' as const, score: 1, hint: null, step: 4, checkpoint_id: 'step-4', version: null, reason: null };
-  store.setState({ turns: { a: turnView('a') as TurnView, b: { ...(turnView('b') as TurnView), receipt: trained } } });
+  const trained = receipt('trained', { score: 1, step: 4, checkpoint_id: 'step-4' });
+  store.setState({ turns: { a: turnView('a'), b: turnView('b', { receipt: trained }) } });
   const s = store.getState();
-  s.onEvent({ id: 1, type: 'feedback.received', data: { turn_id: 'a', kind: 'thumbs_up' } });
-  s.onEvent({ id: 2, type: 'sample.judged', data: { turn_id: 'a', score: 1 } });
-  s.onEvent({ id: 3, type: 'sample.judged', data: { turn_id: 'not-shown', score: 1 } });
-  s.onEvent({ id: 4, type: 'adapter.live', data: { version: 5, checkpoint_id: 'step-4', reason: 'trained' } });
+  const judged = (turn_id: string) => ({ turn_id, score: 1, score_source: 'feedback' as const, votes: [], hint: null, method: 'rl' as const, reason: null });
+  s.onEvent(event(1, 'feedback.received', { turn_id: 'a', kind: 'thumbs_up', text: null }));
+  s.onEvent(event(2, 'sample.judged', judged('a')));
+  s.onEvent(event(3, 'sample.judged', judged('not-shown')));
+  s.onEvent(event(4, 'adapter.live', { version: 5, checkpoint_id: 'step-4', reason: 'trained' }));
   await until(() => f.calls.length >= 2, 3000, 'refetches');
   await new Promise((r) => setTimeout(r, 250));
   assert.deepEqual(f.calls.map((c) => c.path).sort(), ['/api/turns/a', '/api/turns/b']);
@@ -162,20 +162,19 @@ test('chat: events that name a shown turn refetch it once, and adapter.live refe
 
 test('chat: Roll back to before this makes the parent of the training checkpoint live, or the base model', async () => {
   const f = fakeFetch({
-    'GET /api/checkpoints': () =>
-      json(200, { live_checkpoint: 'step-2', adapter_version: 2, data: [{ id: 'step-2', parent_id: 'step-1' }, { id: 'step-1', parent_id: null }] }),
+    'GET /api/checkpoints': () => json(200, checkpointList([checkpoint('step-2', 2, 'step-1'), checkpoint('step-1', 1, null)], 'step-2', 2)),
     'POST /api/checkpoints/:id/rollback': (r) => json(200, { checkpoint: r.path.split('/')[3], adapter_version: 7 }),
   });
   const { store } = setup(f);
-  const receipt = (cp: string) => ({ stage: 'live' as const, score: 1, hint: null, step: 1, checkpoint_id: cp, version: 2, reason: null });
-  store.setState({ turns: { x: { ...(turnView('x') as TurnView), receipt: receipt('step-2') }, y: { ...(turnView('y') as TurnView), receipt: receipt('step-1') } } });
+  const live = (cp: string) => receipt('live', { score: 1, step: 1, checkpoint_id: cp, version: 2 });
+  store.setState({ turns: { x: turnView('x', { receipt: live('step-2') }), y: turnView('y', { receipt: live('step-1') }) } });
   assert.equal(await store.getState().rollbackBefore('x'), 7);
   assert.equal(await store.getState().rollbackBefore('y'), 7);
   assert.deepEqual(
     f.calls.filter((c) => c.method === 'POST').map((c) => c.path),
     ['/api/checkpoints/step-1/rollback', '/api/checkpoints/base/rollback'],
   );
-  store.setState({ turns: { z: turnView('z') as TurnView } });
+  store.setState({ turns: { z: turnView('z') } });
   assert.equal(await store.getState().rollbackBefore('z'), null);
   assert.match(store.getState().actionErrors.z, /not been trained/);
 });
@@ -186,8 +185,11 @@ test('chat: a conversation recorded by the core is rebuilt from its turns', asyn
     turnView('t2', { session_id: 'c', created_at: 2, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'A' }, { role: 'user', content: 'b' }], response: 'B', adapter_version: 2 }),
   ];
   const f = fakeFetch({
-    'GET /api/sessions': () => json(200, { data: [{ id: 'c', title: 'Letters', created_at: 1, last_seen_at: 2, ended_at: null, end_reason: null }] }),
-    'GET /api/sessions/:id': () => json(200, { id: 'c', created_at: 1, ended_at: null, end_reason: null, turns }),
+    'GET /api/sessions': () => json(200, { object: 'list', data: [session('c', { title: 'Letters' })] }),
+    'GET /api/sessions/:id': () => {
+      const { main_turns: _, ...info } = session('c', { title: 'Letters' });
+      return json(200, { ...info, turns });
+    },
   });
   const { store } = setup(f);
   await store.getState().loadConversations();

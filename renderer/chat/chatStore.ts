@@ -17,6 +17,8 @@ import { feedbackActions, type FeedbackActions } from './chatFeedback.js';
 export interface ConversationSummary {
   id: string;
   title: string | null;
+  /** The first message, shortened (the core's), shown while there is no title. */
+  preview: string | null;
   created_at: number | null;
   last_seen_at: number | null;
   /** Created in this app and not sent yet: the core does not know it. */
@@ -48,6 +50,8 @@ export interface ChatDeps {
   frame: (fn: () => void) => void;
   /** A new conversation id. */
   newId: () => string;
+  /** Called after a rollback made another version live (the header and other screens refetch). */
+  onLiveChanged?: () => void;
 }
 
 export type ChatStore = StoreApi<ChatState>;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TurnView } from '../api/contract.js';
 import { turnView } from '../test/fakeCore.js';
 import { requestMessages, threadFromTurns, titleFrom, type ChatItem } from './thread.js';
 
@@ -22,7 +21,7 @@ test('thread: a regenerated answer replaces the first, and a side turn on the sa
     turnView('t1', { created_at: 1, messages: q, response: 'first' }),
     turnView('t2', { created_at: 2, messages: q, response: 'second', adapter_version: 1 }),
     turnView('t3', { created_at: 3, type: 'side', messages: q, response: 'again', adapter_version: 2 }),
-  ] as TurnView[];
+  ];
   const items = threadFromTurns(turns);
   assert.equal(items.length, 2);
   const a = items[1];

@@ -5,14 +5,14 @@
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
-import type { CheckpointRow } from '../api/contract.js';
+import type { CheckpointInfo } from '../api/contract.js';
 import { num, percent, when } from '../ui/format.js';
 import { ComparePanel } from './ComparePanel.js';
 import { ExportDialog } from './ExportDialog.js';
 import { lineageOrder } from './checkpointsStore.js';
 import './checkpoints.css';
 
-function Badges({ row, liveId }: { row: CheckpointRow; liveId: string | null }) {
+function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null }) {
   const c = row.competence;
   return (
     <span className="row">
@@ -27,7 +27,7 @@ function Badges({ row, liveId }: { row: CheckpointRow; liveId: string | null }) 
   );
 }
 
-function Row({ row, depth, versions, onExport, onCompare }: { row: CheckpointRow; depth: number; versions: Map<string, number>; onExport: () => void; onCompare: () => void }) {
+function Row({ row, depth, versions, onExport, onCompare }: { row: CheckpointInfo; depth: number; versions: Map<string, number>; onExport: () => void; onCompare: () => void }) {
   const { checkpoints } = useServices();
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const busy = useStore(checkpoints, (s) => s.busy[row.id]);
@@ -81,7 +81,7 @@ export function CheckpointsScreen() {
   const loaded = useStore(checkpoints, (s) => s.loaded);
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const liveVersion = useStore(core, (s) => s.liveVersion);
-  const [exporting, setExporting] = useState<CheckpointRow | null>(null);
+  const [exporting, setExporting] = useState<CheckpointInfo | null>(null);
   const [comparing, setComparing] = useState<string | null>(null);
   useEffect(() => void checkpoints.getState().load(), [checkpoints]);
   const versions = new Map(rows.map((r) => [r.id, r.adapter_version]));

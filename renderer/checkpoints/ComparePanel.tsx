@@ -2,11 +2,11 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
-import type { CheckpointRow } from '../api/contract.js';
+import type { CheckpointInfo } from '../api/contract.js';
 import { Markdown } from '../ui/Markdown.js';
 import type { CompareAnswer, Side } from './compareStore.js';
 
-function options(rows: CheckpointRow[]) {
+function options(rows: CheckpointInfo[]) {
   return [
     { value: 'live', label: 'Live version' },
     { value: 'base', label: 'v0 (base model)' },
@@ -35,7 +35,7 @@ function Answer({ side, a, picked }: { side: Side; a: CompareAnswer; picked: boo
   );
 }
 
-export function ComparePanel({ first, rows, close }: { first: string; rows: CheckpointRow[]; close: () => void }) {
+export function ComparePanel({ first, rows, close }: { first: string; rows: CheckpointInfo[]; close: () => void }) {
   const { compare } = useServices();
   const prompt = useStore(compare, (s) => s.prompt);
   const answers = useStore(compare, (s) => s.answers);

@@ -6,9 +6,9 @@ import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { desktop } from '../app/desktop.js';
 import { useServices } from '../app/servicesContext.js';
-import type { CheckpointRow, ExportFormat } from '../api/contract.js';
+import type { CheckpointInfo, ExportFormat } from '../api/contract.js';
 
-export function ExportDialog({ row, close }: { row: CheckpointRow; close: () => void }) {
+export function ExportDialog({ row, close }: { row: CheckpointInfo; close: () => void }) {
   const { checkpoints, core } = useServices();
   const dataDir = useStore(core, (s) => s.info?.data_dir ?? null);
   const busy = useStore(checkpoints, (s) => s.busy[row.id] === 'export');

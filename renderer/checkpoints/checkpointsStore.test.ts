@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../api/client.js';
-import type { CheckpointRow } from '../api/contract.js';
-import { apiError, fakeFetch, json } from '../test/fakeCore.js';
+import { apiError, chatStream, checkpoint as cp, checkpointList, fakeFetch, json } from '../test/fakeCore.js';
 import { createCheckpointsStore, lineageOrder } from './checkpointsStore.js';
 import { createCompareStore } from './compareStore.js';
-import { chatStream } from '../test/fakeCore.js';
-
-const cp = (id: string, step: number, parent: string | null) => ({ id, step, parent_id: parent, adapter_version: step, pinned: false, live: false }) as CheckpointRow;
 
 test('checkpoints: lineage lists each parent before its children, newest branch first', () => {
   const rows = [cp('a', 1, null), cp('b', 2, 'a'), cp('c', 3, 'b'), cp('d', 4, 'a'), cp('orphan', 5, 'gone')];
@@ -19,7 +15,7 @@ test('checkpoints: lineage lists each parent before its children, newest branch 
 
 test('checkpoints: each row’s action reports on that row; a failed export says why', async () => {
   const f = fakeFetch({
-    'GET /api/checkpoints': () => json(200, { live_checkpoint: 'a', adapter_version: 1, data: [cp('a', 1, null), cp('b', 2, 'a')] }),
+    'GET /api/checkpoints': () => json(200, checkpointList([cp('a', 1, null), cp('b', 2, 'a')], 'a')),
     'POST /api/checkpoints/:id/rollback': () => json(200, { checkpoint: 'b', adapter_version: 3 }),
     'POST /api/checkpoints/:id/export': (r) =>
       (r.body as { dir?: string }).dir ? apiError(400, 'export folder is outside the data folder', 'dir') : json(200, { checkpoint: 'a', format: 'peft', dir: '/d/exports/a', files: ['adapter_model.safetensors', 'adapter_config.json'] }),
@@ -43,7 +39,10 @@ test('compare: two versions answer one prompt in separate sessions; the pick bec
       const adapter = (r.body as { adapter: string }).adapter;
       return chatStream([`from ${adapter}`], { id: `c-${adapter}`, version: adapter === 'base' ? 0 : 4 });
     },
-    'POST /v1/feedback': (r) => json(200, { ...(r.body as object), trainable: true }),
+    'POST /v1/feedback': (r) => {
+      const b = r.body as { completion_id: string; rating: 'up' | 'down' };
+      return json(200, { completion_id: b.completion_id, rating: b.rating, hint: null, updated_at: 1, session_id: 's', turn_type: 'main', trainable: true });
+    },
   });
   const store = createCompareStore(new ApiClient({ fetch: f, getKey: () => null }), () => 'x');
   store.getState().setPrompt('which is better?');

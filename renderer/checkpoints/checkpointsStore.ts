@@ -5,7 +5,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
-import type { CheckpointRow, ExportFormat, ExportResult } from '../api/contract.js';
+import type { CheckpointInfo, ExportFormat, ExportResponse } from '../api/contract.js';
 import type { ClawLoopEvent } from '../api/events.js';
 
 export type RowAction = 'rollback' | 'pin' | 'export';
@@ -18,7 +18,7 @@ export interface RowOutcome {
 }
 
 export interface CheckpointsState {
-  rows: CheckpointRow[];
+  rows: CheckpointInfo[];
   liveId: string | null;
   liveVersion: number | null;
   loaded: boolean;
@@ -29,15 +29,15 @@ export interface CheckpointsState {
   load(): Promise<void>;
   rollback(id: string): Promise<boolean>;
   togglePin(id: string): Promise<void>;
-  exportTo(id: string, format: ExportFormat, dir?: string): Promise<ExportResult | null>;
+  exportTo(id: string, format: ExportFormat, dir?: string): Promise<ExportResponse | null>;
   onEvent(ev: ClawLoopEvent): void;
 }
 
 export type CheckpointsStore = StoreApi<CheckpointsState>;
 
 /** Parent → children, for showing lineage. */
-export function childrenOf(rows: CheckpointRow[]): Map<string | null, CheckpointRow[]> {
-  const m = new Map<string | null, CheckpointRow[]>();
+export function childrenOf(rows: CheckpointInfo[]): Map<string | null, CheckpointInfo[]> {
+  const m = new Map<string | null, CheckpointInfo[]>();
   for (const r of rows) {
     const k = r.parent_id && rows.some((x) => x.id === r.parent_id) ? r.parent_id : null;
     m.set(k, [...(m.get(k) ?? []), r]);
@@ -46,9 +46,9 @@ export function childrenOf(rows: CheckpointRow[]): Map<string | null, Checkpoint
 }
 
 /** Rows in lineage order (each parent followed by its children, newest lines first) with their depth. */
-export function lineageOrder(rows: CheckpointRow[]): Array<{ row: CheckpointRow; depth: number }> {
+export function lineageOrder(rows: CheckpointInfo[]): Array<{ row: CheckpointInfo; depth: number }> {
   const kids = childrenOf(rows);
-  const out: Array<{ row: CheckpointRow; depth: number }> = [];
+  const out: Array<{ row: CheckpointInfo; depth: number }> = [];
   const seen = new Set<string>();
   const walk = (parent: string | null, depth: number) => {
     const list = [...(kids.get(parent) ?? [])].sort((a, b) => b.step - a.step);
@@ -124,7 +124,7 @@ export function createCheckpointsStore(api: ApiClient): CheckpointsStore {
       },
 
       onEvent(ev) {
-        if (ev.type !== 'checkpoint.saved' && ev.type !== 'adapter.live') return;
+        if (ev.event !== 'checkpoint.saved' && ev.event !== 'adapter.live') return;
         // Several events in a row (a step saves and goes live) cost one reload.
         if (reloadTimer) return;
         reloadTimer = setTimeout(() => {

@@ -51,7 +51,7 @@ export function TrainingPanel() {
             <div>
               <dt>Last step</dt>
               <dd>
-                loss {num(last.loss)}, reward {num(last.mean_reward)}, {num(last.step_ms / 1000, 2)} s
+                loss {num(last.loss)}, reward {num(last.mean_reward)}, {last.step_ms === undefined ? '—' : num(last.step_ms / 1000, 2)} s
               </dd>
             </div>
           )}

@@ -1,33 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../api/client.js';
-import { fakeFetch, json } from '../test/fakeCore.js';
+import { checkpoint, event, fakeFetch, json, metricsRow as row, stepEvent } from '../test/fakeCore.js';
 import { createMetricsStore, REWARD_WINDOW } from './metricsStore.js';
 
-const row = (step: number, reward: number | null, skipped = false) => ({
-  step,
-  created_at: step,
-  adapter_version: step,
-  checkpoint_id: `step-${step}`,
-  skipped,
-  skip_reason: null,
-  loss: step / 10,
-  kl: 0,
-  clip_fraction: 0,
-  learning_rate: 1e-3,
-  mean_reward: reward,
-  step_ms: 500,
-});
-
-const stepEvent = (step: number, reward: number | null, skipped = false) =>
-  ({
-    id: step,
-    type: 'train.step',
-    data: { step, loss: 1, reward_mean: reward, kl: 0, clip_frac: 0, lr: 1e-3, samples: 1, tokens: 10, step_seconds: 0.5, skipped, skip_reason: null },
-  }) as const;
-
 test('metrics: the history loads, events append, replayed and skipped steps are not plotted twice', async () => {
-  const f = fakeFetch({ 'GET /api/metrics': () => json(200, { data: [row(1, 1), row(2, -1), row(3, null, true)] }) });
+  const f = fakeFetch({ 'GET /api/metrics': () => json(200, { object: 'list', data: [row(1, 1), row(2, -1), row(3, null, true)] }) });
   const store = createMetricsStore(new ApiClient({ fetch: f, getKey: () => null }));
   await store.getState().loadHistory();
   const s = store.getState();
@@ -65,9 +43,11 @@ test('metrics: 10,000 steps append into the same columns (no copies), one revisi
 test('metrics: checkpoint markers follow saves, and the live one follows adapter.live by checkpoint id', () => {
   const store = createMetricsStore(new ApiClient({ fetch: fakeFetch(), getKey: () => null }));
   const s = store.getState();
-  s.onEvent({ id: 1, type: 'checkpoint.saved', data: { checkpoint_id: 'step-2', version: 2, parent: null, step: 2 } });
-  s.onEvent({ id: 2, type: 'checkpoint.saved', data: { checkpoint_id: 'step-4', version: 3, parent: 'step-2', step: 4, competence: { accuracy: 0.5, n: 200, held_back: true, reason: 'accuracy fell' } } });
-  s.onEvent({ id: 3, type: 'adapter.live', data: { version: 9, checkpoint_id: 'step-2', reason: 'rollback' } });
+  const metrics = { loss: 1, reward_mean: 1, samples: 1, tokens: 10 };
+  s.onEvent(event(1, 'checkpoint.saved', { checkpoint_id: 'step-2', version: 2, parent: null, step: 2, metrics, competence: null }));
+  const competence = { accuracy: 0.5, n: 200, held_back: true, reason: 'accuracy fell' };
+  s.onEvent(event(2, 'checkpoint.saved', { checkpoint_id: 'step-4', version: 3, parent: 'step-2', step: 4, metrics, competence }));
+  s.onEvent(event(3, 'adapter.live', { version: 9, checkpoint_id: 'step-2', reason: 'rollback' }));
   assert.deepEqual(
     store.getState().markers.map((m) => [m.step, m.live, m.heldBack]),
     [
@@ -75,7 +55,12 @@ test('metrics: checkpoint markers follow saves, and the live one follows adapter
       [4, false, true],
     ],
   );
-  s.onEvent({ id: 4, type: 'training.state', data: { state: 'idle', queue_length: 3, at: 5000 } });
+  s.onEvent(event(4, 'training.state', { state: 'idle', message: null, queue_length: 3, pending_turns: 0 }, 5000));
+  store.getState().setCheckpoints([checkpoint('step-2', 2, null), checkpoint('step-4', 4, 'step-2')], 'step-4');
+  assert.deepEqual(
+    store.getState().markers.map((m) => m.live),
+    [false, true],
+  );
   assert.deepEqual(store.getState().queue.x, [5]);
   assert.deepEqual(store.getState().queue.y.queued, [3]);
 });

@@ -7,8 +7,8 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
-import type { CheckpointRow, MetricsRow } from '../api/contract.js';
-import type { ClawLoopEvent, EventDataMap } from '../api/events.js';
+import type { CheckpointInfo, StepRecord } from '../api/contract.js';
+import type { ClawLoopEvent, EventData } from '../api/events.js';
 import { RollingMean, SeriesBuffer } from './seriesBuffer.js';
 
 export const STEP_SERIES = ['reward', 'rewardMean', 'loss', 'kl', 'clipFraction', 'learningRate', 'stepSeconds'] as const;
@@ -36,9 +36,11 @@ export interface MetricsState {
   error: string | null;
 
   loadHistory(): Promise<void>;
+  /** Forgets every point and loads the history again (the core's event log started over). */
+  reload(): Promise<void>;
   appendStep(row: StepPoint): void;
   appendQueue(length: number, atMs: number): void;
-  setCheckpoints(rows: CheckpointRow[], liveId: string | null): void;
+  setCheckpoints(rows: CheckpointInfo[], liveId: string | null): void;
   onEvent(ev: ClawLoopEvent): void;
 }
 
@@ -46,26 +48,26 @@ export interface MetricsState {
 export interface StepPoint {
   step: number;
   reward: number | null;
-  loss: number;
-  kl: number;
-  clipFraction: number;
-  learningRate: number;
-  stepSeconds: number;
+  loss: number | null;
+  kl: number | null;
+  clipFraction: number | null;
+  learningRate: number | null;
+  stepSeconds: number | null;
 }
 
-export function pointFromMetrics(r: MetricsRow): StepPoint {
+export function pointFromMetrics(r: StepRecord): StepPoint {
   return {
     step: r.step,
-    reward: r.mean_reward,
-    loss: r.loss,
-    kl: r.kl,
-    clipFraction: r.clip_fraction,
-    learningRate: r.learning_rate,
-    stepSeconds: r.step_ms / 1000,
+    reward: r.mean_reward ?? null,
+    loss: r.loss ?? null,
+    kl: r.kl ?? null,
+    clipFraction: r.clip_fraction ?? null,
+    learningRate: r.learning_rate ?? null,
+    stepSeconds: r.step_ms === undefined ? null : r.step_ms / 1000,
   };
 }
 
-export function pointFromEvent(d: EventDataMap['train.step']): StepPoint {
+export function pointFromEvent(d: EventData<'train.step'>): StepPoint {
   return { step: d.step, reward: d.reward_mean, loss: d.loss, kl: d.kl, clipFraction: d.clip_frac, learningRate: d.lr, stepSeconds: d.step_seconds };
 }
 
@@ -92,6 +94,14 @@ export function createMetricsStore(api: ApiClient): MetricsStore {
       }
     },
 
+    async reload() {
+      get().steps.clear();
+      get().queue.clear();
+      mean.clear();
+      set((st) => ({ revision: st.revision + 1 }));
+      await get().loadHistory();
+    },
+
     appendStep(p) {
       const s = get().steps;
       // Replayed events and the history overlap: a step is plotted once.
@@ -110,19 +120,18 @@ export function createMetricsStore(api: ApiClient): MetricsStore {
 
     setCheckpoints(rows, liveId) {
       const markers = rows
-        .map((c) => ({ id: c.id, step: c.step, version: c.adapter_version, live: c.id === liveId || c.live, heldBack: c.competence?.held_back ?? false }))
+        .map((c) => ({ id: c.id, step: c.step, version: c.adapter_version, live: c.id === liveId, heldBack: c.competence?.held_back ?? false }))
         .sort((a, b) => a.step - b.step);
       set((st) => ({ markers, revision: st.revision + 1 }));
     },
 
     onEvent(ev) {
-      switch (ev.type) {
+      switch (ev.event) {
         case 'train.step':
           if (!ev.data.skipped) get().appendStep(pointFromEvent(ev.data));
           break;
         case 'training.state': {
-          const len = ev.data.queue_length ?? ev.data.queue;
-          if (typeof len === 'number') get().appendQueue(len, ev.data.at ?? Date.now());
+          get().appendQueue(ev.data.queue_length, ev.at);
           break;
         }
         case 'checkpoint.saved': {

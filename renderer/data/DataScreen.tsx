@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
-import type { SessionSummary, TurnView } from '../api/contract.js';
+import type { SessionInfo, TurnView } from '../api/contract.js';
 import { ConfirmDialog } from '../ui/ConfirmDialog.js';
 import { signed, when } from '../ui/format.js';
 import { messageText } from '../chat/thread.js';
@@ -31,7 +31,7 @@ function Sessions() {
   const { data } = useServices();
   const sessions = useStore(data, (s) => s.sessions);
   const message = useStore(data, (s) => s.sessionMessage);
-  const [deleting, setDeleting] = useState<SessionSummary | null>(null);
+  const [deleting, setDeleting] = useState<SessionInfo | null>(null);
   return (
     <section className="card" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Sessions</h2>

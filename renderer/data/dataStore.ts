@@ -5,7 +5,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
-import type { SessionSummary, TurnFilter, TurnView } from '../api/contract.js';
+import type { SessionInfo, TurnQuery, TurnView } from '../api/contract.js';
 
 export type TriState = 'any' | 'yes' | 'no';
 
@@ -23,7 +23,7 @@ export const EMPTY_FILTER: DataFilter = { hasFeedback: 'any', trained: 'any', mi
 export const PAGE_SIZE = 50;
 
 export interface DataState {
-  sessions: SessionSummary[];
+  sessions: SessionInfo[];
   filter: DataFilter;
   filterError: string | null;
   turns: TurnView[];
@@ -44,11 +44,12 @@ export interface DataState {
 
 export type DataStore = StoreApi<DataState>;
 
-const tri = (t: TriState) => (t === 'any' ? undefined : t === 'yes');
+const tri = (t: TriState) => (t === 'any' ? undefined : t === 'yes' ? ('true' as const) : ('false' as const));
 
 /** The query for a filter, or the reason it is not valid. */
-export function filterQuery(f: DataFilter): { query: TurnFilter; error: string | null } {
-  const q: TurnFilter = { has_feedback: tri(f.hasFeedback), trained: tri(f.trained), session_id: f.sessionId || undefined };
+export function filterQuery(f: DataFilter): { query: TurnQuery; error: string | null } {
+  const q: TurnQuery = { has_feedback: tri(f.hasFeedback), trained: tri(f.trained), session_id: f.sessionId || undefined };
+  const range: Record<'min_reward' | 'max_reward', number | undefined> = { min_reward: undefined, max_reward: undefined };
   for (const [key, label, text] of [
     ['min_reward', 'Minimum reward', f.minReward],
     ['max_reward', 'Maximum reward', f.maxReward],
@@ -56,11 +57,11 @@ export function filterQuery(f: DataFilter): { query: TurnFilter; error: string |
     if (text.trim() === '') continue;
     const n = Number(text);
     if (!Number.isFinite(n) || n < -1 || n > 1) return { query: q, error: `${label} must be a number from −1 to 1; got “${text}”.` };
-    q[key] = n;
+    range[key] = n;
   }
-  if (q.min_reward !== undefined && q.max_reward !== undefined && q.min_reward > q.max_reward)
+  if (range.min_reward !== undefined && range.max_reward !== undefined && range.min_reward > range.max_reward)
     return { query: q, error: 'The minimum reward is above the maximum: no turn can match.' };
-  return { query: q, error: null };
+  return { query: { ...q, ...range }, error: null };
 }
 
 export function createDataStore(api: ApiClient): DataStore {
@@ -101,7 +102,8 @@ export function createDataStore(api: ApiClient): DataStore {
       if (!last) return;
       set({ loading: true });
       try {
-        const page = await api.turns({ ...filterQuery(filter).query, limit: PAGE_SIZE, before: last.id });
+        // Pages go by time: the next page is what was created before the oldest turn shown.
+        const page = await api.turns({ ...filterQuery(filter).query, limit: PAGE_SIZE, before: last.created_at });
         set((s) => ({ turns: [...s.turns, ...page.data], hasMore: page.has_more }));
       } catch (err) {
         set({ error: `Could not load more turns: ${(err as Error).message}` });

@@ -5,6 +5,7 @@ import { desktop } from '../app/desktop.js';
 import { useServices } from '../app/servicesContext.js';
 import { TrainingSettingsForm } from '../dashboard/TrainingSettingsForm.js';
 import { TRAINING_FIELDS } from '../dashboard/trainingStore.js';
+import type { SettingsPatch } from '../api/contract.js';
 import { Field } from '../ui/Field.js';
 import { BACKENDS } from './settingsStore.js';
 
@@ -24,8 +25,8 @@ export function SettingsScreen() {
   }, [settings, training]);
   useEffect(() => {
     if (!current) return;
-    setModelDir(current.model_dir);
-    setBackend(current.backend);
+    setModelDir(current.model_dir ?? '');
+    setBackend(current.backend ?? '');
   }, [current]);
 
   return (
@@ -42,20 +43,30 @@ export function SettingsScreen() {
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            void settings.getState().save({ model_dir: modelDir, backend });
+            // Empty means the default: the bundled model, the default backend.
+            void settings.getState().save({ model_dir: modelDir.trim() || null, backend: (backend || null) as SettingsPatch['backend'] });
           }}
         >
-          <Field label="Model folder" help="A Hugging Face folder: config.json, *.safetensors, tokenizer.json (Llama, Mistral, Qwen2, Qwen3)." error={errors.model_dir}>
-            <input value={modelDir} onChange={(e) => setModelDir(e.target.value)} spellCheck={false} />
+          <Field
+            label="Model folder"
+            help={`A Hugging Face folder: config.json, *.safetensors, tokenizer.json (Llama, Mistral, Qwen2, Qwen3). Empty: the bundled model.${current ? ` Running now: ${current.running.model_dir}.` : ''}`}
+            error={errors.model_dir}
+          >
+            <input value={modelDir} onChange={(e) => setModelDir(e.target.value)} spellCheck={false} placeholder="the bundled model" />
           </Field>
           {shell && (
             <button type="button" className="btn btn-small" onClick={async () => setModelDir((await shell.chooseModelFolder()) ?? modelDir)}>
               Choose folder…
             </button>
           )}
-          <Field label="Backend" help="wasm runs everywhere; webgpu and tensorflow need their packages installed." error={errors.backend}>
+          <Field
+            label="Backend"
+            help={`wasm runs everywhere; webgpu and tensorflow need their packages installed.${current ? ` Running now: ${current.running.backend}.` : ''}`}
+            error={errors.backend}
+          >
             <select value={backend} onChange={(e) => setBackend(e.target.value)}>
-              {[...new Set([...BACKENDS, backend].filter(Boolean))].map((b) => (
+              <option value="">default</option>
+              {BACKENDS.map((b) => (
                 <option key={b} value={b}>
                   {b}
                 </option>

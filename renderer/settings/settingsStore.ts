@@ -4,13 +4,13 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
-import type { CoreSettings, SettingsPatch } from '../api/contract.js';
+import type { Settings, SettingsPatch } from '../api/contract.js';
 import { ApiRequestError } from '../api/transport.js';
 
-export const BACKENDS = ['wasm', 'cpu', 'webgpu', 'tensorflow'] as const;
+export { BACKENDS } from '../../main/protocol/app.js';
 
 export interface SettingsState {
-  settings: CoreSettings | null;
+  settings: Settings | null;
   loadError: string | null;
   saving: boolean;
   /** The error of a field, by its name (model_dir, backend). */
@@ -41,14 +41,12 @@ export function createSettingsStore(api: ApiClient): SettingsStore {
 
     async save(patch) {
       const cur = get().settings;
-      const changed = Object.fromEntries(Object.entries(patch).filter(([k, v]) => v !== undefined && cur?.[k as keyof CoreSettings] !== v));
+      const changed: SettingsPatch = {};
+      if (patch.model_dir !== undefined && patch.model_dir !== cur?.model_dir) changed.model_dir = patch.model_dir;
+      if (patch.backend !== undefined && patch.backend !== cur?.backend) changed.backend = patch.backend;
       if (!Object.keys(changed).length) {
         set({ message: 'Nothing changed.', fieldErrors: {} });
         return true;
-      }
-      if (typeof changed.model_dir === 'string' && !changed.model_dir.trim()) {
-        set({ fieldErrors: { model_dir: 'Give the folder that holds the model (config.json, *.safetensors, tokenizer.json).' } });
-        return false;
       }
       set({ saving: true, fieldErrors: {}, message: null });
       try {

@@ -4,6 +4,8 @@
  */
 import type { FetchLike } from '../api/transport.js';
 import type { KeyValueStorage } from '../api/apiKey.js';
+import type { CheckpointInfo, Receipt, SessionInfo, StepRecord, TrainingStatus, TurnView } from '../api/contract.js';
+import type { ClawLoopEvent, EventData, EventName } from '../api/events.js';
 
 export interface FakeRequest {
   method: string;
@@ -71,7 +73,10 @@ export function chatStream(tokens: string[], opts: { id?: string; version?: numb
       controller.enqueue(chunk({ role: 'assistant', content: '' }));
       for (let i = 0; i < tokens.length; i++) {
         if (opts.hold !== undefined && i === opts.hold) {
-          await new Promise<void>((resolve) => opts.signal?.addEventListener('abort', () => resolve(), { once: true }));
+          await new Promise<void>((resolve) => {
+            if (opts.signal?.aborted) resolve();
+            else opts.signal?.addEventListener('abort', () => resolve(), { once: true });
+          });
           controller.error(new DOMException('aborted', 'AbortError'));
           return;
         }
@@ -111,15 +116,17 @@ export async function until(cond: () => boolean, ms = 3000, what = 'condition'):
   }
 }
 
-/** A minimal TurnView for tests. */
-export function turnView(id: string, over: Record<string, unknown> = {}) {
+// Fixtures that satisfy the contract's schemas (the API client checks every answer against them).
+
+export function turnView(id: string, over: Partial<TurnView> = {}): TurnView {
   return {
     id,
     type: 'main',
     session_id: 's1',
     created_at: 1,
+    completed_at: 2,
     adapter_version: 0,
-    messages: [{ role: 'user' as const, content: 'hi' }],
+    messages: [{ role: 'user', content: 'hi' }],
     response: 'hello',
     reasoning: null,
     tool_calls: null,
@@ -127,10 +134,76 @@ export function turnView(id: string, over: Record<string, unknown> = {}) {
     prompt_tokens: 1,
     completion_tokens: 1,
     next_state: null,
+    closed: false,
     learn_note: null,
     feedback: null,
     judgements: [],
     samples: [],
+    receipt: receipt('none'),
     ...over,
   };
+}
+
+export function receipt(stage: Receipt['stage'], over: Partial<Receipt> = {}): Receipt {
+  return { stage, score: null, hint: null, step: null, checkpoint_id: null, version: null, reason: null, ...over };
+}
+
+const METRICS = {
+  loss: 0.5,
+  pg_loss: 0.5,
+  kl: 0,
+  entropy: 1,
+  reverse_kl: 0,
+  clip_fraction: 0,
+  ratio_mean: 1,
+  logprob_drift: 0,
+  grad_norm: 0.1,
+  learning_rate: 1e-3,
+  mean_reward: 1,
+  samples: { rl: 0, opd: 0, both: 1, total: 1 },
+  teacher_advantage: null,
+  tokens: 10,
+  step_ms: 500,
+};
+
+export function checkpoint(id: string, step: number, parent: string | null, over: Partial<CheckpointInfo> = {}): CheckpointInfo {
+  return { id, step, adapter_version: step, parent_id: parent, created_at: step, metrics: METRICS, samples: METRICS.samples, pinned: false, live: false, competence: null, ...over };
+}
+
+export function checkpointList(data: CheckpointInfo[], live: string | null, version = 1) {
+  return { object: 'list' as const, live_checkpoint: live, adapter_version: version, data };
+}
+
+export function metricsRow(step: number, reward: number | null, skipped = false): StepRecord {
+  return { ...METRICS, step, created_at: step, adapter_version: step, checkpoint_id: `step-${step}`, skipped, skip_reason: null, mean_reward: reward, loss: step / 10 };
+}
+
+export function trainingStatus(version: number, over: Partial<TrainingStatus> = {}): TrainingStatus {
+  return { method: 'combine', state: 'idle', queued_samples: 0, step: version, adapter_version: version, last_step: null, ...over };
+}
+
+export function session(id: string, over: Partial<SessionInfo> = {}): SessionInfo {
+  return { id, title: null, created_at: 1, last_seen_at: 2, ended_at: null, end_reason: null, turns: 1, main_turns: 1, preview: null, ...over };
+}
+
+/** An event as the event stream delivers it. */
+export function event<N extends EventName>(id: number, name: N, data: EventData<N>, at = 1000): ClawLoopEvent {
+  return { id, event: name, at, data } as ClawLoopEvent;
+}
+
+export function stepEvent(step: number, reward: number | null, skipped = false, turnIds: string[] = []): ClawLoopEvent {
+  return event(step, 'train.step', {
+    step,
+    loss: 1,
+    reward_mean: reward,
+    kl: 0,
+    clip_frac: 0,
+    lr: 1e-3,
+    samples: 1,
+    tokens: 10,
+    step_seconds: 0.5,
+    skipped,
+    skip_reason: null,
+    turn_ids: turnIds,
+  });
 }
