@@ -113,20 +113,29 @@ export async function coreApi(core: Core, method: string, path: string, body?: u
   return res.json();
 }
 
-/** Makes sure the core has trained at least once (rated turns through the API), for specs about what follows. */
-export async function ensureCheckpoint(core: Core): Promise<void> {
-  const count = async () => ((await coreApi(core, 'GET', '/api/checkpoints')) as { data: unknown[] }).data.length;
-  if ((await count()) > 0) return;
-  // One rated answer per round until a step has enough samples (the e2e core steps on two).
-  for (let round = 0; round < 4 && (await count()) === 0; round++) {
+const SEED_PROMPTS = [
+  'How many minutes are in 3 hours?',
+  'Convert 2 km to meters.',
+  'A box holds 12 eggs. How many eggs are in 4 boxes?',
+  'How many seconds are in 5 minutes?',
+  'Convert 3 kg to grams.',
+];
+
+/** Makes sure the core has trained `steps` times (rated turns through the API), for specs about what follows. */
+export async function ensureCheckpoint(core: Core, steps = 1): Promise<void> {
+  const count = async () => ((await coreApi(core, 'GET', '/api/training/status')) as { step: number }).step;
+  if ((await count()) >= steps) return;
+  // One rated answer per round until enough steps ran (the e2e core steps on two samples).
+  for (let round = 0; round < 4 * steps && (await count()) < steps; round++) {
     const res = await fetch(`${core.process.origin}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-session-id': `e2e-seed-${Date.now()}`, 'x-turn-type': 'main' },
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'How many minutes are in 3 hours?' }] }),
+      body: JSON.stringify({ messages: [{ role: 'user', content: SEED_PROMPTS[round % SEED_PROMPTS.length] }] }),
     });
     const { id } = (await res.json()) as { id: string };
-    await coreApi(core, 'POST', '/v1/feedback', { completion_id: id, rating: 'up' });
+    // Mostly 👍, some 👎, so the reward plot has something to show.
+    await coreApi(core, 'POST', '/v1/feedback', { completion_id: id, rating: round % 3 === 2 ? 'down' : 'up' });
     await new Promise((r) => setTimeout(r, 1500));
   }
-  await expect.poll(count, { timeout: 120_000 }).toBeGreaterThan(0);
+  await expect.poll(count, { timeout: 120_000 }).toBeGreaterThanOrEqual(steps);
 }

@@ -27,7 +27,7 @@ export class CoreProcess {
   port = 0;
   /** http://127.0.0.1:PORT */
   origin = '';
-  /** The URL `clawloop serve` printed for the app (with #key=… when it has a key), else origin + '/'. */
+  /** The URL `clawloop serve` printed for the app (with #key=… when it has a key). */
   appUrl = '';
 
   private constructor(
@@ -58,10 +58,13 @@ export class CoreProcess {
     const served = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`clawloop serve did not start in 120 s:\n${this.output}`)), 120_000);
       const check = () => {
-        const m = /serving \S+ at (http:\/\/[^\s/]+)\/v1/.exec(this.output);
-        if (m) {
+        // `serving <model> at http://…/v1`, then `the app: http://…/` (with #key=… when it has a key).
+        const served = /serving \S+ at (http:\/\/[^\s/]+)\/v1/.exec(this.output);
+        const app = /the app: (http:\/\/\S+)/.exec(this.output);
+        if (served && app) {
           clearTimeout(timer);
-          resolve(m[1]);
+          this.appUrl = app[1];
+          resolve(served[1]);
         }
       };
       child.stdout!.on('data', check);
@@ -73,8 +76,6 @@ export class CoreProcess {
     });
     this.origin = served;
     this.port = Number(new URL(served).port);
-    // `clawloop: the app: http://…/` (with #key=… when the core has an API key).
-    this.appUrl = /the app: (http:\/\/\S+)/.exec(this.output)?.[1] ?? `${served}/`;
   }
 
   /** SIGKILL: no shutdown at all, as in a crash. */

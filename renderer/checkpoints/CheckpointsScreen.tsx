@@ -9,7 +9,7 @@ import type { CheckpointInfo } from '../api/contract.js';
 import { num, percent, when } from '../ui/format.js';
 import { ComparePanel } from './ComparePanel.js';
 import { ExportDialog } from './ExportDialog.js';
-import { lineageOrder } from './checkpointsStore.js';
+import { lineageRows } from './checkpointsStore.js';
 import './checkpoints.css';
 
 function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null }) {
@@ -27,7 +27,7 @@ function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null })
   );
 }
 
-function Row({ row, depth, versions, onExport, onCompare }: { row: CheckpointInfo; depth: number; versions: Map<string, number>; onExport: () => void; onCompare: () => void }) {
+function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointInfo; branch: boolean; versions: Map<string, number>; onExport: () => void; onCompare: () => void }) {
   const { checkpoints } = useServices();
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const busy = useStore(checkpoints, (s) => s.busy[row.id]);
@@ -36,12 +36,22 @@ function Row({ row, depth, versions, onExport, onCompare }: { row: CheckpointInf
   const parent = row.parent_id ? versions.get(row.parent_id) : undefined;
   return (
     <tr>
-      <th scope="row" className="version-cell" style={{ paddingLeft: `${0.6 + depth * 1.1}rem` }}>
-        {depth > 0 && <span aria-hidden="true">↳ </span>}v{row.adapter_version}
+      <th scope="row" className="version-cell">
+        v{row.adapter_version}
       </th>
       <td>{row.step}</td>
       <td>{when(row.created_at)}</td>
-      <td>{parent !== undefined ? `v${parent}` : row.parent_id ? row.parent_id : 'base'}</td>
+      <td>
+        {parent !== undefined ? `v${parent}` : row.parent_id ? row.parent_id : 'base'}
+        {branch && (
+          <>
+            {' '}
+            <span className="badge" title="Training went on from an earlier checkpoint here (after a rollback)">
+              branch
+            </span>
+          </>
+        )}
+      </td>
       <td>{row.samples?.total ?? '—'}</td>
       <td>{num(row.metrics?.mean_reward, 2)}</td>
       <td>{row.competence ? `${percent(row.competence.accuracy)} (n=${row.competence.n})` : '—'}</td>
@@ -99,7 +109,7 @@ export function CheckpointsScreen() {
       )}
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
       <table>
-        <caption>{loaded ? `${rows.length} checkpoint(s), newest line first; ↳ marks a child of the row above.` : 'Loading…'}</caption>
+        <caption>{loaded ? `${rows.length} checkpoint(s), newest first; “From” is the checkpoint each was trained from.` : 'Loading…'}</caption>
         <thead>
           <tr>
             <th scope="col">Version</th>
@@ -114,8 +124,8 @@ export function CheckpointsScreen() {
           </tr>
         </thead>
         <tbody>
-          {lineageOrder(rows).map(({ row, depth }) => (
-            <Row key={row.id} row={row} depth={depth} versions={versions} onExport={() => setExporting(row)} onCompare={() => setComparing(row.id)} />
+          {lineageRows(rows).map(({ row, branch }) => (
+            <Row key={row.id} row={row} branch={branch} versions={versions} onExport={() => setExporting(row)} onCompare={() => setComparing(row.id)} />
           ))}
           <BaseRow live={liveId === null} />
         </tbody>

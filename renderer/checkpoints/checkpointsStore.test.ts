@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../api/client.js';
 import { apiError, chatStream, checkpoint as cp, checkpointList, fakeFetch, json } from '../test/fakeCore.js';
-import { createCheckpointsStore, lineageOrder } from './checkpointsStore.js';
+import { createCheckpointsStore, lineageRows } from './checkpointsStore.js';
 import { createCompareStore } from './compareStore.js';
 
-test('checkpoints: lineage lists each parent before its children, newest branch first', () => {
-  const rows = [cp('a', 1, null), cp('b', 2, 'a'), cp('c', 3, 'b'), cp('d', 4, 'a'), cp('orphan', 5, 'gone')];
+test('checkpoints: newest first, and a row whose parent already had a child starts a branch', () => {
+  // a → b → c, then a rollback to a and training on from it: d; then a rollback to base: e.
+  const rows = [cp('a', 1, null), cp('b', 2, 'a'), cp('c', 3, 'b'), cp('d', 4, 'a'), cp('e', 5, null)];
   assert.deepEqual(
-    lineageOrder(rows).map((r) => `${r.row.id}:${r.depth}`),
-    ['orphan:0', 'a:0', 'd:1', 'b:1', 'c:2'],
+    lineageRows(rows).map((r) => `${r.row.id}${r.branch ? ' (branch)' : ''}`),
+    ['e (branch)', 'd (branch)', 'c', 'b', 'a'],
   );
 });
 

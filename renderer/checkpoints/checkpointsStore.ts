@@ -35,32 +35,17 @@ export interface CheckpointsState {
 
 export type CheckpointsStore = StoreApi<CheckpointsState>;
 
-/** Parent → children, for showing lineage. */
-export function childrenOf(rows: CheckpointInfo[]): Map<string | null, CheckpointInfo[]> {
-  const m = new Map<string | null, CheckpointInfo[]>();
-  for (const r of rows) {
-    const k = r.parent_id && rows.some((x) => x.id === r.parent_id) ? r.parent_id : null;
-    m.set(k, [...(m.get(k) ?? []), r]);
+/**
+ * The rows newest first, each with whether it starts a branch: training continued from a parent
+ * that already had a child (after a rollback), so the lineage forks there.
+ */
+export function lineageRows(rows: CheckpointInfo[]): Array<{ row: CheckpointInfo; branch: boolean }> {
+  const firstChild = new Map<string, string>();
+  for (const r of [...rows].sort((a, b) => a.step - b.step)) {
+    const parent = r.parent_id ?? 'base';
+    if (!firstChild.has(parent)) firstChild.set(parent, r.id);
   }
-  return m;
-}
-
-/** Rows in lineage order (each parent followed by its children, newest lines first) with their depth. */
-export function lineageOrder(rows: CheckpointInfo[]): Array<{ row: CheckpointInfo; depth: number }> {
-  const kids = childrenOf(rows);
-  const out: Array<{ row: CheckpointInfo; depth: number }> = [];
-  const seen = new Set<string>();
-  const walk = (parent: string | null, depth: number) => {
-    const list = [...(kids.get(parent) ?? [])].sort((a, b) => b.step - a.step);
-    for (const r of list) {
-      if (seen.has(r.id)) continue;
-      seen.add(r.id);
-      out.push({ row: r, depth });
-      walk(r.id, Math.min(depth + 1, 8));
-    }
-  };
-  walk(null, 0);
-  return out;
+  return [...rows].sort((a, b) => b.step - a.step).map((row) => ({ row, branch: firstChild.get(row.parent_id ?? 'base') !== row.id }));
 }
 
 export function createCheckpointsStore(api: ApiClient): CheckpointsStore {

@@ -48,7 +48,7 @@ export function TrainingPanel() {
             <dd>{status.pending_turns ?? '—'}</dd>
           </div>
           {last && (
-            <div>
+            <div className="wide">
               <dt>Last step</dt>
               <dd>
                 loss {num(last.loss)}, reward {num(last.mean_reward)}, {last.step_ms === undefined ? '—' : num(last.step_ms / 1000, 2)} s
@@ -56,7 +56,7 @@ export function TrainingPanel() {
             </div>
           )}
           {held > 0 && (
-            <div>
+            <div className="wide">
               <dt>Held back</dt>
               <dd>{held} checkpoint(s) failed the competence check</dd>
             </div>

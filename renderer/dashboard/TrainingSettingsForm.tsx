@@ -54,7 +54,12 @@ export function TrainingSettingsForm({ fields, compact }: { fields: readonly Tra
                 ))}
               </select>
             ) : (
-              <input inputMode="decimal" value={values[f.key] ?? ''} onChange={(e) => set(f.key, e.target.value)} />
+              <input
+                inputMode="decimal"
+                value={values[f.key] ?? ''}
+                placeholder={f.kind.endsWith('?') ? 'default' : undefined}
+                onChange={(e) => set(f.key, e.target.value)}
+              />
             )}
           </Field>
         ))}
