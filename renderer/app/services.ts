@@ -95,8 +95,8 @@ export function createServices(env: ServicesEnv): Services {
     settleTimer = setTimeout(() => {
       settleTimer = null;
       void coreStore.getState().refresh();
-      void checkpoints.getState().load();
-      void metrics.getState().loadHistory();
+      if (checkpoints.getState().loaded) void checkpoints.getState().load();
+      if (metrics.getState().loaded) void metrics.getState().loadHistory();
       chat.getState().refreshMoving();
     }, 200);
   };
@@ -109,12 +109,16 @@ export function createServices(env: ServicesEnv): Services {
     if (ev.event === 'training.state' && ev.data.state !== 'judging' && ev.data.state !== 'training') settle();
   };
 
+  // Snapshots a screen has not asked for yet (the dashboard's history, the checkpoints) are left
+  // for that screen to load, so the first screen only waits for what it shows.
   const resync = (reason: ResyncReason | 'start') => {
     void coreStore.getState().refresh();
-    void checkpoints.getState().load();
+    if (checkpoints.getState().loaded) void checkpoints.getState().load();
+    const m = metrics.getState();
     // After a reconnect the replay fills the gap; when the events missed are gone, start over.
-    void (reason === 'reset' || reason === 'gap' ? metrics.getState().reload() : metrics.getState().loadHistory());
+    if (m.loaded) void (reason === 'reset' || reason === 'gap' ? m.reload() : m.loadHistory());
     const c = chat.getState();
+    if (reason === 'start') return; // the Chat screen loads its list when it opens
     void c.loadConversations();
     if (c.activeId && c.sending !== c.activeId) void c.loadThread(c.activeId);
   };
