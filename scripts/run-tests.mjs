@@ -2,8 +2,9 @@
 // Runs the compiled tests (dist/test/**/*.test.js) with node:test:
 //   1. every test, with the native kernels when the addon is built;
 //   2. the numerics tests (engine, RL losses) again on pure tfjs (CLAWLOOP_NATIVE=0), so they hold both ways.
-// Ends with one line "N passed, N failed" summing both runs. Arguments filter test files by
-// substring: `npm test -- engine/lora`.
+// Ends with one line "N passed, N failed" summing both runs, after a line for each suite that was
+// skipped for a missing prerequisite (see scripts/summary-reporter.mjs). Arguments filter test files
+// by substring: `npm test -- engine/lora`.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,6 +36,7 @@ if (!selected.length) {
 const reporter = path.join(root, 'scripts', 'summary-reporter.mjs');
 const countsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-tests-')), 'counts.json');
 const total = { passed: 0, failed: 0 };
+const skipped = new Map(); // "suite: reason" -> labels of the runs that skipped it
 let status = 0;
 
 function run(label, testFiles, env) {
@@ -69,13 +71,18 @@ function run(label, testFiles, env) {
     const c = JSON.parse(fs.readFileSync(countsFile, 'utf8'));
     total.passed += c.passed;
     total.failed += c.failed;
+    for (const s of c.skipped ?? []) {
+      const key = `${s.name}: ${s.reason}`;
+      skipped.set(key, [...(skipped.get(key) ?? []), label]);
+    }
   } else {
     total.failed += 1; // the run crashed before reporting
   }
 }
 
-const addonBuilt =
-  fs.existsSync(path.join(root, 'native', 'build', 'Release', 'clawloop_native.node')) && process.env.CLAWLOOP_NATIVE !== '0';
+const addonFile = path.join(root, 'native', 'build', 'Release', 'clawloop_native.node');
+const nativeOff = process.env.CLAWLOOP_NATIVE === '0';
+const addonBuilt = fs.existsSync(addonFile) && !nativeOff;
 run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', selected, {});
 // The numerics: engine tests and the RL loss fixtures.
 const engineFiles = selected.filter((f) => {
@@ -84,9 +91,11 @@ const engineFiles = selected.filter((f) => {
 });
 if (addonBuilt && engineFiles.length) {
   run('numerics tests, pure tfjs (CLAWLOOP_NATIVE=0)', engineFiles, { CLAWLOOP_NATIVE: '0' });
-} else if (engineFiles.length) {
-  console.log('note: the native addon is not built (npm run build:native), so the engine tests ran once, on pure tfjs');
 }
 fs.rmSync(path.dirname(countsFile), { recursive: true, force: true });
+if (!addonBuilt && engineFiles.length) {
+  console.log(`note: the engine tests ran once, on pure tfjs (${nativeOff ? 'CLAWLOOP_NATIVE=0' : 'the native addon is not built'})`);
+}
+for (const [what, runs] of skipped) console.log(`skipped (${runs.join('; ')}): ${what}`);
 console.log(`${total.passed} passed, ${total.failed} failed`);
 process.exit(status);

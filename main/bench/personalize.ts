@@ -9,15 +9,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import type { BackendName } from '../engine/backend.js';
+import type { BackendName } from '../engine/index.js';
 import type { TrainMethod, TrainingConfigPatch } from '../protocol/training.js';
 import { launchClawLoop, type Launched } from '../server/launch.js';
 import { loadKnowledgeBase } from '../tasks/knowledgeBase.js';
 import { Rand } from '../tasks/rand.js';
-import { isCorrect, type Task } from '../tasks/taskFamilies.js';
+import type { Task } from '../tasks/taskFamilies.js';
 import { BenchClient } from './benchClient.js';
-import { checkResponse, type Persona } from './persona.js';
+import { Conversation } from './conversation.js';
+import { HeldOutEval, type EvalResult } from './heldOutEval.js';
+import type { Persona } from './persona.js';
 import { personaTask, SimulatedUser } from './simulatedUser.js';
 
 export interface PersonalizeOptions {
@@ -41,12 +42,6 @@ export interface PersonalizeOptions {
   /** Keep the data folder (its path is in the result). */
   keepData: boolean;
   log: (line: string) => void;
-}
-
-export interface EvalResult {
-  score: number;
-  accuracy: number;
-  samples: Array<{ question: string; response: string; satisfied: boolean; failed: string[]; correct: boolean }>;
 }
 
 export interface PersonalizeResult {
@@ -81,7 +76,6 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
   const kb = loadKnowledgeBase();
   const persona = o.persona;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-'));
-  const log = o.log;
   let launched: Launched | null = null;
   try {
     launched = await launchClawLoop({
@@ -90,110 +84,39 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
       backend: o.backend,
       trainingPatch: { ...o.trainingPatch, method: o.method },
       options: { host: '127.0.0.1', port: 0, maxQueue: 256, maxBatch: 64, sessionIdleMs: 0 },
-      log: (l) => (/warning|error/i.test(l) ? log(l) : undefined),
+      log: (l) => (/warning|error/i.test(l) ? o.log(l) : undefined),
     });
     const client = new BenchClient(launched.server.url.replace(/\/v1$/, ''));
     const config = await client.config();
-    const batchSize = config.batch_size;
     const loadS = (performance.now() - t0) / 1000;
-    log(
-      `bench: ${persona.name} · ${o.method} · ${o.interactions} interactions · model ${path.basename(o.modelDir)} · lr ${config.learning_rate}, batch ${batchSize}, LoRA r${config.lora_rank}`,
+    o.log(
+      `bench: ${persona.name} · ${o.method} · ${o.interactions} interactions · model ${path.basename(o.modelDir)} · lr ${config.learning_rate}, batch ${config.batch_size}, LoRA r${config.lora_rank}`,
     );
-
     // The held-out prompts: the same for every measurement, never asked during the conversation.
     const evalRand = new Rand(o.seed ^ 0x5eed);
     const evalTasks: Task[] = Array.from({ length: o.evalPrompts }, () => personaTask(evalRand, persona, kb));
-    let evalS = 0;
-    const evaluate = async (label: string): Promise<EvalResult> => {
-      const e0 = performance.now();
-      const samples: EvalResult['samples'] = [];
-      for (let i = 0; i < evalTasks.length; i++) {
-        const response = await client.sideTurn(evalTasks[i].question, 1000 + i, o.maxTokens);
-        const c = checkResponse(persona, response);
-        samples.push({
-          question: evalTasks[i].question,
-          response,
-          satisfied: c.ok,
-          failed: c.failed,
-          correct: isCorrect(evalTasks[i], response),
-        });
-      }
-      const score = samples.filter((s) => s.satisfied).length / samples.length;
-      const accuracy = samples.filter((s) => s.correct).length / samples.length;
-      evalS += (performance.now() - e0) / 1000;
-      log(`bench: ${label}: score ${score.toFixed(2)}, accuracy ${accuracy.toFixed(2)} (${samples.length} held-out prompts)`);
-      return { score, accuracy, samples };
-    };
-
-    const before = await evaluate('before');
-    const curve: Array<[number, number]> = [[0, before.score]];
-    const user = new SimulatedUser(persona, o.seed, kb);
-    const online: boolean[] = [];
-    let interaction = 0;
-    let sessions = 0;
-    let streak = 0;
-    let sessionsTo3: number | null = null;
-    let waitMs = 0;
-    let nextCurve = o.curveEvery > 0 ? o.curveEvery : Infinity;
-    const t1 = performance.now();
-    let evalDuringTalk = 0;
-    const pace = async () => {
-      if (o.pace && o.method !== 'off') waitMs += await client.waitForTrainer(batchSize, 300_000);
-    };
-    while (interaction < o.interactions) {
-      sessions++;
-      const sessionId = `bench-${sessions}-${randomUUID()}`;
-      const task = user.nextTask();
-      const messages: Array<{ role: string; content: string }> = [{ role: 'user', content: task.question }];
-      for (let turn = 1; ; turn++) {
-        await pace();
-        const reply = await client.mainTurn(sessionId, messages, o.maxTokens);
-        interaction++;
-        const reaction = user.react(reply.content);
-        online.push(reaction.ok);
-        log(
-          `bench: #${interaction} session ${sessions} turn ${turn} (adapter v${reply.adapterVersion}): ${reaction.ok ? 'satisfied' : `violates ${reaction.failed.join(', ')}`}`,
-        );
-        if (reaction.ok) {
-          streak++;
-          if (streak >= 3 && sessionsTo3 === null) sessionsTo3 = sessions;
-        } else streak = 0;
-        const last = reaction.ok || turn >= persona.maxTurnsPerSession || interaction >= o.interactions;
-        if (last) {
-          await client.endSession(sessionId, reaction.reply);
-          break;
-        }
-        messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: reaction.reply });
-      }
-      if (interaction >= nextCurve && interaction < o.interactions) {
-        await pace();
-        const e0 = performance.now();
-        curve.push([interaction, (await evaluate(`after ${interaction} interactions`)).score]);
-        evalDuringTalk += performance.now() - e0;
-        while (nextCurve <= interaction) nextCurve += o.curveEvery;
-      }
-    }
-    // Let learning take in the last replies before the final measurement.
-    await pace();
-    const talkS = (performance.now() - t1 - evalDuringTalk - waitMs) / 1000;
-    const after = await evaluate('after');
-    curve.push([interaction, after.score]);
+    const held = new HeldOutEval(client, persona, evalTasks, o.maxTokens, o.log);
+    const before = await held.measure('before');
+    const talk = new Conversation(o, client, held, new SimulatedUser(persona, o.seed, kb), config.batch_size, before.score);
+    await talk.run();
+    const after = await held.measure('after');
+    talk.curve.push([talk.interaction, after.score]);
     const status = await client.status();
-    const result: PersonalizeResult = {
+    return {
       persona: persona.name,
       method: o.method,
-      interactions: interaction,
+      interactions: talk.interaction,
       score_before: before.score,
       score_after: after.score,
       accuracy_before: before.accuracy,
       accuracy_after: after.accuracy,
-      sessions_to_3_in_a_row: sessionsTo3,
+      sessions_to_3_in_a_row: talk.sessionsTo3,
       wall_s: (performance.now() - t0) / 1000,
-      curve,
-      sessions,
-      online,
+      curve: talk.curve,
+      sessions: talk.sessions,
+      online: talk.online,
       training: { steps: status.step, adapter_version: status.adapter_version, config: { ...config } },
-      timing: { load_s: loadS, eval_s: evalS, talk_s: talkS, wait_s: waitMs / 1000 },
+      timing: { load_s: loadS, eval_s: held.seconds, talk_s: talk.talkMs / 1000, wait_s: talk.waitMs / 1000 },
       model: path.basename(o.modelDir),
       seed: o.seed,
       eval_prompts: o.evalPrompts,
@@ -201,7 +124,6 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
       eval_before: before.samples,
       eval_after: after.samples,
     };
-    return result;
   } finally {
     await launched?.close({ abort: true }).catch(() => {});
     if (!o.keepData) fs.rmSync(dataDir, { recursive: true, force: true });

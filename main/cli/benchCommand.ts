@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseBackendName } from '../engine/backend.js';
+import { parseBackendName } from '../engine/index.js';
 import { loadPersona, PersonaError, shippedPersonas } from '../bench/persona.js';
-import { runPersonalize, type PersonalizeResult } from '../bench/personalize.js';
+import { runPersonalize, type PersonalizeOptions, type PersonalizeResult } from '../bench/personalize.js';
 import { renderLineChart } from '../bench/pngChart.js';
 import { TRAIN_METHODS, type TrainMethod, type TrainingConfigPatch } from '../protocol/training.js';
 import { numberFlag, parse, required, UsageError } from './args.js';
@@ -60,29 +60,45 @@ export function plotRuns(runs: PersonalizeResult[], file: string, title?: string
   fs.writeFileSync(file, png);
 }
 
+const BENCH_FLAGS = {
+  persona: { type: 'string' },
+  method: { type: 'string' },
+  interactions: { type: 'string' },
+  seed: { type: 'string' },
+  json: { type: 'string' },
+  plot: { type: 'string' },
+  model: { type: 'string' },
+  'eval-prompts': { type: 'string' },
+  'curve-every': { type: 'string' },
+  'no-pace': { type: 'boolean', default: false },
+  'max-tokens': { type: 'string' },
+  lr: { type: 'string' },
+  'batch-size': { type: 'string' },
+  'lora-rank': { type: 'string' },
+  set: { type: 'string', multiple: true },
+  'keep-data': { type: 'boolean', default: false },
+  backend: { type: 'string' },
+} as const;
+
+type BenchFlags = ReturnType<typeof parse<typeof BENCH_FLAGS>>['values'];
+
 export async function benchCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== 'personalize')
     throw new UsageError(sub ? `unknown benchmark '${sub}'; available: personalize` : 'name a benchmark: personalize');
-  const { values } = parse(rest, {
-    persona: { type: 'string' },
-    method: { type: 'string' },
-    interactions: { type: 'string' },
-    seed: { type: 'string' },
-    json: { type: 'string' },
-    plot: { type: 'string' },
-    model: { type: 'string' },
-    'eval-prompts': { type: 'string' },
-    'curve-every': { type: 'string' },
-    'no-pace': { type: 'boolean', default: false },
-    'max-tokens': { type: 'string' },
-    lr: { type: 'string' },
-    'batch-size': { type: 'string' },
-    'lora-rank': { type: 'string' },
-    set: { type: 'string', multiple: true },
-    'keep-data': { type: 'boolean', default: false },
-    backend: { type: 'string' },
-  });
+  const { values } = parse(rest, BENCH_FLAGS);
+  const result = await runPersonalize(personalizeOptions(values, io));
+  io.out(summary(result));
+  if (values.json) {
+    fs.mkdirSync(path.dirname(path.resolve(values.json)), { recursive: true });
+    fs.writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
+  }
+  if (values.plot) plotRuns([result], values.plot);
+  return 0;
+}
+
+/** The benchmark run the flags describe; every flag is checked here, before anything starts. */
+function personalizeOptions(values: BenchFlags, io: Io): PersonalizeOptions {
   const method = required(values.method, '--method') as TrainMethod;
   if (!TRAIN_METHODS.includes(method)) throw new UsageError(`--method must be one of ${TRAIN_METHODS.join(', ')}; got '${method}'`);
   let persona;
@@ -94,6 +110,31 @@ export async function benchCommand(argv: string[], io: Io): Promise<number> {
   }
   if (persona.unknownFields.length)
     io.log(`clawloop bench: note: ${persona.file} has fields ClawLoop does not use: ${persona.unknownFields.join(', ')}`);
+  const trainingPatch = trainingPatchOf(values);
+  const interactions = numberFlag(required(values.interactions, '--interactions'), '--interactions', {
+    min: 1,
+    max: 10_000,
+    integer: true,
+  })!;
+  return {
+    persona,
+    method,
+    interactions,
+    evalPrompts: numberFlag(values['eval-prompts'], '--eval-prompts', { min: 50, max: 10_000, integer: true }) ?? 50,
+    curveEvery: numberFlag(values['curve-every'], '--curve-every', { min: 0, integer: true }) ?? 6,
+    maxTokens: numberFlag(values['max-tokens'], '--max-tokens', { min: 8, max: 8192, integer: true }) ?? 256,
+    seed: numberFlag(values.seed, '--seed', { integer: true }) ?? 1,
+    backend: values.backend ? parseBackendName(values.backend) : undefined,
+    modelDir: resolveModelDir(values.model),
+    pace: !values['no-pace'],
+    trainingPatch,
+    keepData: values['keep-data'] ?? false,
+    log: io.log,
+  };
+}
+
+/** --lr, --batch-size, --lora-rank and every --set KEY=VALUE as a training configuration patch. */
+function trainingPatchOf(values: BenchFlags): TrainingConfigPatch {
   const patch: TrainingConfigPatch = {};
   const lr = numberFlag(values.lr, '--lr', { min: 0 });
   if (lr !== undefined) patch.learning_rate = lr;
@@ -113,33 +154,13 @@ export async function benchCommand(argv: string[], io: Io): Promise<number> {
     }
     (patch as Record<string, unknown>)[kv.slice(0, eq)] = value;
   }
-  const interactions = numberFlag(required(values.interactions, '--interactions'), '--interactions', {
-    min: 1,
-    max: 10_000,
-    integer: true,
-  })!;
-  const evalPrompts = numberFlag(values['eval-prompts'], '--eval-prompts', { min: 50, max: 10_000, integer: true }) ?? 50;
-  const curveEvery = numberFlag(values['curve-every'], '--curve-every', { min: 0, integer: true }) ?? 6;
-  const maxTokens = numberFlag(values['max-tokens'], '--max-tokens', { min: 8, max: 8192, integer: true }) ?? 256;
-  const seed = numberFlag(values.seed, '--seed', { integer: true }) ?? 1;
-  const backend = values.backend ? parseBackendName(values.backend) : undefined;
-  const result = await runPersonalize({
-    persona,
-    method,
-    interactions,
-    seed,
-    modelDir: resolveModelDir(values.model),
-    evalPrompts,
-    curveEvery,
-    pace: !values['no-pace'],
-    maxTokens,
-    trainingPatch: patch,
-    backend,
-    keepData: values['keep-data'] ?? false,
-    log: io.log,
-  });
+  return patch;
+}
+
+/** The result as a few lines for a person. */
+function summary(result: PersonalizeResult): string {
   const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
-  io.out(
+  return (
     [
       `persona ${result.persona}, method ${result.method}, ${result.interactions} interactions in ${result.sessions} sessions`,
       `  personalization score  ${result.score_before.toFixed(2)} -> ${result.score_after.toFixed(2)}`,
@@ -149,12 +170,6 @@ export async function benchCommand(argv: string[], io: Io): Promise<number> {
       `  wall time              ${(result.wall_s / 60).toFixed(1)} min (load ${result.timing.load_s.toFixed(0)} s, measuring ${result.timing.eval_s.toFixed(0)} s, talking ${result.timing.talk_s.toFixed(0)} s, waiting for the trainer ${result.timing.wait_s.toFixed(0)} s)`,
       `  curve                  ${result.curve.map(([x, y]) => `${x}:${y.toFixed(2)}`).join(' ')}`,
       ...(result.data_dir ? [`  data folder            ${result.data_dir}`] : []),
-    ].join('\n') + '\n',
+    ].join('\n') + '\n'
   );
-  if (values.json) {
-    fs.mkdirSync(path.dirname(path.resolve(values.json)), { recursive: true });
-    fs.writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
-  }
-  if (values.plot) plotRuns([result], values.plot);
-  return 0;
 }

@@ -6,7 +6,7 @@ import { LearnStore } from '../store/learnStore.js';
 import { parse, UsageError } from './args.js';
 import { DB_FILE, resolveDataDir } from './dataDir.js';
 import type { Io } from './io.js';
-import { runningServer } from './serverFile.js';
+import { runningServer, type ServerFile } from './serverFile.js';
 
 export const CHECKPOINTS_USAGE = `Usage: clawloop checkpoints list [--json]
        clawloop checkpoints rollback ID
@@ -35,67 +35,17 @@ export async function checkpointsCommand(argv: string[], io: Io): Promise<number
   if (action === 'rollback') {
     if (!id) throw new UsageError('rollback needs a checkpoint id (see `clawloop checkpoints list`), or "base"');
     const server = runningServer(dataDir);
-    if (server) {
-      const key = values['api-key'] ?? process.env.CLAWLOOP_API_KEY;
-      const res = await fetch(`${new URL(server.url).origin}/api/checkpoints/${encodeURIComponent(id)}/rollback`, {
-        method: 'POST',
-        headers: key ? { authorization: `Bearer ${key}` } : {},
-      });
-      const body = (await res.json()) as { adapter_version?: number; error?: { message: string } };
-      if (!res.ok) throw new Error(`the server (pid ${server.pid}) refused: ${body.error?.message ?? res.status}`);
-      io.out(`rolled back to ${id}: adapter version ${body.adapter_version} is live (server pid ${server.pid})\n`);
-      return 0;
-    }
+    if (server) return rollbackOnServer(io, server, id, values['api-key'] ?? process.env.CLAWLOOP_API_KEY);
   }
 
   const db = openDatabase(file);
   try {
     const store = new LearnStore(db);
     switch (action) {
-      case 'list': {
-        const live = store.trainerState().liveCheckpointId;
-        const rows = store.checkpoints();
-        if (values.json) {
-          io.out(
-            JSON.stringify(
-              rows.map((c) => ({
-                id: c.id,
-                step: c.step,
-                adapter_version: c.adapterVersion,
-                created_at: c.createdAt,
-                metrics: c.metrics,
-                samples: c.samples,
-                pinned: c.pinned,
-                live: c.id === live,
-              })),
-            ) + '\n',
-          );
-          return 0;
-        }
-        if (!rows.length) {
-          io.out(`no checkpoints yet (the live policy is ${live ?? 'the base model'})\n`);
-          return 0;
-        }
-        io.out(
-          `${'id'.padEnd(13)} ${'step'.padStart(5)} ${'version'.padStart(7)}  ${'created'.padEnd(19)} ${'loss'.padStart(9)} ${'samples'.padStart(7)}  flags\n`,
-        );
-        for (const c of rows) {
-          const when = new Date(c.createdAt).toISOString().slice(0, 19).replace('T', ' ');
-          const flags = [c.id === live ? 'live' : '', c.pinned ? 'pinned' : ''].filter(Boolean).join(',');
-          io.out(
-            `${c.id.padEnd(13)} ${String(c.step).padStart(5)} ${String(c.adapterVersion).padStart(7)}  ${when} ${c.metrics.loss.toFixed(4).padStart(9)} ${String(c.samples.total).padStart(7)}  ${flags}\n`,
-          );
-        }
-        return 0;
-      }
-      case 'rollback': {
-        const target = id === 'base' ? null : id!;
-        if (target && !store.checkpoint(target)) throw new Error(`no checkpoint '${id}'; see \`clawloop checkpoints list\``);
-        const version = store.maxVersion() + 1;
-        store.recordRollback(target, version, Date.now());
-        io.out(`rolled back to ${id}: adapter version ${version} will be live when \`clawloop serve\` starts\n`);
-        return 0;
-      }
+      case 'list':
+        return listCheckpoints(io, store, values.json ?? false);
+      case 'rollback':
+        return rollbackOffline(io, store, id!);
       case 'export': {
         if (!id || !dir) throw new UsageError('export needs a checkpoint id and a folder: clawloop checkpoints export ID DIR');
         if (!store.checkpoint(id)) throw new Error(`no checkpoint '${id}'; see \`clawloop checkpoints list\``);
@@ -111,4 +61,60 @@ export async function checkpointsCommand(argv: string[], io: Io): Promise<number
   } finally {
     db.close();
   }
+}
+
+/** Asks the running server to roll back (it owns the trainer). */
+async function rollbackOnServer(io: Io, server: ServerFile, id: string, key: string | undefined): Promise<number> {
+  const res = await fetch(`${new URL(server.url).origin}/api/checkpoints/${encodeURIComponent(id)}/rollback`, {
+    method: 'POST',
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+  });
+  const body = (await res.json()) as { adapter_version?: number; error?: { message: string } };
+  if (!res.ok) throw new Error(`the server (pid ${server.pid}) refused: ${body.error?.message ?? res.status}`);
+  io.out(`rolled back to ${id}: adapter version ${body.adapter_version} is live (server pid ${server.pid})\n`);
+  return 0;
+}
+
+/** No server runs: the rollback is recorded in the data folder and takes effect at the next start. */
+function rollbackOffline(io: Io, store: LearnStore, id: string): number {
+  const target = id === 'base' ? null : id;
+  if (target && !store.checkpoint(target)) throw new Error(`no checkpoint '${id}'; see \`clawloop checkpoints list\``);
+  const version = store.maxVersion() + 1;
+  store.recordRollback(target, version, Date.now());
+  io.out(`rolled back to ${id}: adapter version ${version} will be live when \`clawloop serve\` starts\n`);
+  return 0;
+}
+
+function listCheckpoints(io: Io, store: LearnStore, json: boolean): number {
+  const live = store.trainerState().liveCheckpointId;
+  const rows = store.checkpoints();
+  if (json) {
+    const out = rows.map((c) => ({
+      id: c.id,
+      step: c.step,
+      adapter_version: c.adapterVersion,
+      created_at: c.createdAt,
+      metrics: c.metrics,
+      samples: c.samples,
+      pinned: c.pinned,
+      live: c.id === live,
+    }));
+    io.out(JSON.stringify(out) + '\n');
+    return 0;
+  }
+  if (!rows.length) {
+    io.out(`no checkpoints yet (the live policy is ${live ?? 'the base model'})\n`);
+    return 0;
+  }
+  io.out(
+    `${'id'.padEnd(13)} ${'step'.padStart(5)} ${'version'.padStart(7)}  ${'created'.padEnd(19)} ${'loss'.padStart(9)} ${'samples'.padStart(7)}  flags\n`,
+  );
+  for (const c of rows) {
+    const when = new Date(c.createdAt).toISOString().slice(0, 19).replace('T', ' ');
+    const flags = [c.id === live ? 'live' : '', c.pinned ? 'pinned' : ''].filter(Boolean).join(',');
+    io.out(
+      `${c.id.padEnd(13)} ${String(c.step).padStart(5)} ${String(c.adapterVersion).padStart(7)}  ${when} ${c.metrics.loss.toFixed(4).padStart(9)} ${String(c.samples.total).padStart(7)}  ${flags}\n`,
+    );
+  }
+  return 0;
 }

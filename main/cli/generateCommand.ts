@@ -1,6 +1,4 @@
-import { parseBackendName } from '../engine/backend.js';
-import { generate } from '../engine/generate.js';
-import { Model } from '../engine/model.js';
+import { generate, Model, parseBackendName } from '../engine/index.js';
 import { numberFlag, parse, required } from './args.js';
 import { resolveModelDir } from './modelDir.js';
 import type { Io } from './io.js';

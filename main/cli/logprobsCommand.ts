@@ -1,6 +1,4 @@
-import { parseBackendName } from '../engine/backend.js';
-import { Model } from '../engine/model.js';
-import { tokenLogprobs } from '../engine/score.js';
+import { Model, parseBackendName, tokenLogprobs } from '../engine/index.js';
 import { parse, UsageError } from './args.js';
 import { resolveModelDir } from './modelDir.js';
 import type { Io } from './io.js';

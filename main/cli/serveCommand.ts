@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { parseBackendName } from '../engine/backend.js';
+import { parseBackendName } from '../engine/index.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
-import { launchClawLoop } from '../server/launch.js';
+import { launchClawLoop, type Launched } from '../server/launch.js';
 import { openClawProvider } from '../server/openclawProvider.js';
 import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';
-import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainer.js';
+import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.js';
 import { removeServerFile, writeServerFile } from './serverFile.js';
-import { SettingsFile } from '../server/settingsFile.js';
+import { SettingsFile, type StoredSettings } from '../server/settingsFile.js';
 import { appDir } from '../resources.js';
 import { numberFlag, parse, UsageError } from './args.js';
 import { resolveModelDir } from './modelDir.js';
@@ -55,6 +55,8 @@ Learning (stored in the data folder; these flags override the stored settings):
   --judge-model DIR         judge with another local model (default: the served model, adapter off)
   --judge-url URL           judge with an OpenAI-compatible endpoint; with --judge-model-name NAME
                             and --judge-api-key KEY (or env CLAWLOOP_JUDGE_API_KEY)
+  --reset-training-config   forget the training settings stored in the data folder and start from
+                            the defaults (and these flags)
 
 Stop with Ctrl-C (SIGINT) or SIGTERM: requests in flight finish, then the database is closed.
 A second signal aborts them.`;
@@ -64,48 +66,46 @@ export function openClawProviderEntry(baseUrl: string, modelId: string, contextL
   return JSON.stringify(openClawProvider(baseUrl, modelId, contextLength, apiKey), null, 2);
 }
 
-export async function serveCommand(argv: string[], io: Io): Promise<number> {
-  const { values } = parse(argv, {
-    model: { type: 'string' },
-    host: { type: 'string' },
-    port: { type: 'string' },
-    'api-key': { type: 'string' },
-    'data-dir': { type: 'string' },
-    'served-model-name': { type: 'string' },
-    backend: { type: 'string' },
-    'max-queue': { type: 'string' },
-    'max-batch': { type: 'string' },
-    'max-body-bytes': { type: 'string' },
-    'session-idle-minutes': { type: 'string' },
-    'keep-alive-ms': { type: 'string' },
-    cors: { type: 'string', multiple: true },
-    'allowed-host': { type: 'string', multiple: true },
-    'export-dir': { type: 'string', multiple: true },
-    'train-method': { type: 'string' },
-    'batch-size': { type: 'string' },
-    lr: { type: 'string' },
-    'lora-rank': { type: 'string' },
-    'lora-alpha': { type: 'string' },
-    'lora-targets': { type: 'string' },
-    votes: { type: 'string' },
-    'w-rl': { type: 'string' },
-    'w-opd': { type: 'string' },
-    'opd-clip': { type: 'string' },
-    'kl-coef': { type: 'string' },
-    'max-staleness': { type: 'string' },
-    'keep-checkpoints': { type: 'string' },
-    'judge-model': { type: 'string' },
-    'judge-url': { type: 'string' },
-    'judge-model-name': { type: 'string' },
-    'judge-api-key': { type: 'string' },
-  });
-  const trainingPatch = trainingFlags(values);
-  const dataDir = resolveDataDir(values['data-dir']);
-  // What the app chose in Settings applies when no flag says otherwise.
-  const stored = SettingsFile.read(dataDir);
-  const modelDir = resolveModelDir(values.model ?? stored.model_dir ?? undefined);
-  const backendName = values.backend ?? stored.backend ?? undefined;
-  const backend = backendName ? parseBackendName(backendName) : undefined;
+const SERVE_FLAGS = {
+  model: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  'api-key': { type: 'string' },
+  'data-dir': { type: 'string' },
+  'served-model-name': { type: 'string' },
+  backend: { type: 'string' },
+  'max-queue': { type: 'string' },
+  'max-batch': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'session-idle-minutes': { type: 'string' },
+  'keep-alive-ms': { type: 'string' },
+  cors: { type: 'string', multiple: true },
+  'allowed-host': { type: 'string', multiple: true },
+  'export-dir': { type: 'string', multiple: true },
+  'train-method': { type: 'string' },
+  'batch-size': { type: 'string' },
+  lr: { type: 'string' },
+  'lora-rank': { type: 'string' },
+  'lora-alpha': { type: 'string' },
+  'lora-targets': { type: 'string' },
+  votes: { type: 'string' },
+  'w-rl': { type: 'string' },
+  'w-opd': { type: 'string' },
+  'opd-clip': { type: 'string' },
+  'kl-coef': { type: 'string' },
+  'max-staleness': { type: 'string' },
+  'keep-checkpoints': { type: 'string' },
+  'judge-model': { type: 'string' },
+  'judge-url': { type: 'string' },
+  'judge-model-name': { type: 'string' },
+  'judge-api-key': { type: 'string' },
+  'reset-training-config': { type: 'boolean' },
+} as const;
+
+type ServeFlags = ReturnType<typeof parse<typeof SERVE_FLAGS>>['values'];
+
+/** The server options the flags set; unset ones take what the app stored in Settings, then the defaults. */
+function serverOptions(values: ServeFlags, stored: StoredSettings): Partial<ServerOptions> {
   const idleMinutes = numberFlag(values['session-idle-minutes'], '--session-idle-minutes', { min: 0 });
   const options: Partial<ServerOptions> = {
     host: values.host ?? D.host,
@@ -123,11 +123,33 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     exportDirs: listFlag(values['export-dir']).map((d) => path.resolve(d)),
   };
   if (options.apiKey === '') options.apiKey = null;
+  return options;
+}
 
-  const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, options, log: io.log });
+export async function serveCommand(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, SERVE_FLAGS);
+  const trainingPatch = trainingFlags(values);
+  const dataDir = resolveDataDir(values['data-dir']);
+  // What the app chose in Settings applies when no flag says otherwise.
+  const stored = SettingsFile.read(dataDir);
+  const modelDir = resolveModelDir(values.model ?? stored.model_dir ?? undefined);
+  const backendName = values.backend ?? stored.backend ?? undefined;
+  const backend = backendName ? parseBackendName(backendName) : undefined;
+  const options = serverOptions(values, stored);
+  const resetTrainingConfig = values['reset-training-config'] === true;
+  const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, resetTrainingConfig, options, log: io.log });
+  writeServerFile(dataDir, { pid: process.pid, url: launched.server.url, started_at: Date.now() });
+  logStartup(io, launched, dataDir, options);
+  await untilSignalled(io, launched);
+  removeServerFile(dataDir);
+  io.log('clawloop: stopped; database closed');
+  return 0;
+}
+
+/** What is served where, what is learned, where the app is, and how to point OpenClaw at it. */
+function logStartup(io: Io, launched: Launched, dataDir: string, options: Partial<ServerOptions>): void {
   const { server, engine, trainer } = launched;
   const info = engine.info;
-  writeServerFile(dataDir, { pid: process.pid, url: server.url, started_at: Date.now() });
   const st = trainer.status;
   io.log(
     `clawloop: learning: method ${st.method}, adapter version ${st.adapter_version}, step ${st.step}, ${st.queued_samples} sample(s) queued${st.state === 'paused' ? ' (paused)' : ''}`,
@@ -140,14 +162,19 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
     io.log(`clawloop: warning: listening on ${options.host} without an API key; anyone who can reach this port can use the model`);
   }
   io.log(`clawloop: serving ${server.options.servedModelName} at ${server.url}`);
-  io.log(`clawloop: the app: ${appUrl(server.origin, server.options.apiKey)}${server.options.appDir ? '' : ' (not built: run npm run build)'}`);
+  io.log(
+    `clawloop: the app: ${appUrl(server.origin, server.options.apiKey)}${server.options.appDir ? '' : ' (not built: run npm run build)'}`,
+  );
   io.log(
     `\nPoint OpenClaw at it: merge this into ~/.openclaw/openclaw.json (then delete ~/.openclaw/agents/main/agent/models.json if an older URL is cached there):\n`,
   );
   io.log(openClawProviderEntry(server.url, server.options.servedModelName, info.contextLength, options.apiKey ?? null));
   io.log('');
+}
 
-  await new Promise<void>((resolve) => {
+/** Runs until SIGINT or SIGTERM, then closes: requests in flight finish, or are aborted on a second signal. */
+function untilSignalled(io: Io, launched: Launched): Promise<void> {
+  return new Promise<void>((resolve) => {
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {
       signals++;
@@ -159,15 +186,12 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
           .finally(resolve);
       } else {
         io.log(`clawloop: ${sig}: aborting requests in flight`);
-        server.close({ abort: true }).catch(() => {});
+        launched.server.close({ abort: true }).catch(() => {});
       }
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
-  removeServerFile(dataDir);
-  io.log('clawloop: stopped; database closed');
-  return 0;
 }
 
 /** The app's address; with an API key, the key rides in the fragment (never sent to a server or logged by one). */
@@ -177,7 +201,10 @@ function appUrl(origin: string, apiKey: string | null): string {
 
 /** A repeatable flag's values; each may also be a comma-separated list. */
 function listFlag(v: string[] | undefined): string[] {
-  return (v ?? []).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean);
+  return (v ?? [])
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 /** The training flags of `clawloop serve` as a configuration patch, validated (errors name the flag). */

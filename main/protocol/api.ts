@@ -64,7 +64,7 @@ export interface RouteSpec {
   errors?: readonly number[];
 }
 
-const json = (schema: z.ZodType) => ({ kind: 'json', schema }) as const;
+const json = <S extends z.ZodType>(schema: S) => ({ kind: 'json', schema }) as const;
 const id = 'the checkpoint id (e.g. step-000012), or base for the base model';
 
 export const API = {
@@ -311,7 +311,9 @@ type Spec<N extends RouteName> = (typeof API)[N];
 /** The JSON body a route takes (what a client sends). */
 export type RequestOf<N extends RouteName> = Spec<N> extends { body: z.ZodType } ? z.input<Spec<N>['body']> : never;
 /** The JSON a route answers with. */
-export type ResponseOf<N extends RouteName> = Spec<N>['response'] extends { schema: z.ZodType } ? z.infer<Spec<N>['response']['schema']> : never;
+export type ResponseOf<N extends RouteName> = Spec<N>['response'] extends { schema: z.ZodType }
+  ? z.infer<Spec<N>['response']['schema']>
+  : never;
 /** The query parameters a route takes. */
 export type QueryOf<N extends RouteName> = Spec<N> extends { query: z.ZodType } ? z.input<Spec<N>['query']> : never;
 

@@ -53,10 +53,27 @@ const turn = {
   learn_note: null,
   feedback: { rating: 'up', hint: 'no bold text please', updated_at: 1763900005000 },
   judgements: [
-    { kind: 'prm', judge: 'base model (adapter off)', score: 1, hint: null, votes: [{ raw: 'The user thanks … \\boxed{1}', score: 1 }], created_at: 1763900006000 },
+    {
+      kind: 'prm',
+      judge: 'base model (adapter off)',
+      score: 1,
+      hint: null,
+      votes: [{ raw: 'The user thanks … \\boxed{1}', score: 1 }],
+      created_at: 1763900006000,
+    },
   ],
   samples: [
-    { kind: 'both', reward: 1, reward_source: 'feedback', hint: 'no bold text please', hint_source: 'feedback', adapter_version: 3, status: 'trained', drop_reason: null, step: 4 },
+    {
+      kind: 'both',
+      reward: 1,
+      reward_source: 'feedback',
+      hint: 'no bold text please',
+      hint_source: 'feedback',
+      adapter_version: 3,
+      status: 'trained',
+      drop_reason: null,
+      step: 4,
+    },
   ],
   receipt: { stage: 'live', score: 1, hint: 'no bold text please', step: 4, checkpoint_id: 'step-000004', version: 4, reason: null },
 };
@@ -125,7 +142,14 @@ export const EXAMPLES: Record<string, RouteExample> = {
       object: 'chat.completion',
       created: 1763900000,
       model: 'clawloop-mini',
-      choices: [{ index: 0, message: { role: 'assistant', content: '3 hours × 60 minutes = **180 minutes**.' }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: '3 hours × 60 minutes = **180 minutes**.' },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
       usage: { prompt_tokens: 21, completion_tokens: 14, total_tokens: 35, prompt_tokens_details: { cached_tokens: 0 } },
     },
   },
@@ -199,7 +223,10 @@ export const EXAMPLES: Record<string, RouteExample> = {
   'settings.apiKey': { request: { regenerate: true }, response: { api_key: 'clk-9f1c0e7a3b5d4e2f8a6c1b0d' } },
   'training.status': { response: status },
   'training.config.get': { response: config },
-  'training.config.update': { request: { batch_size: 8, learning_rate: 0.001 }, response: { ...config, batch_size: 8, learning_rate: 0.001 } },
+  'training.config.update': {
+    request: { batch_size: 8, learning_rate: 0.001 },
+    response: { ...config, batch_size: 8, learning_rate: 0.001 },
+  },
   'training.pause': { response: { ...status, state: 'paused' } },
   'training.resume': { response: status },
   'checkpoints.list': {
@@ -232,14 +259,27 @@ export const EXAMPLES: Record<string, RouteExample> = {
       checkpoint: 'step-000004',
       format: 'peft',
       dir: '/home/ada/.clawloop/exports/step-000004',
-      files: ['/home/ada/.clawloop/exports/step-000004/adapter_config.json', '/home/ada/.clawloop/exports/step-000004/adapter_model.safetensors'],
+      files: [
+        '/home/ada/.clawloop/exports/step-000004/adapter_config.json',
+        '/home/ada/.clawloop/exports/step-000004/adapter_model.safetensors',
+      ],
     },
   },
   metrics: {
     query: 'since=3',
     response: {
       object: 'list',
-      data: [{ step: 4, created_at: 1763900010000, adapter_version: 4, checkpoint_id: 'step-000004', skipped: false, skip_reason: null, ...metrics }],
+      data: [
+        {
+          step: 4,
+          created_at: 1763900010000,
+          adapter_version: 4,
+          checkpoint_id: 'step-000004',
+          skipped: false,
+          skip_reason: null,
+          ...metrics,
+        },
+      ],
     },
   },
   'sessions.list': { response: { object: 'list', data: [session] } },

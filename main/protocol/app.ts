@@ -66,7 +66,9 @@ export const SettingsPatchSchema = z
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 
 export const ApiKeyRequestSchema = z.union([
-  z.object({ api_key: z.string().min(8).max(200).nullable().describe('the new key (at least 8 characters), or null to turn it off') }).strict(),
+  z
+    .object({ api_key: z.string().min(8).max(200).nullable().describe('the new key (at least 8 characters), or null to turn it off') })
+    .strict(),
   z.object({ regenerate: z.literal(true).describe('make a new random key') }).strict(),
 ]);
 export type ApiKeyRequest = z.infer<typeof ApiKeyRequestSchema>;

@@ -66,12 +66,16 @@ export const ExportRequestSchema = z
     format: z
       .enum(EXPORT_FORMATS)
       .default('peft')
-      .describe('peft: the adapter as a PEFT folder (transformers, PEFT, vLLM); gguf: the base model merged with the adapter, F32 GGUF (llama.cpp)'),
+      .describe(
+        'peft: the adapter as a PEFT folder (transformers, PEFT, vLLM); gguf: the base model merged with the adapter, F32 GGUF (llama.cpp)',
+      ),
     dir: z
       .string()
       .min(1)
       .optional()
-      .describe("where to write: a folder name inside the data folder's exports/ (default: the checkpoint id), or an absolute path under a folder allowed with --export-dir"),
+      .describe(
+        "where to write: a folder name inside the data folder's exports/ (default: the checkpoint id), or an absolute path under a folder allowed with --export-dir",
+      ),
   })
   .strict();
 export type ExportRequest = z.input<typeof ExportRequestSchema>;

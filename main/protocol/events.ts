@@ -69,9 +69,7 @@ const CheckpointSaved = z.object({
   step: z.number().int().min(1),
   metrics: z.object({ loss: z.number(), reward_mean: z.number().nullable(), samples: z.number().int(), tokens: z.number().int() }),
   /** Set once the competence gate has checked it (a second `checkpoint.saved` event follows the check). */
-  competence: z
-    .object({ accuracy: z.number(), n: z.number().int(), held_back: z.boolean(), reason: z.string().nullable() })
-    .nullable(),
+  competence: z.object({ accuracy: z.number(), n: z.number().int(), held_back: z.boolean(), reason: z.string().nullable() }).nullable(),
 });
 
 const AdapterLive = z.object({

@@ -31,8 +31,9 @@ export type FeedbackResponse = z.infer<typeof FeedbackResponseSchema>;
  * - `none`: nothing to learn from yet (no feedback, no next state);
  * - `queued`: it has a signal and waits for the judge;
  * - `judged`: samples were built and wait for a training step;
- * - `trained`: a step trained on it, and that step's checkpoint is not live (held back, or rolled back since);
- * - `live`: the checkpoint of the step that trained on it went live as `version`;
+ * - `trained`: a step trained on it, but the live adapter does not contain that step (it was held back,
+ *   or the user rolled back to an earlier version);
+ * - `live`: the live adapter (`version`) is that step's checkpoint or trained on from it;
  * - `not_trained`: it will not be trained on, and `reason` says why.
  */
 export const RECEIPT_STAGES = ['none', 'queued', 'judged', 'trained', 'live', 'not_trained'] as const;
@@ -46,7 +47,7 @@ export const ReceiptSchema = z.object({
   hint: z.string().nullable(),
   step: z.number().int().nullable(),
   checkpoint_id: z.string().nullable(),
-  /** The adapter version that went live with what this turn taught. */
+  /** While live: the adapter version serving what this turn taught. */
   version: z.number().int().nullable(),
   reason: z.string().nullable(),
 });

@@ -15,7 +15,14 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('model'), dir: z.string().min(1) }).strict(),
   /** An external OpenAI-compatible endpoint. */
   z
-    .object({ kind: z.literal('endpoint'), url: z.string().url(), api_key: z.string().nullable().optional(), model: z.string().min(1) })
+    .object({
+      kind: z.literal('endpoint'),
+      url: z
+        .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL of an OpenAI-compatible server' })
+        .describe('the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1'),
+      api_key: z.string().nullable().optional(),
+      model: z.string().min(1),
+    })
     .strict(),
 ]);
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ModelConfig } from '../engine/config.js';
-import { LoraAdapter } from '../engine/lora.js';
-import type { AdamW } from '../engine/optimizer.js';
+import type { AdamW, LoraAdapter } from '../engine/index.js';
 import { atomicWriteFile, fsyncDir } from '../util/atomicWrite.js';
 
 /**
@@ -57,24 +55,19 @@ export function saveCheckpoint(
   }
 }
 
-/** Loads a checkpoint's adapter. */
-export function loadCheckpointAdapter(dataDir: string, id: string, model: ModelConfig): LoraAdapter {
-  const dir = checkpointDir(dataDir, id);
-  if (!fs.existsSync(dir)) throw new Error(`checkpoint ${id} has no folder (${dir}); it was deleted or never finished`);
-  return LoraAdapter.load(dir, model);
-}
-
 export function optimizerFile(dataDir: string, id: string): string {
   return path.join(checkpointDir(dataDir, id), 'optimizer.safetensors');
 }
 
-/** Removes temporary folders of saves that never finished. */
-export function cleanupCheckpointTemp(dataDir: string): number {
+/** Removes temporary folders of saves that never finished, and checkpoint folders no row in `known` lists. */
+export function cleanupCheckpointTemp(dataDir: string, known: ReadonlySet<string>): number {
   const root = checkpointsRoot(dataDir);
   if (!fs.existsSync(root)) return 0;
   let n = 0;
   for (const name of fs.readdirSync(root)) {
-    if (name.startsWith('.tmp-')) {
+    // Unfinished saves, and folders no row lists (retention deletes the row first, then the folder:
+    // a kill in between leaves a folder nothing would remove).
+    if (name.startsWith('.tmp-') || !known.has(name)) {
       fs.rmSync(path.join(root, name), { recursive: true, force: true });
       n++;
     }

@@ -1,6 +1,4 @@
-import { runChatGeneration } from '../engine/chatGeneration.js';
-import type { Model } from '../engine/model.js';
-import { ChatRequestError } from '../engine/chatGeneration.js';
+import { ChatRequestError, type Model, runChatGeneration } from '../engine/index.js';
 import { clipJudgeCase, fillJudgePrompt, type JudgeCase, type JudgePrompt, type JudgePrompts } from './judgePrompts.js';
 import { majorityScore, parseBoxedScore, parseHint, selectLongestHint, type HintVote } from './judgeParsing.js';
 

@@ -1,13 +1,10 @@
-import type { ChatMessage } from '../engine/chatTemplate.js';
-import type { LoraAdapter } from '../engine/lora.js';
-import type { Model } from '../engine/model.js';
-import { toChatMessages, toToolSpecs, withHint } from '../engine/openaiMessages.js';
-import { scoreResponses } from '../engine/score.js';
+import { type ChatMessage, toChatMessages, toToolSpecs, withHint } from '../engine/text/index.js';
+import { type LoraAdapter, type Model, scoreResponses } from '../engine/index.js';
 import type { WireMessage, WireTool } from '../protocol/openai.js';
 import { effectiveVotes, type TrainingConfig } from '../protocol/training.js';
 import type { Feedback, Judgement, NewSample } from '../store/learnStore.js';
 import type { StoredTurn } from '../store/turnStore.js';
-import { runHintJudge, runPrmJudge, type JudgeBackend } from './judge.js';
+import { runHintJudge, runPrmJudge, type JudgeBackend, type JudgeRunOptions } from './judge.js';
 import { hintCandidates, topKOverlap } from './judgeParsing.js';
 import type { JudgeCase, JudgePrompts } from './judgePrompts.js';
 
@@ -64,6 +61,17 @@ function seedOf(turnId: string, salt: number): number {
   return h >>> 0;
 }
 
+/** What the judges of one turn share: the judge case (null without a next state) and how to run votes. */
+interface JudgeRun {
+  ctx: SampleBuildContext;
+  ev: TurnEvidence;
+  jcase: JudgeCase | null;
+  /** Vote settings; `salt` keeps the PRM's and the hint judge's seeds apart. */
+  opts: (salt: number) => JudgeRunOptions;
+  /** New judge results, appended as the judges run. */
+  judgements: BuiltSamples['judgements'];
+}
+
 /**
  * Turns one main turn into at most one sample (learning-loop.md §2–3):
  * - RL part: reward ±1 from 👍/👎, else the PRM's majority score; a 0 is kept (reward 0) only for the
@@ -73,64 +81,25 @@ function seedOf(turnId: string, salt: number): number {
  * The PRM also runs when feedback overrides it, so judge agreement can be measured.
  */
 export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): Promise<BuiltSamples> {
-  const { turn, feedback } = ev;
+  const { turn } = ev;
   const cfg = ctx.config;
-  const wantsRl = cfg.method === 'rl' || cfg.method === 'combine';
-  const wantsOpd = cfg.method === 'opd' || cfg.method === 'combine';
-  const judgements: BuiltSamples['judgements'] = [];
   const ns = turn.nextState;
-  const jcase: JudgeCase | null = ns
-    ? { response: turn.responseText, toolCalls: turn.toolCalls ?? [], nextStateRole: ns.role, nextStateText: ns.text }
-    : null;
-  const runOpts = (salt: number) => ({
-    votes: effectiveVotes(cfg),
-    temperature: cfg.judge_temperature,
-    maxTokens: cfg.judge_max_tokens,
-    seed: seedOf(turn.id, salt),
-    signal: ctx.signal,
-  });
-
-  // Evaluative signal.
-  let reward: number | null = null;
-  let rewardSource: NewSample['rewardSource'] = null;
-  if (wantsRl) {
-    let prm = ev.judgements.find((j) => j.kind === 'prm')?.score ?? null;
-    if (jcase && !ev.judgements.some((j) => j.kind === 'prm')) {
-      const r = await runPrmJudge(ctx.judge, ctx.prompts, jcase, runOpts(1));
-      judgements.push({ kind: 'prm', judge: ctx.judge.description, votes: r.votes, score: r.score, hint: null });
-      prm = r.score;
-    }
-    if (feedback?.rating) {
-      reward = feedback.rating === 'up' ? 1 : -1;
-      rewardSource = 'feedback';
-    } else if (prm === 1 || prm === -1) {
-      reward = prm;
-      rewardSource = 'prm';
-    } else if (jcase && ev.firstWithNextState) {
-      reward = 0;
-      rewardSource = 'at_least_one';
-    }
-  }
-
-  // Directive signal.
-  let hint: string | null = null;
-  let hintSource: NewSample['hintSource'] = null;
-  if (wantsOpd) {
-    if (feedback?.hint) {
-      hint = feedback.hint;
-      hintSource = 'feedback';
-    } else if (jcase) {
-      const earlier = ev.judgements.find((j) => j.kind === 'hint');
-      if (earlier) hint = earlier.hint;
-      else {
-        const r = await runHintJudge(ctx.judge, ctx.prompts, jcase, runOpts(2));
-        hint = cfg.hint_selection === 'overlap' ? await selectByOverlap(ctx, turn, hintCandidates(r.votes)) : r.hint;
-        judgements.push({ kind: 'hint', judge: ctx.judge.description, votes: r.votes, score: null, hint });
-      }
-      if (hint) hintSource = 'judge';
-    }
-  }
-
+  const run: JudgeRun = {
+    ctx,
+    ev,
+    jcase: ns ? { response: turn.responseText, toolCalls: turn.toolCalls ?? [], nextStateRole: ns.role, nextStateText: ns.text } : null,
+    opts: (salt) => ({
+      votes: effectiveVotes(cfg),
+      temperature: cfg.judge_temperature,
+      maxTokens: cfg.judge_max_tokens,
+      seed: seedOf(turn.id, salt),
+      signal: ctx.signal,
+    }),
+    judgements: [],
+  };
+  const { reward, rewardSource } = cfg.method === 'rl' || cfg.method === 'combine' ? await evaluativeSignal(run) : NO_REWARD;
+  const { hint, hintSource } = cfg.method === 'opd' || cfg.method === 'combine' ? await directiveSignal(run) : NO_HINT;
+  const { judgements } = run;
   if (reward === null && hint === null) return { samples: [], judgements };
   let teacher: { logprobs: number[]; topIds: number[] | null; topLogprobs: number[] | null } | null = null;
   if (hint !== null) teacher = await teacherScores(ctx, turn, hint, cfg.opd_loss === 'topk_reverse_kl' ? cfg.opd_top_k : 0);
@@ -152,6 +121,40 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
       },
     ],
   };
+}
+
+const NO_REWARD = { reward: null, rewardSource: null } as const;
+const NO_HINT = { hint: null, hintSource: null } as const;
+
+/** The evaluative signal: 👍/👎, else the PRM's ±1, else 0 by the at-least-one rule, else none. */
+async function evaluativeSignal(run: JudgeRun): Promise<{ reward: number | null; rewardSource: NewSample['rewardSource'] }> {
+  const { ctx, ev, jcase } = run;
+  let prm = ev.judgements.find((j) => j.kind === 'prm')?.score ?? null;
+  if (jcase && !ev.judgements.some((j) => j.kind === 'prm')) {
+    const r = await runPrmJudge(ctx.judge, ctx.prompts, jcase, run.opts(1));
+    run.judgements.push({ kind: 'prm', judge: ctx.judge.description, votes: r.votes, score: r.score, hint: null });
+    prm = r.score;
+  }
+  if (ev.feedback?.rating) return { reward: ev.feedback.rating === 'up' ? 1 : -1, rewardSource: 'feedback' };
+  if (prm === 1 || prm === -1) return { reward: prm, rewardSource: 'prm' };
+  if (jcase && ev.firstWithNextState) return { reward: 0, rewardSource: 'at_least_one' };
+  return NO_REWARD;
+}
+
+/** The directive signal: a typed hint, else the hint judge's (recorded earlier, or asked now), else none. */
+async function directiveSignal(run: JudgeRun): Promise<{ hint: string | null; hintSource: NewSample['hintSource'] }> {
+  const { ctx, ev, jcase } = run;
+  if (ev.feedback?.hint) return { hint: ev.feedback.hint, hintSource: 'feedback' };
+  if (!jcase) return NO_HINT;
+  let hint: string | null;
+  const earlier = ev.judgements.find((j) => j.kind === 'hint');
+  if (earlier) hint = earlier.hint;
+  else {
+    const r = await runHintJudge(ctx.judge, ctx.prompts, jcase, run.opts(2));
+    hint = ctx.config.hint_selection === 'overlap' ? await selectByOverlap(ctx, ev.turn, hintCandidates(r.votes)) : r.hint;
+    run.judgements.push({ kind: 'hint', judge: ctx.judge.description, votes: r.votes, score: null, hint });
+  }
+  return { hint, hintSource: hint ? 'judge' : null };
 }
 
 /** The teacher's log-probs of the turn's response ids under the hint-augmented prompt (teacher forcing). */

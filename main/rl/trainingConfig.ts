@@ -1,6 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_TRAINING_CONFIG, TrainingConfigPatchSchema, TrainingConfigSchema, type TrainingConfig } from '../protocol/training.js';
+import {
+  DEFAULT_TRAINING_CONFIG,
+  LORA_SHAPE_FIELDS,
+  TrainingConfigPatchSchema,
+  TrainingConfigSchema,
+  type TrainingConfig,
+} from '../protocol/training.js';
 
 /** A configuration change the trainer cannot take; `field` names the offending field. */
 export class TrainingConfigError extends Error {
@@ -27,6 +33,22 @@ export function mergeTrainingConfig(base: TrainingConfig, patch: unknown): Train
   const merged = TrainingConfigSchema.parse({ ...base, ...p.data });
   if (merged.eps_low >= 1) throw new TrainingConfigError('eps_low must be below 1', 'eps_low');
   return merged;
+}
+
+/**
+ * Refuses a change of the LoRA shape (rank, alpha, targets, dropout) while a trained adapter is
+ * live: the adapter's tensors fix it.
+ */
+export function checkLoraShapeUnchanged(current: TrainingConfig, next: TrainingConfig): void {
+  for (const f of LORA_SHAPE_FIELDS) {
+    if (JSON.stringify(next[f]) !== JSON.stringify(current[f])) {
+      throw new TrainingConfigError(
+        `${f} cannot change while a trained adapter is live (it fixes the adapter's shape); roll back to the base model first: POST /api/checkpoints/base/rollback`,
+        f,
+        409,
+      );
+    }
+  }
 }
 
 /**

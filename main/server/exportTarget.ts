@@ -31,7 +31,8 @@ const refuse = (message: string, status = 400) => new ApiError(status, message, 
 export function exportTarget(dataDir: string, allowed: readonly string[], dir: string | undefined, fallbackName: string): string {
   const root = path.join(dataDir, EXPORTS_DIR);
   fs.mkdirSync(root, { recursive: true });
-  if (dir !== undefined && dir.split(/[\\/]/).includes('..')) throw refuse(`the export folder '${dir}' contains '..'; give a plain name or an absolute path`);
+  if (dir !== undefined && dir.split(/[\\/]/).includes('..'))
+    throw refuse(`the export folder '${dir}' contains '..'; give a plain name or an absolute path`);
   const target = dir === undefined ? uniqueIn(root, fallbackName) : path.isAbsolute(dir) ? path.normalize(dir) : path.join(root, dir);
   const real = realPathOf(target);
   const roots = [root, ...allowed].map((r) => realPathOf(path.resolve(r)));
@@ -79,4 +80,13 @@ export function copyPeftAdapter(checkpointFolder: string, dir: string, baseModel
   fs.writeFileSync(path.join(dir, 'adapter_config.json'), JSON.stringify(cfg, null, 2) + '\n');
   fs.copyFileSync(path.join(checkpointFolder, 'adapter_model.safetensors'), path.join(dir, 'adapter_model.safetensors'));
   return ['adapter_config.json', 'adapter_model.safetensors'];
+}
+
+/** Removes exports a kill interrupted (their temporary folders); returns how many. */
+export function cleanupExportTemp(dataDir: string): number {
+  const root = path.join(dataDir, EXPORTS_DIR);
+  if (!fs.existsSync(root)) return 0;
+  const leftovers = fs.readdirSync(root).filter((n) => n.startsWith('.') && /\.tmp-\d+-\d+$/.test(n));
+  for (const n of leftovers) fs.rmSync(path.join(root, n), { recursive: true, force: true });
+  return leftovers.length;
 }

@@ -1,4 +1,4 @@
-import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
+import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult } from '../engine/index.js';
 import type { AdapterPayload, ModelInfo } from '../workers/inferenceMessages.js';
 
 export interface GenerateHandlers {

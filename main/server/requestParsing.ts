@@ -16,7 +16,8 @@ export function parseRequestUrl(raw: string | undefined): { path: string; query:
   } catch {
     throw new ApiError(400, 'the query string is malformed', 'invalid_request_error', 'invalid_url');
   }
-  if (!rawPath.startsWith('/')) throw new ApiError(400, `the request target '${text.slice(0, 100)}' is not a path`, 'invalid_request_error', 'invalid_url');
+  if (!rawPath.startsWith('/'))
+    throw new ApiError(400, `the request target '${text.slice(0, 100)}' is not a path`, 'invalid_request_error', 'invalid_url');
   const path = rawPath.replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
   return { path, query };
 }
@@ -26,14 +27,25 @@ export function decodeSegment(segment: string, param: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new ApiError(400, `the path parameter ${param} '${segment}' has a malformed %-escape`, 'invalid_request_error', 'invalid_value', param);
+    throw new ApiError(
+      400,
+      `the path parameter ${param} '${segment}' has a malformed %-escape`,
+      'invalid_request_error',
+      'invalid_value',
+      param,
+    );
   }
 }
 
 /** Reads a request body as text, refusing more than `maxBytes` (413). */
 export async function readBodyText(req: IncomingMessage, maxBytes: number): Promise<string> {
   const tooLarge = (what: string) =>
-    new ApiError(413, `${what}; the limit is ${maxBytes} bytes (server option --max-body-bytes)`, 'invalid_request_error', 'request_too_large');
+    new ApiError(
+      413,
+      `${what}; the limit is ${maxBytes} bytes (server option --max-body-bytes)`,
+      'invalid_request_error',
+      'request_too_large',
+    );
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     req.resume(); // drain, so the 413 can be sent
@@ -60,7 +72,8 @@ export function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) max = Math.max(max, ++depth);
@@ -74,7 +87,12 @@ export function parseJsonText(text: string): unknown {
   if (!text.trim()) throw new ApiError(400, 'the request body is empty; expected a JSON object', 'invalid_request_error', 'invalid_json');
   const depth = jsonDepth(text);
   if (depth > MAX_JSON_DEPTH)
-    throw new ApiError(400, `the request body nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are accepted`, 'invalid_request_error', 'invalid_json');
+    throw new ApiError(
+      400,
+      `the request body nests ${depth} levels deep; at most ${MAX_JSON_DEPTH} are accepted`,
+      'invalid_request_error',
+      'invalid_json',
+    );
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -93,7 +111,8 @@ function issuePath(i: Issue): string {
 /** The schema of the field at `path` (optional, nullable and default wrappers removed), if it can be found. */
 function schemaAt(schema: z.ZodType, path: PropertyKey[]): z.ZodType | undefined {
   const unwrap = (x: z.ZodType | undefined) => {
-    while (x && !('shape' in x) && typeof (x as { unwrap?: unknown }).unwrap === 'function') x = (x as unknown as { unwrap(): z.ZodType }).unwrap();
+    while (x && !('shape' in x) && typeof (x as { unwrap?: unknown }).unwrap === 'function')
+      x = (x as unknown as { unwrap(): z.ZodType }).unwrap();
     return x;
   };
   let s: z.ZodType | undefined = unwrap(schema);
@@ -131,7 +150,13 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, what: '
   const first = r.error.issues[0];
   const where = issuePath(first) || what;
   const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more problem${r.error.issues.length > 2 ? 's' : ''})` : '';
-  throw new ApiError(400, `invalid ${what === 'body' ? 'request' : 'query'}: ${explain(schema, first, where)}${more}`, 'invalid_request_error', 'invalid_request', where);
+  throw new ApiError(
+    400,
+    `invalid ${what === 'body' ? 'request' : 'query'}: ${explain(schema, first, where)}${more}`,
+    'invalid_request_error',
+    'invalid_request',
+    where,
+  );
 }
 
 /** One issue as a sentence: what is wrong with which field, and what the field expects. */

@@ -3,7 +3,9 @@ import { ApiError } from './apiError.js';
 /** SQLite or the file system ran out of space. */
 export function isDiskFull(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || /database or disk is full/i.test(String((err as Error)?.message));
+  return (
+    code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || /database or disk is full/i.test(String((err as Error)?.message))
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { ToolSpec } from '../engine/chatTemplate.js';
-import { messageText, MessageFormatError, toChatMessages as convert, toToolSpecs } from '../engine/openaiMessages.js';
-import type { ParsedToolCall } from '../engine/chatOutputParser.js';
-import type { TokenReport } from '../engine/chatGeneration.js';
+import type { ToolSpec } from '../engine/text/index.js';
+import { messageText, MessageFormatError, toChatMessages as convert, toToolSpecs } from '../engine/text/index.js';
+import type { ParsedToolCall } from '../engine/text/index.js';
+import type { TokenReport } from '../engine/index.js';
 import type { ChatCompletionRequest, TokenLogprob, WireMessage, WireToolCall } from '../protocol/openai.js';
 import { ApiError } from './apiError.js';
 

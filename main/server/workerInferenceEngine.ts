@@ -1,7 +1,13 @@
 import { Worker } from 'node:worker_threads';
-import type { BackendName } from '../engine/backend.js';
-import type { ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
-import type { AdapterPayload, FromInferenceWorker, InferenceWorkerData, ModelInfo, ToInferenceWorker } from '../workers/inferenceMessages.js';
+import type { BackendName } from '../engine/index.js';
+import type { ChatGenerationRequest, ChatGenerationResult } from '../engine/index.js';
+import type {
+  AdapterPayload,
+  FromInferenceWorker,
+  InferenceWorkerData,
+  ModelInfo,
+  ToInferenceWorker,
+} from '../workers/inferenceMessages.js';
 import { AdapterVersions } from './adapterVersions.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from './inferenceEngine.js';
 
@@ -100,7 +106,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
         else this.onCrash(`the inference worker crashed: ${err.message}`);
       });
       worker.on('exit', (code) => {
-        if (!ready) reject(new InferenceError(`the inference worker exited with code ${code} while loading the model`, 500, 'worker_failed'));
+        if (!ready)
+          reject(new InferenceError(`the inference worker exited with code ${code} while loading the model`, 500, 'worker_failed'));
         else if (!this.closing) this.onCrash(`the inference worker exited unexpectedly (code ${code})`);
       });
     });

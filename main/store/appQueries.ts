@@ -26,11 +26,13 @@ export interface SessionSummary {
   firstContent: string | null;
 }
 
-/** What happened to the step a sample was trained in: its checkpoint, and the version it was first served as. */
+/** What became of the step a sample was trained in: its checkpoint, and whether what it learned serves now. */
 export interface StepOutcome {
   checkpointId: string | null;
-  /** The first adapter version that served this checkpoint; null: it never went live (held back or skipped). */
-  liveVersion: number | null;
+  /** The step is the live checkpoint's step or one it descends from: what it learned is served now. */
+  live: boolean;
+  /** The adapter version serving now. */
+  liveVersion: number;
 }
 
 /** A turn's reward as the Data screen filters it: its sample's, else the PRM's, else its rating's. */
@@ -125,12 +127,29 @@ export class AppQueries {
   }
 
   stepOutcome(step: number): StepOutcome {
-    const r = this.q(
-      `SELECT st.checkpoint_id AS cp,
-              (SELECT MIN(v.version) FROM adapter_versions v WHERE v.checkpoint_id = st.checkpoint_id) AS live
-         FROM steps st WHERE st.step = ?`,
-    ).get(step) as { cp: string | null; live: number | null } | undefined;
-    return { checkpointId: r?.cp ?? null, liveVersion: r?.live ?? null };
+    const r = this.q('SELECT checkpoint_id AS cp FROM steps WHERE step = ?').get(step) as { cp: string | null } | undefined;
+    const { steps, version } = this.liveLineage();
+    return { checkpointId: r?.cp ?? null, live: steps.has(step), liveVersion: version };
+  }
+
+  private lineage: { key: string; steps: Set<number>; version: number } | null = null;
+
+  /** The steps the live adapter is made of: the live checkpoint's step and its ancestors (cached until it changes). */
+  private liveLineage(): { steps: Set<number>; version: number } {
+    const s = this.q(
+      `SELECT ts.live_version AS version, ts.last_step AS last, st.step AS step
+         FROM trainer_state ts LEFT JOIN steps st ON st.checkpoint_id = ts.live_checkpoint_id WHERE ts.id = 1`,
+    ).get() as { version: number; last: number; step: number | null };
+    const key = `${s.version}:${s.last}`;
+    if (this.lineage?.key === key) return this.lineage;
+    const steps = new Set<number>();
+    const parent = this.q('SELECT parent_step AS p FROM steps WHERE step = ?');
+    for (let cur = s.step; cur !== null && !steps.has(cur);) {
+      steps.add(cur);
+      cur = (parent.get(cur) as { p: number | null } | undefined)?.p ?? null;
+    }
+    this.lineage = { key, steps, version: s.version };
+    return this.lineage;
   }
 }
 

@@ -17,7 +17,8 @@ export class DatabaseError extends Error {
  * and full fsync on commit, and applies pending migrations.
  */
 export function openDatabase(file: string): Db {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // Conversations (and a judge endpoint's key) live here: readable by their owner only.
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   let db: Db;
   try {
     db = new Database(file);
@@ -30,6 +31,7 @@ export function openDatabase(file: string): Db {
     db.pragma('synchronous = FULL'); // a committed turn survives a crash or power loss
     db.pragma('busy_timeout = 5000');
     migrate(db, file);
+    ownerOnly(file);
   } catch (err) {
     db.close();
     throw err;
@@ -49,5 +51,17 @@ function migrate(db: Db, file: string): void {
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
     })();
+  }
+}
+
+/** Makes the database and its journal files readable and writable by their owner only (no-op on Windows). */
+function ownerOnly(file: string): void {
+  if (process.platform === 'win32') return;
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.chmodSync(f, 0o600);
+    } catch {
+      // the journal files exist only while the database is open in WAL mode
+    }
   }
 }

@@ -39,7 +39,7 @@ export class EventStore {
     const id = Number(this.insert.run(at, name, data).lastInsertRowid);
     if (++this.sinceLastPrune >= PRUNE_EVERY) {
       this.sinceLastPrune = 0;
-      this.prune.run(id - KEEP_EVENTS, at - KEEP_EVENTS_MS);
+      this.prune.run(id - KEEP_EVENTS, Date.now() - KEEP_EVENTS_MS);
     }
     return id;
   }

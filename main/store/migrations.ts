@@ -163,4 +163,17 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       ALTER TABLE sessions ADD COLUMN title TEXT;  -- a name the user gave the conversation
     `,
   },
+  {
+    version: 4,
+    name: 'step lineage',
+    sql: `
+      -- The step whose checkpoint this step trained from (NULL: the base model). Steps are never
+      -- deleted, so what a live adapter learned can be traced even after retention removed the
+      -- checkpoints in between.
+      ALTER TABLE steps ADD COLUMN parent_step INTEGER;
+      UPDATE steps SET parent_step = (
+        SELECT p.step FROM checkpoints c JOIN checkpoints p ON p.id = c.parent_id WHERE c.id = steps.checkpoint_id
+      );
+    `,
+  },
 ];

@@ -1,4 +1,4 @@
-import { Rng } from '../engine/random.js';
+import { Rng } from '../util/random.js';
 
 /** Seeded choices for generators: everything derived from one integer, so data is reproducible. */
 export class Rand {
@@ -48,10 +48,5 @@ export class Rand {
       [out[i], out[j]] = [out[j], out[i]];
     }
     return out;
-  }
-
-  /** A seed for an independent generator. */
-  fork(): number {
-    return this.rng.fork();
   }
 }

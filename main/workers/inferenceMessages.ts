@@ -3,9 +3,7 @@
  * Every request carries an `id`; the worker answers with `started`, any number of `delta`s, then
  * exactly one of `done` or `failed`.
  */
-import type { BackendName } from '../engine/backend.js';
-import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult } from '../engine/chatGeneration.js';
-import type { LoraConfig } from '../engine/lora.js';
+import type { BackendName, ChatDelta, ChatGenerationRequest, ChatGenerationResult, LoraConfig } from '../engine/index.js';
 
 export interface InferenceWorkerData {
   modelDir: string;

@@ -5,11 +5,7 @@
  * batching). All model math of serving happens here, never on the HTTP thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { parameterCount } from '../engine/config.js';
-import { ChatRequestError, runChatGeneration } from '../engine/chatGeneration.js';
-import { DecodeBatcher } from '../engine/decodeBatcher.js';
-import { LoraAdapter } from '../engine/lora.js';
-import { Model } from '../engine/model.js';
+import { ChatRequestError, DecodeBatcher, LoraAdapter, Model, parameterCount, runChatGeneration } from '../engine/index.js';
 import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './inferenceMessages.js';
 
 if (!parentPort) throw new Error('inferenceWorker.js must run as a worker thread');

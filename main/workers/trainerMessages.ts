@@ -2,9 +2,9 @@
  * Messages between the HTTP thread and the trainer worker (main/workers/trainerWorker.ts).
  * Commands carry an `id`; the worker answers each with one `reply`.
  */
-import type { BackendName } from '../engine/backend.js';
-import type { NewEvent } from '../protocol/events.js';
+import type { BackendName } from '../engine/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
+import type { TrainerEvent } from '../rl/trainerEvents.js';
 import type { AdapterPayload } from './inferenceMessages.js';
 
 export interface TrainerWorkerData {
@@ -13,6 +13,8 @@ export interface TrainerWorkerData {
   backend?: BackendName;
   /** Command-line settings; they override the stored configuration. */
   configPatch?: TrainingConfigPatch;
+  /** Start from the default settings, forgetting the stored ones. */
+  resetConfig?: boolean;
 }
 
 export type ToTrainerWorker =
@@ -30,10 +32,10 @@ export type TrainerReply =
 export type FromTrainerWorker =
   | { type: 'ready'; adapter: AdapterPayload; status: TrainingStatus; config: TrainingConfig }
   | { type: 'fatal'; message: string }
-  | { type: 'adapter'; adapter: AdapterPayload }
-  | { type: 'status'; status: TrainingStatus }
-  | { type: 'log'; line: string }
-  /** Something happened in the learning loop: the HTTP thread numbers, stores and broadcasts it. */
-  | { type: 'event'; event: NewEvent }
+  /** A new live adapter (its tensors are transferred, not copied). */
+  /** A new adapter to serve; once it serves, the HTTP thread announces `adapter.live` with this reason. */
+  | { type: 'adapter'; adapter: AdapterPayload; checkpointId: string | null; reason: 'trained' | 'rollback' | 'startup' }
+  /** Every other trainer event (status, log, event), as the trainer emitted it. */
+  | Exclude<TrainerEvent, { type: 'adapter' }>
   | TrainerReply
   | { type: 'stopped' };

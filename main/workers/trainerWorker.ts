@@ -5,7 +5,9 @@
  */
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Trainer, TrainingConfigError, type TrainerEvent } from '../rl/trainer.js';
+import { Trainer } from '../rl/trainer.js';
+import type { TrainerEvent } from '../rl/trainerEvents.js';
+import { TrainingConfigError } from '../rl/trainingConfig.js';
 import { openDatabase } from '../store/database.js';
 import { LearnStore } from '../store/learnStore.js';
 import type { AdapterPayload } from './inferenceMessages.js';
@@ -23,8 +25,14 @@ function send(m: FromTrainerWorker): void {
 }
 
 function onEvent(e: TrainerEvent): void {
-  if (e.type === 'adapter') send({ type: 'adapter', adapter: { version: e.version, lora: e.lora, tensors: e.tensors } });
-  else send(e);
+  if (e.type === 'adapter') {
+    send({
+      type: 'adapter',
+      adapter: { version: e.version, lora: e.lora, tensors: e.tensors },
+      checkpointId: e.checkpointId,
+      reason: e.reason,
+    });
+  } else send(e);
 }
 
 const db = openDatabase(path.join(data.dataDir, 'clawloop.db'));
@@ -36,6 +44,7 @@ try {
     backend: data.backend,
     store: new LearnStore(db),
     configPatch: data.configPatch,
+    resetConfig: data.resetConfig,
     emit: onEvent,
   });
 } catch (err) {

@@ -3,6 +3,7 @@
 // a tfjs kernel must return its result before the next op runs.
 #include <node_api.h>
 
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -233,16 +234,27 @@ static napi_value Softmax(napi_env env, napi_callback_info info) {
   return undefinedValue(env);
 }
 
-// setThreads(n): threads for BLAS and for ClawLoop's own kernels.
-static napi_value SetThreads(napi_env env, napi_callback_info info) {
+// initThreads(n) -> the thread count in effect, for BLAS and for ClawLoop's own kernels.
+// openblas_set_num_threads and the kernel pool are process-wide, but every worker thread that loads
+// the engine loads this addon: if each set its own count, one could resize BLAS's or the pool's
+// threads while another computes, or undo another's setting. So the first call in the process
+// decides (std::call_once also makes a concurrent second caller wait for it) and later calls change
+// nothing; each caller learns the count in effect.
+static std::once_flag threadsDecided;
+
+static napi_value InitThreads(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   if (!getArgs(env, info, 1, argv)) return nullptr;
   int64_t n;
   if (!argInt(env, argv[0], "threads", &n)) return nullptr;
-  if (n < 1) n = 1;
-  blasSetThreads(static_cast<int>(n));
-  setPoolThreads(static_cast<int>(n));
-  return undefinedValue(env);
+  const int want = static_cast<int>(n < 1 ? 1 : n);
+  std::call_once(threadsDecided, [want] {
+    blasSetThreads(want);
+    setPoolThreads(want);
+  });
+  napi_value out;
+  napi_create_int32(env, poolThreads(), &out);
+  return out;
 }
 
 // info(): { threads, blasThreads, hardwareThreads, blas }
@@ -275,7 +287,7 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"reduceSum", nullptr, ReduceSum, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"softmax", nullptr, Softmax, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"tile", nullptr, Tile, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"setThreads", nullptr, SetThreads, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"initThreads", nullptr, InitThreads, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);

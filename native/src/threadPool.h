@@ -5,7 +5,8 @@
 
 namespace clawloop {
 
-// Sets the number of threads (>= 1) used by parallelFor.
+// Sets the number of threads (>= 1) used by parallelFor. Not safe to call while another thread may
+// be inside parallelFor: addon.cc calls it once per process (initThreads).
 void setPoolThreads(int n);
 int poolThreads();
 

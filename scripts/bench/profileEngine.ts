@@ -7,13 +7,13 @@
  */
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend, parseBackendName } from '../../main/engine/backend.js';
-import { CausalLM } from '../../main/engine/causalLM.js';
-import { parseModelConfig } from '../../main/engine/config.js';
-import { KVCache } from '../../main/engine/kvCache.js';
-import { LoraAdapter } from '../../main/engine/lora.js';
-import { AdamW } from '../../main/engine/optimizer.js';
-import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
+import { initBackend, parseBackendName } from '../../main/engine/backends/backend.js';
+import { CausalLM } from '../../main/engine/model/causalLM.js';
+import { parseModelConfig } from '../../main/engine/model/config.js';
+import { KVCache } from '../../main/engine/model/kvCache.js';
+import { LoraAdapter } from '../../main/engine/model/lora.js';
+import { AdamW } from '../../main/engine/training/optimizer.js';
+import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
 
 interface Stat {

@@ -4,8 +4,8 @@
  * block, sessions where the user asks for another style and the assistant tries again, the two
  * judges (PRM and hint) reading a response and what came next, and a little tool use.
  */
-import type { ChatMessage, ToolSpec } from '../../main/engine/chatTemplate.js';
-import { HINT_MARKER, withHint } from '../../main/engine/openaiMessages.js';
+import type { ChatMessage, ToolSpec } from '../../main/engine/text/chatTemplate.js';
+import { HINT_MARKER, withHint } from '../../main/engine/text/openaiMessages.js';
 import { fillJudgePrompt } from '../../main/rl/judgePrompts.js';
 import type { KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
 import { Rand } from '../../main/tasks/rand.js';

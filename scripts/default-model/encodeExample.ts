@@ -1,5 +1,5 @@
-import type { ChatTemplate } from '../../main/engine/chatTemplate.js';
-import type { TextTokenizer } from '../../main/engine/tokenizer.js';
+import type { ChatTemplate } from '../../main/engine/text/chatTemplate.js';
+import type { TextTokenizer } from '../../main/engine/text/tokenizer.js';
 import type { Example } from './corpus.js';
 
 const ASSISTANT_HEADER = '<|im_start|>assistant\n';

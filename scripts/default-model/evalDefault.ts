@@ -9,11 +9,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ChatMessage } from '../../main/engine/chatTemplate.js';
-import { DecodeBatcher } from '../../main/engine/decodeBatcher.js';
-import { generateText } from '../../main/engine/generate.js';
-import { Model } from '../../main/engine/model.js';
-import { withHint } from '../../main/engine/openaiMessages.js';
+import type { ChatMessage } from '../../main/engine/text/chatTemplate.js';
+import { DecodeBatcher } from '../../main/engine/generation/decodeBatcher.js';
+import { generateText } from '../../main/engine/generation/generate.js';
+import { Model } from '../../main/engine/model/model.js';
+import { withHint } from '../../main/engine/text/openaiMessages.js';
 import { fillJudgePrompt, loadJudgePrompts } from '../../main/rl/judgePrompts.js';
 import { parseBoxedScore, parseHint } from '../../main/rl/judgeParsing.js';
 import { loadKnowledgeBase, type KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
@@ -23,22 +23,10 @@ import { CorpusGenerator } from './corpus.js';
 import { prmScore, styleHint, WANTS } from './feedback.js';
 import { DEFAULT_MODEL_NAME, SEEDS } from './modelSpec.js';
 import { classifyStyle, DEFAULT_STYLE_MIX, STYLES, type Style } from './styles.js';
+import type { EvalReport } from './evalReport.js';
 import { writeModelCard } from './modelCard.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
-
-export interface EvalReport {
-  n: number;
-  sampling: { temperature: number; top_p: number };
-  accuracy: { sampled: Record<TaskFamily | 'all', number>; greedy: Record<TaskFamily | 'all', number> };
-  style_mix: Record<Style, number>;
-  style_mix_target: Record<Style, number>;
-  hint_following: Record<Style | 'all', number>;
-  prm: { held_out: number; in_distribution: number; by_label: Record<string, number> };
-  hint_judge: { decision: number; correct_actionable: number; false_hints: number; cases: number };
-  examples: Array<{ kind: string; prompt: string; output: string }>;
-  seconds: number;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

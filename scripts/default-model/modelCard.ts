@@ -1,7 +1,7 @@
 /** Writes the default model's MODEL_CARD.md from its training log and evaluation report. */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EvalReport } from './evalDefault.js';
+import type { EvalReport } from './evalReport.js';
 import { DEFAULT_MODEL_NAME, SEEDS, type Recipe } from './modelSpec.js';
 import { STYLES } from './styles.js';
 

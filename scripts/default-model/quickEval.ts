@@ -3,11 +3,11 @@
  * held-out cases): task accuracy, the unprompted style mix, hint following and both judges.
  * The full measurement for the model card is evalDefault.ts.
  */
-import type { CausalLM } from '../../main/engine/causalLM.js';
-import type { ChatMessage, ChatTemplate } from '../../main/engine/chatTemplate.js';
-import { generateText } from '../../main/engine/generate.js';
-import { withHint } from '../../main/engine/openaiMessages.js';
-import type { TextTokenizer } from '../../main/engine/tokenizer.js';
+import type { CausalLM } from '../../main/engine/model/causalLM.js';
+import type { ChatMessage, ChatTemplate } from '../../main/engine/text/chatTemplate.js';
+import { generateText } from '../../main/engine/generation/generate.js';
+import { withHint } from '../../main/engine/text/openaiMessages.js';
+import type { TextTokenizer } from '../../main/engine/text/tokenizer.js';
 import { fillJudgePrompt } from '../../main/rl/judgePrompts.js';
 import { parseBoxedScore, parseHint } from '../../main/rl/judgeParsing.js';
 import type { KnowledgeBase } from '../../main/tasks/knowledgeBase.js';

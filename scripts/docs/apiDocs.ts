@@ -45,7 +45,15 @@ function responseSection(name: RouteName, spec: RouteSpec): string[] {
   const r = spec.response;
   const out: string[] = [];
   if (r.kind === 'json' || r.kind === 'json_or_sse') out.push('Response:', '', '```ts', typeText(r.schema, 'output'), '```');
-  if (r.kind === 'json_or_sse') out.push('', 'With `"stream": true`: `data:` events, each a chunk, then `data: [DONE]`:', '', '```ts', typeText(r.chunk, 'output'), '```');
+  if (r.kind === 'json_or_sse')
+    out.push(
+      '',
+      'With `"stream": true`: `data:` events, each a chunk, then `data: [DONE]`:',
+      '',
+      '```ts',
+      typeText(r.chunk, 'output'),
+      '```',
+    );
   if (r.kind === 'jsonl') out.push('Response: one JSON object per line:', '', '```ts', typeText(r.line, 'output'), '```');
   if (r.kind === 'events') out.push('Response: server-sent events, see [the event stream](#the-event-stream).');
   if (r.kind === 'static') out.push('Response: the file, or `index.html` for any path that is not a file (the app routes on the client).');
@@ -70,7 +78,9 @@ function routeSection(name: RouteName): string {
 function eventsSection(): string {
   const rows = (Object.keys(EVENT_SCHEMAS) as EventName[]).map((n) => {
     const shape = (EVENT_SCHEMAS[n] as z.ZodObject).shape;
-    return `| \`${n}\` | ${EVENT_NOTES[n]} | ${Object.keys(shape).map((k) => `\`${k}\``).join(', ')} |`;
+    return `| \`${n}\` | ${EVENT_NOTES[n]} | ${Object.keys(shape)
+      .map((k) => `\`${k}\``)
+      .join(', ')} |`;
   });
   return [
     '## The event stream',
@@ -86,7 +96,14 @@ function eventsSection(): string {
     '|---|---|---|',
     ...rows,
     '',
-    ...(Object.keys(EVENT_SCHEMAS) as EventName[]).flatMap((n) => [`#### \`${n}\``, '', '```ts', typeText(EVENT_SCHEMAS[n], 'output'), '```', '']),
+    ...(Object.keys(EVENT_SCHEMAS) as EventName[]).flatMap((n) => [
+      `#### \`${n}\``,
+      '',
+      '```ts',
+      typeText(EVENT_SCHEMAS[n], 'output'),
+      '```',
+      '',
+    ]),
   ].join('\n');
 }
 
@@ -110,13 +127,22 @@ The base URL is \`${BASE}\` (\`clawloop serve --host/--port\`); OpenAI clients u
 /** The whole of docs/api.md. */
 export function apiMarkdown(): string {
   const names = Object.keys(API) as RouteName[];
-  const index = names.map((n) => `| \`${API[n].method}\` | [\`${API[n].path}\`](#${anchor(n)}) | ${API[n].summary.split('. ')[0].replace(/\.$/, '')} |`);
-  return [HEAD, '## Routes', '', '| method | path | |', '|---|---|---|', ...index, '', ...names.map(routeSection), eventsSection()].join('\n').trimEnd() + '\n';
+  const index = names.map(
+    (n) => `| \`${API[n].method}\` | [\`${API[n].path}\`](#${anchor(n)}) | ${API[n].summary.split('. ')[0].replace(/\.$/, '')} |`,
+  );
+  return (
+    [HEAD, '## Routes', '', '| method | path | |', '|---|---|---|', ...index, '', ...names.map(routeSection), eventsSection()]
+      .join('\n')
+      .trimEnd() + '\n'
+  );
 }
 
 function anchor(n: RouteName): string {
   const s = API[n];
-  return `${s.method} ${s.path}`.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+  return `${s.method} ${s.path}`
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
 }
 
 export const API_DOCS_FILE = path.join('docs', 'api.md');

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChatOutputParser, parseToolCall, type OutputEvent, type OutputParserOptions } from '../../main/engine/chatOutputParser.js';
+import { ChatOutputParser, parseToolCall, type OutputEvent, type OutputParserOptions } from '../../main/engine/text/chatOutputParser.js';
 
 /** Feeds text in pieces of `size` characters and returns the merged events plus the parser. */
 function feed(text: string, size: number, opts?: OutputParserOptions) {

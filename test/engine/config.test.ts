@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedWeights, ModelConfigError, parameterCount, parseModelConfig } from '../../main/engine/config.js';
-import { ropeInvFreq } from '../../main/engine/layers/rope.js';
+import { expectedWeights, ModelConfigError, parameterCount, parseModelConfig } from '../../main/engine/model/config.js';
+import { ropeInvFreq } from '../../main/engine/model/layers/rope.js';
 
 const base = {
   architectures: ['LlamaForCausalLM'],

@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getLlama, LlamaLogLevel, type Llama, type Token } from 'node-llama-cpp';
-import { generateText } from '../../main/engine/generate.js';
-import { ggufFromModel, readGgufHeader, vocabFromTokenizerJson, writeGguf } from '../../main/engine/gguf.js';
-import { Model } from '../../main/engine/model.js';
+import { generateText } from '../../main/engine/generation/generate.js';
+import { ggufFromModel, vocabFromTokenizerJson } from '../../main/engine/formats/ggufExport.js';
+import { readGgufHeader, writeGguf } from '../../main/engine/formats/ggufFile.js';
+import { Model } from '../../main/engine/model/model.js';
 import { modelDir, type FixtureModel } from '../helpers/paths.js';
 
 function exportModel(model: Model, name: FixtureModel, dir: string) {

@@ -1,9 +1,9 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '../../main/engine/backend.js';
-import { matmul } from '../../main/engine/layers/matmul.js';
-import { Rng } from '../../main/engine/random.js';
+import { initBackend } from '../../main/engine/backends/backend.js';
+import { matmul } from '../../main/engine/model/layers/matmul.js';
+import { Rng } from '../../main/util/random.js';
 
 /**
  * Each registered gradient against central finite differences (float32): the loss is

@@ -1,12 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
-import { generateText } from '../../main/engine/generate.js';
-import { LoraAdapter } from '../../main/engine/lora.js';
-import { Model } from '../../main/engine/model.js';
-import { AdamW } from '../../main/engine/optimizer.js';
-import { scoreResponses } from '../../main/engine/score.js';
-import { computeGradients, crossEntropyLoss } from '../../main/engine/train.js';
+import { generateText } from '../../main/engine/generation/generate.js';
+import { LoraAdapter } from '../../main/engine/model/lora.js';
+import { Model } from '../../main/engine/model/model.js';
+import { AdamW } from '../../main/engine/training/optimizer.js';
+import { scoreResponses } from '../../main/engine/generation/score.js';
+import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { modelDir } from '../helpers/paths.js';
 
 describe('no tensor leaks', () => {

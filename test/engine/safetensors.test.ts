@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readHeader, readSafetensors, SafetensorsError, WeightFiles, writeSafetensors } from '../../main/engine/safetensors.js';
+import { readHeader, readSafetensors, SafetensorsError } from '../../main/engine/formats/safetensors.js';
+import { writeSafetensors } from '../../main/engine/formats/safetensorsWrite.js';
+import { WeightFiles } from '../../main/engine/formats/weightFiles.js';
 import { modelDir } from '../helpers/paths.js';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-st-'));

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { logSoftmax, Sampler, SamplingError, topEntries } from '../../main/engine/sampling.js';
+import { logSoftmax, Sampler, SamplingError, topEntries } from '../../main/engine/generation/sampling.js';
 
 // probabilities 0.4, 0.3, 0.15, 0.1, 0.05
 const probs = [0.4, 0.3, 0.15, 0.1, 0.05];

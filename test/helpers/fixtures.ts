@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readSafetensors } from '../../main/engine/safetensors.js';
+import { parseModelConfig, type ModelConfig } from '../../main/engine/model/config.js';
+import { readSafetensors } from '../../main/engine/formats/safetensors.js';
 import { modelDir, type FixtureModel } from './paths.js';
 
 /** What scripts/reference/make_fixtures.py computed with PyTorch for one tiny model. */
@@ -35,4 +36,9 @@ export function tensor(e: Expected, name: string): Float32Array {
   const t = e.tensors.get(name);
   if (!t) throw new Error(`fixture tensor '${name}' is missing; run npm run fixtures`);
   return t.data;
+}
+
+/** The parsed config.json of a fixture model (for tolerances derived from its shape). */
+export function fixtureConfig(name: FixtureModel): ModelConfig {
+  return parseModelConfig(JSON.parse(fs.readFileSync(path.join(modelDir(name), 'config.json'), 'utf8')));
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readSafetensors, writeSafetensors } from '../../main/engine/safetensors.js';
+import { readSafetensors } from '../../main/engine/formats/safetensors.js';
+import { writeSafetensors } from '../../main/engine/formats/safetensorsWrite.js';
 import { ClawLoopServer } from '../../main/server/clawloopServer.js';
 import type { InferenceEngine } from '../../main/server/inferenceEngine.js';
 import type { TrainingConfigPatch } from '../../main/protocol/training.js';

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChatGenerationRequest } from '../../main/engine/chatGeneration.js';
+import type { ChatGenerationRequest } from '../../main/engine/generation/chatGeneration.js';
 import { InferenceError } from '../../main/server/inferenceEngine.js';
 import { WorkerInferenceEngine } from '../../main/server/workerInferenceEngine.js';
 import { modelDir } from '../helpers/paths.js';
@@ -23,7 +23,12 @@ describe('the inference engine: no request can leak a slot or stop the worker (i
     for (let i = 0; i < 20_000; i++) deep = [deep]; // structured cloning overflows the stack on this
     const signal = new AbortController().signal;
     const running = [engine.generate(ask('ok', { maxTokens: 6 }), { signal }), engine.generate(ask('ok', { maxTokens: 6 }), { signal })];
-    const bad = Array.from({ length: 8 }, () => engine.generate(ask(deep), { signal }).then(() => null, (e: Error) => e));
+    const bad = Array.from({ length: 8 }, () =>
+      engine.generate(ask(deep), { signal }).then(
+        () => null,
+        (e: Error) => e,
+      ),
+    );
     const errors = await Promise.all(bad);
     await Promise.all(running);
     for (const e of errors) {

@@ -4,9 +4,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../main/cli/main.js';
-import type { TrainingConfig, TrainingStatus } from '../../main/protocol/training.js';
+import { DEFAULT_TRAINING_CONFIG, type TrainingConfig, type TrainingStatus } from '../../main/protocol/training.js';
 import { exited, startServe, type ServeProcess } from '../helpers/serveProcess.js';
 import { postJson, waitFor } from '../helpers/testServer.js';
+import { fixtureConfig } from '../helpers/fixtures.js';
+import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
+import { assertClose, tolerance } from '../helpers/numeric.js';
 import { modelDir } from '../helpers/paths.js';
 
 async function get<T>(s: ServeProcess, p: string): Promise<T> {
@@ -75,9 +78,12 @@ describe('restart', () => {
     assert.equal((await get<TrainingConfig>(second, '/api/training/config')).batch_size, 100, 'the configuration survives');
     const probeAfter = await probe(second);
     assert.equal(probeAfter.version, probeBefore.version);
-    probeAfter.top.forEach((lp, i) =>
-      assert.ok(Math.abs(lp - probeBefore.top[i]) < 1e-5, 'the restored adapter serves the same distribution'),
-    );
+    // Another process (another thread count, batch and kernel choice): the tolerance of a forward
+    // pass with LoRA, for a prompt within the model's 256 positions.
+    const config = fixtureConfig('qwen3-qknorm');
+    const tol = tolerance(logprobsModel(config, config.maxPositions, { loraRank: DEFAULT_TRAINING_CONFIG.lora_rank }));
+    const scale = logprobScale(config, probeBefore.top);
+    assertClose(probeAfter.top, probeBefore.top, tol, 'the restored adapter serves the same distribution', { scale });
 
     // SIGKILL racing a step: whatever the timing, the restart is consistent and training goes on.
     await fetch(`${second.origin}/api/training/config`, {

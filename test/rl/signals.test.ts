@@ -1,8 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Model } from '../../main/engine/model.js';
-import { HINT_MARKER } from '../../main/engine/openaiMessages.js';
-import { scoreResponses } from '../../main/engine/score.js';
+import { Model } from '../../main/engine/model/model.js';
+import { HINT_MARKER } from '../../main/engine/text/openaiMessages.js';
+import { scoreResponses } from '../../main/engine/generation/score.js';
+import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
+import { assertClose, tolerance } from '../helpers/numeric.js';
 import { modelDir } from '../helpers/paths.js';
 import { api, chat, longContextModel, startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
 
@@ -59,11 +61,12 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
     const stored = t.learn.turns.getTurn(turn.id)!;
     const teacherIds = model.encodeChat({ messages: [{ role: 'user', content: `what is two plus two?\n\n${HINT_MARKER}\n${hint}` }] }).ids;
     const [expected] = await scoreResponses(model.lm, [{ promptIds: teacherIds, responseIds: stored.responseIds }], { adapter: null });
+    // The trainer scores in its worker (batched with other samples); this is one pass alone.
+    const tol = tolerance(logprobsModel(model.config, teacherIds.length + stored.responseIds.length));
+    const scale = logprobScale(model.config, expected.logprobs);
     model.dispose();
     assert.equal(s.teacherLogprobs!.length, stored.responseIds.length);
-    s.teacherLogprobs!.forEach((lp, i) =>
-      assert.ok(Math.abs(lp - expected.logprobs[i]) < 1e-5, `token ${i}: ${lp} vs ${expected.logprobs[i]}`),
-    );
+    assertClose(s.teacherLogprobs!, expected.logprobs, tol, 'teacher log-probs', { scale });
   });
 
   it('👍 plus a hint yields one combined sample', async () => {

@@ -23,13 +23,24 @@ const statusOf = (answer: string) => Number(answer.split(' ')[1]);
 describe('what a web page can and cannot do', () => {
   let t: TestServer;
   before(async () => {
-    t = await startTestServer({ engine: new FakeEngine([{ events: [{ kind: 'content', text: 'ok' }] }]), options: { allowedHosts: ['workstation.lan'] } });
+    t = await startTestServer({
+      engine: new FakeEngine([{ events: [{ kind: 'content', text: 'ok' }] }]),
+      options: { allowedHosts: ['workstation.lan'] },
+    });
   });
   after(() => t.close());
 
   it('trusts loopback names, IP addresses, the bound host and allowed names; refuses other Host headers (DNS rebinding)', async () => {
     const o = { host: '127.0.0.1', allowedHosts: ['workstation.lan'] };
-    for (const h of ['127.0.0.1:30000', 'localhost:30000', 'LOCALHOST', 'app.localhost:5', '[::1]:30000', '192.168.1.20:30000', 'workstation.lan:1']) {
+    for (const h of [
+      '127.0.0.1:30000',
+      'localhost:30000',
+      'LOCALHOST',
+      'app.localhost:5',
+      '[::1]:30000',
+      '192.168.1.20:30000',
+      'workstation.lan:1',
+    ]) {
       assert.ok(hostAllowed(h, o), h);
     }
     for (const h of ['evil.example:30000', 'attacker.com', 'localhost.evil.com', '']) assert.ok(!hostAllowed(h, o), h);
@@ -81,7 +92,11 @@ describe('what a web page can and cannot do', () => {
     assert.equal(bodyOf(bad).error.code, 'bad_request');
     const huge = await raw(t.server.port, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     assert.equal(statusOf(huge), 431);
-    for (const [p, status] of [['/api/turns/%E0%A4%A', 400], ['//', 404], ['/api/checkpoints/%ZZ/pin', 400]] as const) {
+    for (const [p, status] of [
+      ['/api/turns/%E0%A4%A', 400],
+      ['//', 404],
+      ['/api/checkpoints/%ZZ/pin', 400],
+    ] as const) {
       const res = await fetch(`${t.origin}${p}`, { method: p.endsWith('pin') ? 'POST' : 'GET' });
       assert.equal(res.status, status, p);
       assert.ok(((await res.json()) as { error: { message: string } }).error.message, p);

@@ -14,7 +14,10 @@ import { api, chat, startTestServer, waitFor, type TestServer } from '../helpers
 /** Validates `value`, failing with the route, the field and zod's reason. */
 function check(schema: z.ZodType, value: unknown, what: string): void {
   const r = schema.safeParse(value);
-  if (!r.success) assert.fail(`${what}: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}\n${JSON.stringify(value).slice(0, 600)}`);
+  if (!r.success)
+    assert.fail(
+      `${what}: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}\n${JSON.stringify(value).slice(0, 600)}`,
+    );
 }
 
 describe('the route table', () => {
@@ -28,7 +31,8 @@ describe('the route table', () => {
       if (spec.query && ex.query) check(spec.query, Object.fromEntries(new URLSearchParams(ex.query)), `${name} example query`);
       const r = spec.response;
       if (r.kind === 'json' || r.kind === 'json_or_sse') check(r.schema, ex.response, `${name} example response`);
-      if (r.kind === 'jsonl') for (const line of ex.responseText!.trim().split('\n')) check(r.line, JSON.parse(line), `${name} example line`);
+      if (r.kind === 'jsonl')
+        for (const line of ex.responseText!.trim().split('\n')) check(r.line, JSON.parse(line), `${name} example line`);
     }
   });
 
@@ -58,7 +62,10 @@ describe('a real response of every route matches its schema', () => {
   /** The request each route is walked with: the example's, pointed at what this server holds. */
   function requestFor(name: RouteName): { params: Record<string, string>; query?: string; body?: unknown } {
     const ex = EXAMPLES[name];
-    const ids: Record<string, string> = { id: name.startsWith('checkpoints.') ? 'step-000001' : name.startsWith('turns.') ? turnId : session, file: '/' };
+    const ids: Record<string, string> = {
+      id: name.startsWith('checkpoints.') ? 'step-000001' : name.startsWith('turns.') ? turnId : session,
+      file: '/',
+    };
     const params = Object.fromEntries(Object.keys(ex.params ?? {}).map((k) => [k, ids[k]]));
     const bodies: Partial<Record<RouteName, unknown>> = {
       'chat.completions': { messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 },
@@ -68,7 +75,11 @@ describe('a real response of every route matches its schema', () => {
       'checkpoints.export': { dir: 'walked' },
       'sessions.end': {},
     };
-    return { params, query: name === 'events' ? 'since=0' : ex.query?.replace('limit=1', 'limit=5'), body: name in bodies ? bodies[name] : ex.request };
+    return {
+      params,
+      query: name === 'events' ? 'since=0' : ex.query?.replace('limit=1', 'limit=5'),
+      body: name in bodies ? bodies[name] : ex.request,
+    };
   }
 
   // Destructive routes run last, in this order.
@@ -94,7 +105,12 @@ describe('a real response of every route matches its schema', () => {
   }
 
   it('errors of every kind come in the envelope', async () => {
-    for (const [method, p] of [['GET', '/api/nope'], ['DELETE', '/healthz'], ['GET', '/api/turns/%E0%A4%A'], ['GET', '/api/turns?limit=0']]) {
+    for (const [method, p] of [
+      ['GET', '/api/nope'],
+      ['DELETE', '/healthz'],
+      ['GET', '/api/turns/%E0%A4%A'],
+      ['GET', '/api/turns?limit=0'],
+    ]) {
       const res = await fetch(`${t.origin}${p}`, { method });
       assert.ok(res.status >= 400 && res.status < 500, `${method} ${p}: ${res.status}`);
       check(ApiErrorBodySchema, await res.json(), `${method} ${p}`);

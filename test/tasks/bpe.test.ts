@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { TextTokenizer } from '../../main/engine/tokenizer.js';
+import { TextTokenizer } from '../../main/engine/text/tokenizer.js';
 import { MARKUP_TOKENS, pretokenize, SPECIAL_TOKENS, tokenizerConfig, tokenizerJson, trainBpe } from '../../scripts/default-model/bpe.js';
 
 const corpus = [

@@ -36,7 +36,13 @@ function existingCheckpoint(ctx: ServerContext, id: string) {
   if (!cp) throw new ApiError(404, `no checkpoint '${id}'`, 'invalid_request_error', 'not_found', 'id');
   const dir = checkpointDir(ctx.dataDir, cp.id);
   if (!fs.existsSync(dir)) {
-    throw new ApiError(409, `checkpoint '${id}' is listed but its folder ${dir} is gone; choose another checkpoint`, 'invalid_request_error', 'checkpoint_missing', 'id');
+    throw new ApiError(
+      409,
+      `checkpoint '${id}' is listed but its folder ${dir} is gone; choose another checkpoint`,
+      'invalid_request_error',
+      'checkpoint_missing',
+      'id',
+    );
   }
   return { cp, dir };
 }

@@ -1,9 +1,6 @@
 import { GAP_EVENT } from '../../protocol/events.js';
 import { RESPONDED, type Handler } from '../routeTypes.js';
 
-/** How often an idle event stream sends a comment, so proxies and clients keep it open. */
-export const EVENT_HEARTBEAT_MS = 15_000;
-
 const frame = (id: number, name: string, data: string) => `id: ${id}\nevent: ${name}\ndata: ${data}\n\n`;
 
 /**
@@ -32,7 +29,8 @@ export const streamEvents: Handler<'events'> = (ctx, { req, res, query }) => {
     lastSent = e.id;
     res.write(frame(e.id, e.event, JSON.stringify({ ...e.data, at: e.at })));
   });
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), EVENT_HEARTBEAT_MS);
+  // A comment every keepAliveMs (15 s by default), so proxies and clients keep an idle stream open.
+  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), ctx.options.keepAliveMs);
   heartbeat.unref();
   const stop = () => {
     clearInterval(heartbeat);

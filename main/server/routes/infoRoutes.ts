@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { inspectModelFolder, ModelFolderError } from '../../engine/modelFolder.js';
+import { inspectModelFolder, ModelFolderError } from '../../engine/formats/index.js';
 import type { Settings } from '../../protocol/app.js';
 import { resourcePath } from '../../resources.js';
 import { ApiError } from '../apiError.js';

@@ -1,4 +1,4 @@
-import { messageText } from '../../engine/openaiMessages.js';
+import { messageText } from '../../engine/text/index.js';
 import type { SessionInfo } from '../../protocol/sessions.js';
 import type { SessionSummary } from '../../store/appQueries.js';
 import { ApiError } from '../apiError.js';
@@ -48,7 +48,17 @@ export const listSessions: Handler<'sessions.list'> = (ctx) => ({ object: 'list'
 /** The pseudo-session "unknown": turns that came without a session id. */
 function unattached(turns: Array<{ createdAt: number }>): SessionInfo {
   const at = (i: number) => turns.at(i)?.createdAt ?? 0;
-  return { id: 'unknown', title: null, created_at: at(0), last_seen_at: at(-1), ended_at: null, end_reason: null, turns: turns.length, main_turns: 0, preview: null };
+  return {
+    id: 'unknown',
+    title: null,
+    created_at: at(0),
+    last_seen_at: at(-1),
+    ended_at: null,
+    end_reason: null,
+    turns: turns.length,
+    main_turns: 0,
+    preview: null,
+  };
 }
 
 export const getSession: Handler<'sessions.get'> = (ctx, { params }) => {
@@ -75,7 +85,13 @@ export const deleteSession: Handler<'sessions.delete'> = (ctx, { params }) => {
   }
   if (out === null) throw new ApiError(404, `no session '${params.id}'`, 'invalid_request_error', 'not_found', 'id');
   if (out === 'training') {
-    throw new ApiError(409, `a training step is using session '${params.id}' right now; try again when the step is done`, 'invalid_request_error', 'session_busy', 'id');
+    throw new ApiError(
+      409,
+      `a training step is using session '${params.id}' right now; try again when the step is done`,
+      'invalid_request_error',
+      'session_busy',
+      'id',
+    );
   }
   return { id: params.id, deleted: true, turns: out.turns, samples_removed: out.samplesRemoved };
 };

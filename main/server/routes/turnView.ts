@@ -52,11 +52,11 @@ export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<Ap
   const o = outcome(lead.step);
   return {
     ...base,
-    stage: o.liveVersion === null ? 'trained' : 'live',
+    stage: o.live ? 'live' : 'trained',
     step: lead.step,
     checkpoint_id: o.checkpointId,
-    version: o.liveVersion,
-    reason: o.liveVersion === null ? 'the checkpoint of this step has not been live' : null,
+    version: o.live ? o.liveVersion : null,
+    reason: o.live ? null : 'what this step learned is not in the live adapter (rolled back to an earlier version, or held back)',
   };
 }
 
@@ -89,7 +89,14 @@ export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn): Tur
     closed: t.closed,
     learn_note: facts.learnNote,
     feedback: fb ? { rating: fb.rating, hint: fb.hint, updated_at: fb.updatedAt } : null,
-    judgements: facts.judgements.map((j) => ({ kind: j.kind, judge: j.judge, score: j.score, hint: j.hint, votes: j.votes, created_at: j.createdAt })),
+    judgements: facts.judgements.map((j) => ({
+      kind: j.kind,
+      judge: j.judge,
+      score: j.score,
+      hint: j.hint,
+      votes: j.votes,
+      created_at: j.createdAt,
+    })),
     samples: facts.samples.map((s) => ({
       kind: s.kind,
       reward: s.reward,

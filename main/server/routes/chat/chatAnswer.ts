@@ -1,4 +1,4 @@
-import type { ChatGenerationResult, TokenReport } from '../../../engine/chatGeneration.js';
+import type { ChatGenerationResult, TokenReport } from '../../../engine/index.js';
 import type { ChatCompletion, ChatCompletionChunk, FinishReason, Usage } from '../../../protocol/openai.js';
 import { toLogprobs, toWireToolCalls } from '../../wireFormat.js';
 

@@ -1,4 +1,4 @@
-import type { ChatGenerationResult, TokenReport } from '../../../engine/chatGeneration.js';
+import type { ChatGenerationResult, TokenReport } from '../../../engine/index.js';
 import { ApiError } from '../../apiError.js';
 import { sendJson } from '../../http.js';
 import { readRlMetadata } from '../../rlMetadata.js';
@@ -26,7 +26,12 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
     adapterVersion: ctx.engine.adapterVersion,
   };
   const episode = openTurn(ctx, c);
-  const head: AnswerHead = { id: c.id, created: Math.floor(arrivedAt / 1000), model: ctx.options.servedModelName, logprobs: c.gen.logprobs === true };
+  const head: AnswerHead = {
+    id: c.id,
+    created: Math.floor(arrivedAt / 1000),
+    model: ctx.options.servedModelName,
+    logprobs: c.gen.logprobs === true,
+  };
   const headers = { 'x-clawloop-adapter-version': String(c.adapterVersion), 'x-clawloop-completion-id': c.id };
   const ac = new AbortController();
   // A client that goes away stops its generation.
@@ -42,7 +47,15 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
 
 type RecordFn = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => void;
 
-async function whole(ctx: ServerContext, r: ChatRequest, c: CaptureInput, head: AnswerHead, headers: Record<string, string>, signal: AbortSignal, record: RecordFn): Promise<void> {
+async function whole(
+  ctx: ServerContext,
+  r: ChatRequest,
+  c: CaptureInput,
+  head: AnswerHead,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  record: RecordFn,
+): Promise<void> {
   let queueMs: number | null = null;
   const callIds: string[] = [];
   const tokens: TokenReport[] = [];
@@ -60,7 +73,15 @@ async function whole(ctx: ServerContext, r: ChatRequest, c: CaptureInput, head: 
 }
 
 /** Streaming: a full queue is refused with a real 429 (thrown synchronously) before the 200 stream opens. */
-async function streamed(ctx: ServerContext, r: ChatRequest, c: CaptureInput, head: AnswerHead, headers: Record<string, string>, signal: AbortSignal, record: RecordFn): Promise<void> {
+async function streamed(
+  ctx: ServerContext,
+  r: ChatRequest,
+  c: CaptureInput,
+  head: AnswerHead,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  record: RecordFn,
+): Promise<void> {
   const emitter = new ChunkEmitter(head);
   let queueMs: number | null = null;
   const done = ctx.engine.generate(c.gen, {
@@ -74,4 +95,3 @@ async function streamed(ctx: ServerContext, r: ChatRequest, c: CaptureInput, hea
   const sse = emitter.open(r.res, headers, ctx.options.keepAliveMs);
   await finishStream(sse, head, done, (result) => record(result, emitter.callIds, queueMs), r.body.stream_options?.include_usage !== false);
 }
-

@@ -1,4 +1,4 @@
-import type { ChatGenerationRequest } from '../../../engine/chatGeneration.js';
+import type { ChatGenerationRequest } from '../../../engine/index.js';
 import type { ChatCompletionRequest } from '../../../protocol/openai.js';
 import { ApiError } from '../../apiError.js';
 import { toChatMessages, toolsFor } from '../../wireFormat.js';
@@ -6,7 +6,13 @@ import { toChatMessages, toolsFor } from '../../wireFormat.js';
 /** A validated chat-completions body as the engine's generation request (400 for what ClawLoop cannot do). */
 export function toGenerationRequest(body: ChatCompletionRequest): ChatGenerationRequest {
   if ((body.n ?? 1) !== 1) {
-    throw new ApiError(400, `n=${body.n} is not supported; ClawLoop returns one choice per request (n=1)`, 'invalid_request_error', 'unsupported_parameter', 'n');
+    throw new ApiError(
+      400,
+      `n=${body.n} is not supported; ClawLoop returns one choice per request (n=1)`,
+      'invalid_request_error',
+      'unsupported_parameter',
+      'n',
+    );
   }
   const stop = body.stop === null || body.stop === undefined ? undefined : typeof body.stop === 'string' ? [body.stop] : body.stop;
   const templateVars: Record<string, unknown> = { ...(body.chat_template_kwargs ?? {}) };

@@ -1,4 +1,4 @@
-import type { ChatDelta, ChatGenerationResult, TokenReport } from '../../../engine/chatGeneration.js';
+import type { ChatDelta, ChatGenerationResult, TokenReport } from '../../../engine/index.js';
 import type { ServerResponse } from 'node:http';
 import { SseWriter } from '../../sseWriter.js';
 import { toolCallId } from '../../wireFormat.js';

@@ -1,0 +1,123 @@
+import * as tf from '@tensorflow/tfjs-core';
+import '../training/gradients.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted } from './nativeAddon.js';
+import { registerNativeWasmKernels } from './wasmKernels.js';
+
+/**
+ * The tfjs backends ClawLoop can run on.
+ * - `wasm`: default on CPU (XNNPACK + SIMD). Ships with ClawLoop.
+ * - `cpu`: pure JavaScript; slow, used to cross-check numerics. Ships with ClawLoop.
+ * - `webgpu`: GPU through Dawn; needs `npm install webgpu @tensorflow/tfjs-backend-webgpu` and a
+ *   Vulkan/Metal/D3D12 driver.
+ * - `tensorflow`: libtensorflow through `@tensorflow/tfjs-node` or `@tensorflow/tfjs-node-gpu`
+ *   (installed by the user; never a ClawLoop dependency).
+ */
+export type BackendName = 'wasm' | 'cpu' | 'webgpu' | 'tensorflow';
+
+export const BACKEND_NAMES: readonly BackendName[] = ['wasm', 'cpu', 'webgpu', 'tensorflow'];
+
+/** Raised when a backend cannot be loaded; the message says what to install. */
+export class BackendUnavailableError extends Error {
+  override name = 'BackendUnavailableError';
+}
+
+/** The backend named by `CLAWLOOP_BACKEND`, or `wasm`. Throws on an unknown name. */
+export function defaultBackendName(env: NodeJS.ProcessEnv = process.env): BackendName {
+  const raw = env.CLAWLOOP_BACKEND?.trim();
+  if (!raw) return 'wasm';
+  return parseBackendName(raw, 'CLAWLOOP_BACKEND');
+}
+
+export function parseBackendName(raw: string, source = '--backend'): BackendName {
+  const name = raw.trim().toLowerCase();
+  if ((BACKEND_NAMES as readonly string[]).includes(name)) return name as BackendName;
+  throw new Error(`${source} is '${raw}'; valid backends: ${BACKEND_NAMES.join(', ')}`);
+}
+
+async function importOptional(specifier: string, install: string): Promise<unknown> {
+  try {
+    return await import(specifier);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+      throw new BackendUnavailableError(`the '${specifier}' package is not installed. Install it with: ${install}`);
+    }
+    throw new BackendUnavailableError(`loading '${specifier}' failed: ${(err as Error).message}`);
+  }
+}
+
+async function register(name: BackendName): Promise<void> {
+  switch (name) {
+    case 'wasm':
+      await import('@tensorflow/tfjs-backend-wasm');
+      return;
+    case 'cpu':
+      await import('@tensorflow/tfjs-backend-cpu');
+      return;
+    case 'webgpu': {
+      const dawn = (await importOptional('webgpu', 'npm install webgpu @tensorflow/tfjs-backend-webgpu')) as {
+        create: (flags: string[]) => unknown;
+        globals: Record<string, unknown>;
+      };
+      Object.assign(globalThis, dawn.globals);
+      const nav = ((globalThis as { navigator?: Record<string, unknown> }).navigator ??= {});
+      if (!nav.gpu) Object.defineProperty(nav, 'gpu', { value: dawn.create([]), configurable: true });
+      const gpu = nav.gpu as { requestAdapter(): Promise<unknown> };
+      if (!(await gpu.requestAdapter())) {
+        throw new BackendUnavailableError(
+          "webgpu: no GPU adapter found. Install your GPU vendor's Vulkan driver (Linux), or choose --backend wasm.",
+        );
+      }
+      await importOptional('@tensorflow/tfjs-backend-webgpu', 'npm install @tensorflow/tfjs-backend-webgpu');
+      return;
+    }
+    case 'tensorflow':
+      try {
+        await importOptional('@tensorflow/tfjs-node-gpu', 'npm install @tensorflow/tfjs-node-gpu');
+      } catch {
+        await importOptional(
+          '@tensorflow/tfjs-node',
+          'npm install @tensorflow/tfjs-node (CPU) or @tensorflow/tfjs-node-gpu (CUDA); both download libtensorflow at install time',
+        );
+      }
+      return;
+  }
+}
+
+let active: BackendName | null = null;
+
+/**
+ * Loads (once) and activates a backend. Later calls with the same name are free; a different
+ * name switches the active backend (tensors made on the old one stay there).
+ * @returns the name of the active backend.
+ */
+export async function initBackend(
+  name: BackendName = defaultBackendName(),
+  opts: { log?: (line: string) => void } = {},
+): Promise<BackendName> {
+  if (active === name && tf.getBackend() === name) return name;
+  // Production mode skips per-op debug checks and silences tfjs's "install tfjs-node" banner.
+  tf.enableProdMode();
+  if (!tf.findBackendFactory(name)) await register(name);
+  if (!tf.findBackendFactory(name)) {
+    throw new BackendUnavailableError(`backend '${name}' did not register itself after loading its package`);
+  }
+  const ok = await tf.setBackend(name);
+  if (!ok) throw new BackendUnavailableError(`backend '${name}' failed to initialise`);
+  await tf.ready();
+  active = name;
+  let detail = '';
+  if (name === 'wasm') {
+    detail = ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})`;
+    const addon = loadNativeAddon();
+    if (addon) {
+      registerNativeWasmKernels(addon);
+      const i = addon.info();
+      detail += `, native kernels (${i.blas}, ${i.threads} threads)`;
+    } else if (nativeWanted()) {
+      opts.log?.(`clawloop: warning: native kernels unavailable, using pure tfjs: ${nativeLoadError()}`);
+    }
+  }
+  opts.log?.(`clawloop: tfjs backend '${name}'${detail}`);
+  return name;
+}

@@ -1,0 +1,226 @@
+import * as tf from '@tensorflow/tfjs-core';
+import type { CausalLM } from '../model/causalLM.js';
+import { KVCache } from '../model/kvCache.js';
+import type { LoraAdapter } from '../model/lora.js';
+
+/** A sequence decoding inside a {@link DecodeBatcher}. */
+export interface BatchedSequence {
+  readonly id: number;
+}
+
+interface Row extends BatchedSequence {
+  group: Group | null;
+  /** Position of the next token (the sequence's true length). */
+  start: number;
+  /** Left padding of this row in the group's cache. */
+  pad: number;
+  /** A private cache while the row is outside a group (evicted). */
+  own: KVCache | null;
+  adapter: LoraAdapter | null;
+  pending: { token: number; resolve: (l: Float32Array) => void; reject: (e: Error) => void } | null;
+  dead: boolean;
+}
+
+interface Group {
+  adapter: LoraAdapter | null;
+  cache: KVCache;
+  rows: Row[];
+  scheduled: boolean;
+  /** Flush attempts deferred while some rows had not asked for their next token yet. */
+  deferrals: number;
+}
+
+/**
+ * Continuous batching of decode steps: sequences that run at the same time (each prefilled on its
+ * own) share one left-padded KV cache per adapter, and each step feeds one token per sequence
+ * through the model in a single forward pass. A sequence asks for its next logits with
+ * {@link step}; the batch runs once every live sequence of its group has asked (on the next turn
+ * of the event loop), so per-sequence work (sampling, stop strings, streaming) stays where it is.
+ * Finished rows are dropped lazily; a sequence that stops asking is moved out to its own cache.
+ */
+export class DecodeBatcher {
+  private readonly groups = new Map<LoraAdapter | null, Group>();
+  private nextId = 0;
+  /** Batched forward passes run, and rows they carried (for statistics). */
+  steps = 0;
+  rowsStepped = 0;
+
+  constructor(private readonly lm: CausalLM) {}
+
+  /** Sequences currently decoding. */
+  get active(): number {
+    let n = 0;
+    for (const g of this.groups.values()) n += g.rows.filter((r) => !r.dead).length;
+    return n;
+  }
+
+  /**
+   * Adds a prefilled sequence. Takes over `cache` (a one-row cache holding the prompt); the caller
+   * must not use or dispose it afterwards.
+   */
+  join(cache: KVCache, adapter: LoraAdapter | null): BatchedSequence {
+    if (cache.batch !== 1) throw new RangeError(`join: the cache holds ${cache.batch} rows; expected 1`);
+    const row: Row = { id: ++this.nextId, group: null, start: cache.length, pad: 0, own: cache, adapter, pending: null, dead: false };
+    this.attach(row);
+    return row;
+  }
+
+  /** The logits for the token after `token`, once the batch has run. */
+  step(seq: BatchedSequence, token: number): Promise<Float32Array> {
+    const row = seq as Row;
+    if (row.dead) return Promise.reject(new Error('step: the sequence has left the batch'));
+    if (row.pending) return Promise.reject(new Error('step: the previous step has not finished'));
+    if (!row.group) this.attach(row);
+    return new Promise((resolve, reject) => {
+      row.pending = { token, resolve, reject };
+      this.schedule(row.group!);
+    });
+  }
+
+  /** Removes a sequence (finished, stopped or aborted). */
+  leave(seq: BatchedSequence): void {
+    const row = seq as Row;
+    if (row.dead) return;
+    row.dead = true;
+    row.pending?.reject(new Error('the sequence left the batch'));
+    row.pending = null;
+    row.own?.dispose();
+    row.own = null;
+    const g = row.group;
+    if (!g) return;
+    const live = g.rows.filter((r) => !r.dead).length;
+    if (live === 0) {
+      g.cache.dispose();
+      this.groups.delete(g.adapter);
+    } else if (g.rows.length - live >= Math.max(1, live / 4)) {
+      this.compact(g);
+    }
+    if (live > 0) this.schedule(g);
+  }
+
+  /** Frees every cache; pending steps fail. */
+  dispose(): void {
+    for (const g of this.groups.values()) {
+      for (const r of g.rows) {
+        r.pending?.reject(new Error('the batcher was disposed'));
+        r.dead = true;
+      }
+      g.cache.dispose();
+    }
+    this.groups.clear();
+  }
+
+  /** Puts a row with a private cache into its adapter's group, padding whichever side is shorter. */
+  private attach(row: Row): void {
+    const own = row.own!;
+    let g = this.groups.get(row.adapter);
+    if (!g) {
+      g = { adapter: row.adapter, cache: new KVCache(this.lm.config.numLayers), rows: [], scheduled: false, deferrals: 0 };
+      this.groups.set(row.adapter, g);
+    }
+    const S = g.rows.length ? g.cache.length : 0;
+    const L = own.length;
+    if (g.rows.length === 0) {
+      row.pad = 0;
+    } else if (L < S) {
+      own.padLeft(S - L);
+      row.pad = S - L;
+    } else {
+      g.cache.padLeft(L - S);
+      for (const r of g.rows) r.pad += L - S;
+      row.pad = 0;
+    }
+    g.cache.concatRows(own);
+    own.dispose();
+    row.own = null;
+    row.group = g;
+    g.rows.push(row);
+  }
+
+  /** Drops dead rows and the left padding every remaining row shares. */
+  private compact(g: Group): void {
+    const keep = g.rows.map((r, i) => (r.dead ? -1 : i)).filter((i) => i >= 0);
+    g.cache.selectRows(keep);
+    g.rows = keep.map((i) => g.rows[i]);
+    const common = Math.min(...g.rows.map((r) => r.pad));
+    if (common > 0) {
+      g.cache.trimLeft(common);
+      for (const r of g.rows) r.pad -= common;
+    }
+  }
+
+  private schedule(g: Group): void {
+    if (g.scheduled) return;
+    g.scheduled = true;
+    setImmediate(() => {
+      g.scheduled = false;
+      this.flush(g);
+    });
+  }
+
+  private flush(g: Group): void {
+    if (this.groups.get(g.adapter) !== g) return;
+    const live = g.rows.filter((r) => !r.dead);
+    if (!live.some((r) => r.pending)) return;
+    const waiting = live.filter((r) => !r.pending);
+    if (waiting.length) {
+      // Give the others a few turns of the event loop to ask; then run without them.
+      if (g.deferrals < 3) {
+        g.deferrals++;
+        this.schedule(g);
+        return;
+      }
+      for (const r of waiting) this.evict(g, r);
+    }
+    g.deferrals = 0;
+    const rows = g.rows;
+    const B = rows.length;
+    const V = this.lm.config.vocabSize;
+    const ids = rows.map((r) => (r.pending ? r.pending.token : 0));
+    let logits: Float32Array;
+    try {
+      logits = tf.tidy(() => {
+        const out = this.lm.forward(tf.tensor2d(ids, [B, 1], 'int32'), {
+          cache: g.cache,
+          adapter: g.adapter,
+          lastOnly: true,
+          rows: { start: rows.map((r) => r.start), pad: rows.map((r) => r.pad) },
+        });
+        return out.dataSync() as Float32Array;
+      });
+    } catch (err) {
+      // The cache may be half-updated: fail every row of the group.
+      for (const r of rows) {
+        r.pending?.reject(err as Error);
+        r.pending = null;
+        r.dead = true;
+      }
+      g.cache.dispose();
+      this.groups.delete(g.adapter);
+      return;
+    }
+    this.steps++;
+    this.rowsStepped += B;
+    rows.forEach((r, b) => {
+      // Dead rows were fed a placeholder; their slot is garbage they never read again.
+      r.start++;
+      const p = r.pending;
+      r.pending = null;
+      p?.resolve(logits.subarray(b * V, (b + 1) * V));
+    });
+  }
+
+  /** Moves a row that has not asked for its next token out of the group, into its own cache. */
+  private evict(g: Group, r: Row): void {
+    const i = g.rows.indexOf(r);
+    const own = new KVCache(this.lm.config.numLayers);
+    own.concatRows(g.cache);
+    own.selectRows([i]);
+    own.trimLeft(r.pad);
+    r.own = own;
+    r.pad = 0;
+    r.group = null;
+    g.rows.splice(i, 1);
+    g.cache.selectRows(g.rows.map((_, j) => (j < i ? j : j + 1)));
+  }
+}

@@ -1,0 +1,208 @@
+import * as tf from '@tensorflow/tfjs-core';
+import type { CausalLM } from '../model/causalLM.js';
+import type { BatchedSequence, DecodeBatcher } from './decodeBatcher.js';
+import { KVCache } from '../model/kvCache.js';
+import type { LoraAdapter } from '../model/lora.js';
+import { logSoftmax, Sampler, topEntries, type SamplingOptions } from './sampling.js';
+import { StopStringText } from './stopStrings.js';
+import type { TextTokenizer } from '../text/tokenizer.js';
+
+export interface GenerateOptions extends SamplingOptions {
+  /** Upper bound on generated tokens. Default 256. */
+  maxNewTokens?: number;
+  /** Seed for sampling; the same seed and inputs give the same tokens. Default: random. */
+  seed?: number;
+  /** Token ids that end generation (included in `tokens`, not in the text). Default: none. */
+  stopTokenIds?: readonly number[];
+  /** Strings that end generation; the text is cut before the first one. Default: none. */
+  stopStrings?: readonly string[];
+  /** LoRA adapter to generate with; null or absent uses the base model. */
+  adapter?: LoraAdapter | null;
+  /** Aborts between tokens; the result then has finishReason 'abort'. */
+  signal?: AbortSignal;
+  /** Return this many most likely alternatives (with log-probs) per token. Default 0. Max 20. */
+  topLogprobs?: number;
+  /**
+   * Decode in a shared batch with other sequences running at the same time (continuous
+   * batching). The prompt is still prefilled on its own. Default: decode alone.
+   */
+  batcher?: DecodeBatcher;
+}
+
+/** One generated token. */
+export interface GeneratedToken {
+  id: number;
+  /** log π(id | context) under the model's own distribution (temperature 1, no top-k/top-p). */
+  logprob: number;
+  /** Text this token made final; '' while an incomplete character or a possible stop string is held back. */
+  text: string;
+  /** The most likely tokens at this position with their log-probs, when `topLogprobs` > 0. */
+  top?: Array<{ id: number; logprob: number }>;
+}
+
+export type FinishReason = 'stop' | 'length' | 'abort';
+
+export interface GenerationResult {
+  /** Every sampled token id, including a stop token that ended generation. */
+  tokens: number[];
+  /** log-prob of each entry of `tokens` under the model (temperature 1). */
+  logprobs: number[];
+  /** The generated text, without a stop token and cut before a stop string. */
+  text: string;
+  finishReason: FinishReason;
+  /** What stopped generation, when finishReason is 'stop'. */
+  stoppedBy?: { tokenId: number } | { string: string };
+  promptTokens: number;
+  prefillMs: number;
+  decodeMs: number;
+}
+
+export class ContextLengthError extends Error {
+  override name = 'ContextLengthError';
+  constructor(
+    readonly promptTokens: number,
+    readonly maxPositions: number,
+  ) {
+    super(`the prompt has ${promptTokens} tokens; the model's maximum context length is ${maxPositions} tokens`);
+  }
+}
+
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The model calls of one generation: the prompt's prefill into a fresh KV cache, then one forward
+ * pass per token, alone or, with a batcher, together with the other sequences it is decoding.
+ */
+class TokenSteps {
+  private readonly cache: KVCache;
+  // After the prefill the cache moves into the batcher, which steps all its sequences together.
+  private batched: BatchedSequence | null = null;
+
+  constructor(
+    private readonly lm: CausalLM,
+    private readonly adapter: LoraAdapter | null,
+    private readonly batcher: DecodeBatcher | undefined,
+  ) {
+    this.cache = new KVCache(lm.config.numLayers);
+  }
+
+  /** Logits after `ids` (the whole prompt, or one token when decoding alone). */
+  prefill(ids: number[]): Float32Array {
+    return tf.tidy(() => {
+      const input = tf.tensor2d(ids, [1, ids.length], 'int32');
+      const logits = this.lm.forward(input, { cache: this.cache, adapter: this.adapter, lastOnly: true });
+      return logits.dataSync() as Float32Array;
+    });
+  }
+
+  /** Logits after one more token. */
+  async step(id: number): Promise<Float32Array> {
+    if (!this.batcher) return this.prefill([id]);
+    this.batched ??= this.batcher.join(this.cache, this.adapter);
+    return this.batcher.step(this.batched, id);
+  }
+
+  close(): void {
+    if (this.batched) this.batcher!.leave(this.batched);
+    else this.cache.dispose();
+  }
+}
+
+/** The number of new tokens a generation may make, checked against the model's context. */
+function tokenBudget(lm: CausalLM, promptIds: readonly number[], maxNewTokens: number | undefined): number {
+  if (promptIds.length === 0) throw new RangeError('generate: the prompt is empty');
+  const maxPositions = lm.config.maxPositions;
+  if (promptIds.length >= maxPositions) throw new ContextLengthError(promptIds.length, maxPositions);
+  const maxNew = Math.min(maxNewTokens ?? 256, maxPositions - promptIds.length);
+  if (!(maxNew >= 0)) throw new RangeError(`generate: maxNewTokens must be >= 0, got ${maxNewTokens}`);
+  return maxNew;
+}
+
+/** The text token `id` makes final, and the stop token or string it ends generation with, if any. */
+function advance(
+  out: StopStringText,
+  stopIds: ReadonlySet<number>,
+  id: number,
+): { delta: string; stoppedBy: GenerationResult['stoppedBy'] } {
+  if (stopIds.has(id)) return { delta: out.flush(), stoppedBy: { tokenId: id } }; // no stop string can complete now
+  const r = out.push(id);
+  return { delta: r.delta, stoppedBy: r.stop === null ? undefined : { string: r.stop } };
+}
+
+/**
+ * Generates a continuation of `promptIds`: one prefill pass over the prompt, then one token per
+ * step with a KV cache. Yields each token as it is sampled, with its log-prob and the text it
+ * completes; returns the whole result. Runs on the calling thread; it yields to the event loop
+ * between tokens so an AbortSignal can stop it.
+ */
+export async function* generate(
+  lm: CausalLM,
+  tokenizer: TextTokenizer,
+  promptIds: readonly number[],
+  opts: GenerateOptions = {},
+): AsyncGenerator<GeneratedToken, GenerationResult, void> {
+  const maxNew = tokenBudget(lm, promptIds, opts.maxNewTokens);
+  const topN = Math.min(Math.max(opts.topLogprobs ?? 0, 0), 20);
+  const sampler = new Sampler(opts, opts.seed);
+  const stopIds = new Set(opts.stopTokenIds ?? []);
+  const out = new StopStringText(
+    tokenizer.streamDecoder(),
+    (opts.stopStrings ?? []).filter((s) => s.length > 0),
+  );
+  const steps = new TokenSteps(lm, opts.adapter ?? null, opts.batcher);
+  const tokens: number[] = [];
+  const logprobs: number[] = [];
+  let finishReason: FinishReason = 'length';
+  let stoppedBy: GenerationResult['stoppedBy'];
+  const t0 = performance.now();
+  let prefillMs = 0;
+  try {
+    if (opts.signal?.aborted) {
+      finishReason = 'abort';
+    } else if (maxNew > 0) {
+      let logits = steps.prefill([...promptIds]);
+      prefillMs = performance.now() - t0;
+      for (;;) {
+        const id = sampler.sample(logits);
+        const lp = logSoftmax(logits);
+        tokens.push(id);
+        logprobs.push(lp[id]);
+        const top = topN > 0 ? topEntries(lp, topN).map((e) => ({ id: e.id, logprob: e.value })) : undefined;
+        const made = advance(out, stopIds, id);
+        let delta = made.delta;
+        if (made.stoppedBy) {
+          finishReason = 'stop';
+          stoppedBy = made.stoppedBy;
+        }
+        const done = finishReason === 'stop' || tokens.length >= maxNew;
+        if (done && finishReason !== 'stop') delta += out.flush(); // out of budget: release whatever is held back
+        yield { id, logprob: lp[id], text: delta, top };
+        if (done) break;
+        await nextTick();
+        if (opts.signal?.aborted) {
+          finishReason = 'abort';
+          break;
+        }
+        logits = await steps.step(id);
+      }
+    }
+  } finally {
+    steps.close();
+  }
+  const decodeMs = performance.now() - t0 - prefillMs;
+  return { tokens, logprobs, text: out.text, finishReason, stoppedBy, promptTokens: promptIds.length, prefillMs, decodeMs };
+}
+
+/** Runs {@link generate} to completion and returns only the result. */
+export async function generateText(
+  lm: CausalLM,
+  tokenizer: TextTokenizer,
+  promptIds: readonly number[],
+  opts: GenerateOptions = {},
+): Promise<GenerationResult> {
+  const it = generate(lm, tokenizer, promptIds, opts);
+  for (;;) {
+    const r = await it.next();
+    if (r.done) return r.value;
+  }
+}

@@ -1,0 +1,113 @@
+import * as tf from '@tensorflow/tfjs-core';
+import type { CausalLM } from '../model/causalLM.js';
+import type { LoraAdapter } from '../model/lora.js';
+import { pickTargets } from '../model/tensorUtil.js';
+
+/** A response to score by teacher forcing after a prompt. */
+export interface ScoreItem {
+  promptIds: readonly number[];
+  responseIds: readonly number[];
+}
+
+export interface ScoreOptions {
+  /** LoRA adapter to score with; null or absent scores with the base model. */
+  adapter?: LoraAdapter | null;
+  /** Also return the topK most likely tokens at each response position. Default 0. */
+  topK?: number;
+  /** Sequences per forward pass. Default 8. */
+  batchSize?: number;
+  /** Checked between batches. */
+  signal?: AbortSignal;
+}
+
+export interface ScoredResponse {
+  /** log π(response[j] | prompt, response[<j]) for each response token. */
+  logprobs: Float32Array;
+  /** Per response position, the topK tokens and their log-probs (largest first). */
+  top?: Array<Array<{ id: number; logprob: number }>>;
+}
+
+/** One batch laid out for the model: right-padded ids [B, T], and the rows that predict response tokens. */
+function layoutBatch(items: readonly ScoreItem[], batch: number[]): { T: number; ids: Int32Array; rows: number[]; targets: number[] } {
+  const T = Math.max(...batch.map((i) => items[i].promptIds.length + items[i].responseIds.length - 1));
+  const ids = new Int32Array(batch.length * T);
+  const rows: number[] = [];
+  const targets: number[] = [];
+  batch.forEach((i, b) => {
+    const { promptIds: p, responseIds: r } = items[i];
+    ids.set([...p, ...r.slice(0, -1)], b * T);
+    for (let j = 0; j < r.length; j++) {
+      rows.push(b * T + p.length - 1 + j);
+      targets.push(r[j]);
+    }
+  });
+  return { T, ids, rows, targets };
+}
+
+/** Log-probs of the batch's response tokens, in batch order, and their top-K alternatives. */
+function scoreBatch(lm: CausalLM, items: readonly ScoreItem[], batch: number[], topK: number, opts: ScoreOptions): ScoredResponse[] {
+  const { T, ids, rows, targets } = layoutBatch(items, batch);
+  const outs = tf.tidy(() => {
+    const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter: opts.adapter ?? null });
+    const logp = tf.logSoftmax(lm.head(tf.gather(h, tf.tensor1d(rows, 'int32')))) as tf.Tensor2D; // [N, V]
+    const picked = pickTargets(logp, targets);
+    if (!topK) return [picked];
+    const tk = tf.topk(logp, topK);
+    return [picked, tk.values, tk.indices];
+  });
+  const lp = outs[0].dataSync() as Float32Array;
+  const topVals = topK ? (outs[1].dataSync() as Float32Array) : null;
+  const topIds = topK ? (outs[2].dataSync() as Int32Array) : null;
+  outs.forEach((t) => t.dispose());
+  let n = 0;
+  return batch.map((i) => {
+    const R = items[i].responseIds.length;
+    const res: ScoredResponse = { logprobs: lp.slice(n, n + R) };
+    if (topVals && topIds) {
+      res.top = [];
+      for (let j = 0; j < R; j++) {
+        const base = (n + j) * topK;
+        res.top.push(Array.from({ length: topK }, (_, k) => ({ id: topIds[base + k], logprob: topVals[base + k] })));
+      }
+    }
+    n += R;
+    return res;
+  });
+}
+
+/**
+ * Teacher-forced log-probabilities of given response tokens after given prompt tokens, batched.
+ * Sequences are right-padded (the causal mask keeps padding from affecting real positions) and
+ * only the rows that predict response tokens are projected onto the vocabulary.
+ */
+export async function scoreResponses(lm: CausalLM, items: readonly ScoreItem[], opts: ScoreOptions = {}): Promise<ScoredResponse[]> {
+  const batchSize = Math.max(1, opts.batchSize ?? 8);
+  const topK = Math.max(0, Math.min(opts.topK ?? 0, lm.config.vocabSize));
+  const results: ScoredResponse[] = new Array(items.length);
+  items.forEach((it, i) => {
+    if (it.promptIds.length === 0) throw new RangeError(`score: item ${i} has an empty prompt; the first response token needs context`);
+    const len = it.promptIds.length + it.responseIds.length - 1;
+    if (len > lm.config.maxPositions)
+      throw new RangeError(`score: item ${i} has ${len} tokens; the model's maximum context length is ${lm.config.maxPositions}`);
+  });
+  // Similar lengths share a batch so little compute goes to padding.
+  const order = items.map((_, i) => i).filter((i) => items[i].responseIds.length > 0);
+  order.sort((a, b) => items[a].promptIds.length + items[a].responseIds.length - (items[b].promptIds.length + items[b].responseIds.length));
+  items.forEach((it, i) => {
+    if (it.responseIds.length === 0) results[i] = { logprobs: new Float32Array(0), top: topK ? [] : undefined };
+  });
+  for (let start = 0; start < order.length; start += batchSize) {
+    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+    const batch = order.slice(start, start + batchSize);
+    scoreBatch(lm, items, batch, topK, opts).forEach((r, b) => (results[batch[b]] = r));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return results;
+}
+
+/** log p(ids[t] | ids[<t]) for every t (null for the first token): exactly the given tokens, nothing added. */
+export async function tokenLogprobs(lm: CausalLM, ids: readonly number[], opts: ScoreOptions = {}): Promise<Array<number | null>> {
+  if (ids.length === 0) return [];
+  const [scored] = await scoreResponses(lm, [{ promptIds: ids.slice(0, 1), responseIds: ids.slice(1) }], opts);
+  return [null, ...Array.from(scored.logprobs)];
+}

@@ -1,0 +1,244 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { Rng } from '../../util/random.js';
+import type { WeightFiles } from '../formats/weightFiles.js';
+import { expectedWeights, type ModelConfig } from './config.js';
+import { decoderBlock, layerParameters, loadLayerWeights, type BlockInputs, type LayerWeights, type TakeVariable } from './decoderBlock.js';
+import type { KVCache } from './kvCache.js';
+import { attentionMask, rowAttentionMask } from './layers/attention.js';
+import { matmul } from './layers/matmul.js';
+import { rmsNorm } from './layers/rmsNorm.js';
+import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
+import type { LoraAdapter } from './lora.js';
+import { shapeSize } from './shapes.js';
+import { transpose2d, variableFrom } from './tensorUtil.js';
+import { assertWeights, checkAdapterFits, checkTensors, checkWeights, WeightsError } from './weightCheck.js';
+
+export { WeightsError };
+
+export interface ForwardOptions {
+  /** Appends this call's keys/values; positions continue from the cache's length. */
+  cache?: KVCache;
+  /** LoRA adapter to apply; null or absent runs the base model. */
+  adapter?: LoraAdapter | null;
+  /** Compute logits for the last position only (prefill for generation). Default false. */
+  lastOnly?: boolean;
+  /** Training mode: LoRA dropout is active and a tied head keeps its gradient path. Default false. */
+  training?: boolean;
+  /** Seeds LoRA dropout in training mode. */
+  rng?: Rng;
+  /**
+   * Rows of different lengths sharing one (left-padded) cache, for batched decoding: row b's
+   * new tokens start at position `start[b]`, and its first `pad[b]` cache slots are padding.
+   * Needs `cache`. Default: every row at the cache's length, nothing padded.
+   */
+  rows?: { start: readonly number[]; pad: readonly number[] };
+}
+
+/**
+ * A Llama-family decoder (Llama, Mistral, Qwen2, Qwen3) in tfjs: token ids in, logits out.
+ * Weights are tfjs Variables, frozen unless {@link setTrainable} turns full fine-tuning on.
+ */
+export class CausalLM {
+  private readonly embed: tf.Variable; // [V, H]
+  private readonly lmHeadT: tf.Variable | null; // [H, V], when untied
+  private readonly finalNorm: tf.Variable;
+  private readonly layers: LayerWeights[];
+  private readonly invFreq: Float64Array;
+  private tiedHeadT: tf.Tensor2D | null = null;
+  private trainable = false;
+  private disposed = false;
+
+  private constructor(
+    readonly config: ModelConfig,
+    take: (name: string) => Float32Array,
+  ) {
+    const c = config;
+    const v: TakeVariable = (name, shape, transpose = false) => {
+      const data = take(name);
+      if (transpose) {
+        const [out, inp] = shape;
+        return variableFrom(transpose2d(data, out, inp), [inp, out], false);
+      }
+      return variableFrom(data, shape, false);
+    };
+    const H = c.hiddenSize;
+    this.embed = v('model.embed_tokens.weight', [c.vocabSize, H]);
+    this.finalNorm = v('model.norm.weight', [H]);
+    this.lmHeadT = c.tieWordEmbeddings ? null : v('lm_head.weight', [c.vocabSize, H], true);
+    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v));
+    this.invFreq = ropeInvFreq(c);
+  }
+
+  /**
+   * Loads weights from safetensors, one tensor at a time. Every missing, extra or misshapen tensor
+   * is reported by name before anything is allocated.
+   */
+  static fromWeightFiles(config: ModelConfig, files: WeightFiles, opts: { log?: (line: string) => void } = {}): CausalLM {
+    const { problems, ignored } = checkWeights(config, files);
+    assertWeights(config, problems);
+    if (ignored.length)
+      opts.log?.(`clawloop: ignoring ${ignored.length} tensor(s) the model does not use: ${ignored.slice(0, 5).join(', ')}`);
+    return new CausalLM(config, (name) => files.read(name));
+  }
+
+  /** Builds a model from Hugging Face-layout tensors in memory. */
+  static fromTensors(config: ModelConfig, tensors: Map<string, Float32Array>): CausalLM {
+    checkTensors(config, tensors);
+    return new CausalLM(config, (name) => tensors.get(name)!);
+  }
+
+  /**
+   * A freshly initialised model (to train from scratch): normal(0, std) weights, unit norms, zero
+   * biases, with the output projections of each block scaled down by 1/√(2·layers) (GPT-2's scheme).
+   */
+  static random(config: ModelConfig, seed = 0, std = 0.02): CausalLM {
+    const rng = new Rng(seed);
+    const residualStd = std / Math.sqrt(2 * config.numLayers);
+    const shapes = expectedWeights(config);
+    return new CausalLM(config, (name) => {
+      const shape = shapes.get(name)!;
+      const out = new Float32Array(shapeSize(shape));
+      if (name.endsWith('norm.weight')) out.fill(1);
+      else if (!name.endsWith('.bias')) {
+        const s = name.endsWith('o_proj.weight') || name.endsWith('down_proj.weight') ? residualStd : std;
+        for (let i = 0; i < out.length; i++) out[i] = rng.normal() * s;
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Logits for token ids.
+   * @param ids int32 [B, T]
+   * @returns [B, T, V], or [B, 1, V] with `lastOnly`.
+   */
+  forward(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor3D {
+    const [B, T] = ids.shape;
+    let h = this.hidden(ids, opts); // [B·T, H]
+    let rows = T;
+    if (opts.lastOnly && T > 1) {
+      const H = this.config.hiddenSize;
+      h = tf.reshape(tf.slice(tf.reshape(h, [B, T, H]), [0, T - 1, 0], [B, 1, H]), [B, H]);
+      rows = 1;
+    }
+    return tf.reshape(this.head(h, opts.training ?? false), [B, rows, this.config.vocabSize]);
+  }
+
+  /**
+   * The final-normalised hidden state of every position, flattened: [B·T, H]. Callers that need
+   * logits for a few positions only (scoring, training) gather rows first and then call {@link head}.
+   */
+  hidden(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
+    this.assertLive();
+    const c = this.config;
+    const [B, T] = ids.shape;
+    const adapter = opts.adapter ?? null;
+    if (adapter) this.checkAdapter(adapter);
+    const run: BlockInputs = {
+      config: c,
+      B,
+      T,
+      ...this.positions(B, T, opts),
+      cache: opts.cache,
+      adapter,
+      training: opts.training ?? false,
+      rng: opts.rng,
+    };
+    let x: tf.Tensor = tf.gather(this.embed, tf.reshape(ids, [B * T])); // [B·T, H]
+    for (let l = 0; l < c.numLayers; l++) x = decoderBlock(x, this.layers[l], l, run);
+    return rmsNorm(x, this.finalNorm, c.rmsNormEps) as tf.Tensor2D;
+  }
+
+  /**
+   * RoPE tables and the additive attention mask of T new positions: per row with `opts.rows`
+   * ([B, 1, T, S] mask), else every row continuing from the cache's length ([T, S] mask).
+   */
+  private positions(B: number, T: number, opts: ForwardOptions): Pick<BlockInputs, 'cos' | 'sin' | 'mask'> {
+    const offset = opts.cache?.length ?? 0;
+    const S = offset + T;
+    const window = this.config.slidingWindow;
+    if (opts.rows) {
+      const { start, pad } = opts.rows;
+      if (start.length !== B || pad.length !== B) throw new RangeError(`rows describe ${start.length} rows; the batch has ${B}`);
+      return { ...ropeTablesRows(this.invFreq, start, T), mask: tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [B, 1, T, S]) };
+    }
+    return { ...ropeTables(this.invFreq, offset, T), mask: tf.tensor2d(attentionMask(T, S, offset, window), [T, S]) };
+  }
+
+  /** Projects hidden rows [N, H] to logits [N, V]. */
+  head(hidden: tf.Tensor, training = false): tf.Tensor2D {
+    return matmul(hidden, this.headMatrix(training)) as tf.Tensor2D;
+  }
+
+  /** The output projection [H, V]. A tied head uses a cached transpose of the embedding, except while full fine-tuning. */
+  private headMatrix(training: boolean): tf.Tensor {
+    if (this.lmHeadT) return this.lmHeadT;
+    if (training && this.trainable) return tf.transpose(this.embed);
+    if (!this.tiedHeadT) this.tiedHeadT = tf.keep(tf.transpose(this.embed) as tf.Tensor2D);
+    return this.tiedHeadT;
+  }
+
+  /** Turns full fine-tuning on or off (whether base weights receive gradients). */
+  setTrainable(on: boolean): void {
+    this.trainable = on;
+    for (const v of this.parameters().values()) v.trainable = on;
+  }
+
+  /** Call after changing weights in place (an optimizer step) so derived caches are rebuilt. */
+  weightsChanged(): void {
+    this.tiedHeadT?.dispose();
+    this.tiedHeadT = null;
+  }
+
+  /**
+   * Every weight, keyed by its Hugging Face name. Projection and lm_head weights are held
+   * transposed ([in, out]); {@link exportTensors} converts back.
+   */
+  parameters(): Map<string, tf.Variable> {
+    this.assertLive();
+    const out = new Map<string, tf.Variable>();
+    out.set('model.embed_tokens.weight', this.embed);
+    out.set('model.norm.weight', this.finalNorm);
+    if (this.lmHeadT) out.set('lm_head.weight', this.lmHeadT);
+    this.layers.forEach((L, l) => layerParameters(L, l, out));
+    return out;
+  }
+
+  /** True for parameters stored transposed relative to Hugging Face's layout. */
+  static isTransposed(name: string): boolean {
+    return name === 'lm_head.weight' || /_proj\.weight$/.test(name);
+  }
+
+  /** Weights in Hugging Face layout, to save as model.safetensors. */
+  exportTensors(): Array<{ name: string; shape: number[]; data: Float32Array }> {
+    const out: Array<{ name: string; shape: number[]; data: Float32Array }> = [];
+    for (const [name, v] of this.parameters()) {
+      const data = v.dataSync() as Float32Array;
+      if (CausalLM.isTransposed(name)) {
+        const [inp, o] = v.shape;
+        out.push({ name, shape: [o, inp], data: transpose2d(data, inp, o) });
+      } else {
+        out.push({ name, shape: [...v.shape], data: Float32Array.from(data) });
+      }
+    }
+    return out;
+  }
+
+  private readonly checkedAdapters = new WeakSet<LoraAdapter>();
+  private checkAdapter(a: LoraAdapter): void {
+    if (this.checkedAdapters.has(a)) return;
+    checkAdapterFits(a.modelConfig, this.config);
+    this.checkedAdapters.add(a);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.weightsChanged();
+    for (const v of this.parameters().values()) v.dispose();
+    this.disposed = true;
+  }
+
+  private assertLive(): void {
+    if (this.disposed) throw new WeightsError('this model has been disposed');
+  }
+}

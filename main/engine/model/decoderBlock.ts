@@ -1,0 +1,120 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { Rng } from '../../util/random.js';
+import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
+import type { KVCache } from './kvCache.js';
+import { groupedAttention } from './layers/attention.js';
+import { matmul } from './layers/matmul.js';
+import { rmsNorm } from './layers/rmsNorm.js';
+import { applyRope } from './layers/rope.js';
+import type { LoraAdapter } from './lora.js';
+
+interface ProjWeights {
+  /** [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain matmul. */
+  w: tf.Variable;
+  b?: tf.Variable;
+}
+
+/** The weights of one decoder block. */
+export interface LayerWeights {
+  inputNorm: tf.Variable;
+  postNorm: tf.Variable;
+  qNorm?: tf.Variable;
+  kNorm?: tf.Variable;
+  proj: Record<Projection, ProjWeights>;
+}
+
+/** Makes a variable from the Hugging Face tensor `name` (transposed to [in, out] when asked). */
+export type TakeVariable = (name: string, shape: number[], transpose?: boolean) => tf.Variable;
+
+/** Loads block `l`'s weights under their Hugging Face names. */
+export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable): LayerWeights {
+  const p = `model.layers.${l}.`;
+  const dims = projectionDims(c);
+  const proj = {} as Record<Projection, ProjWeights>;
+  for (const name of PROJECTIONS) {
+    const base = `${p}${projectionModule(name)}.${name}`;
+    proj[name] = { w: v(`${base}.weight`, dims[name], true) };
+    if (c.biases.has(name)) proj[name].b = v(`${base}.bias`, [dims[name][0]]);
+  }
+  return {
+    inputNorm: v(`${p}input_layernorm.weight`, [c.hiddenSize]),
+    postNorm: v(`${p}post_attention_layernorm.weight`, [c.hiddenSize]),
+    qNorm: c.qkNorm ? v(`${p}self_attn.q_norm.weight`, [c.headDim]) : undefined,
+    kNorm: c.qkNorm ? v(`${p}self_attn.k_norm.weight`, [c.headDim]) : undefined,
+    proj,
+  };
+}
+
+/** Adds block `l`'s weights to `out` under their Hugging Face names. */
+export function layerParameters(L: LayerWeights, l: number, out: Map<string, tf.Variable>): void {
+  const p = `model.layers.${l}.`;
+  out.set(`${p}input_layernorm.weight`, L.inputNorm);
+  out.set(`${p}post_attention_layernorm.weight`, L.postNorm);
+  if (L.qNorm) out.set(`${p}self_attn.q_norm.weight`, L.qNorm);
+  if (L.kNorm) out.set(`${p}self_attn.k_norm.weight`, L.kNorm);
+  for (const name of PROJECTIONS) {
+    const base = `${p}${projectionModule(name)}.${name}`;
+    out.set(`${base}.weight`, L.proj[name].w);
+    if (L.proj[name].b) out.set(`${base}.bias`, L.proj[name].b!);
+  }
+}
+
+/** What every block of one forward pass shares. */
+export interface BlockInputs {
+  config: ModelConfig;
+  B: number;
+  T: number;
+  /** RoPE tables for the new positions, and the additive attention mask ([T, S] or [B, 1, T, S]). */
+  cos: tf.Tensor;
+  sin: tf.Tensor;
+  mask: tf.Tensor2D | tf.Tensor4D;
+  cache?: KVCache;
+  adapter: LoraAdapter | null;
+  training: boolean;
+  rng?: Rng;
+}
+
+/** x·W (+ b), plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
+function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs): tf.Tensor {
+  const p = L.proj[name];
+  let y = matmul(x, p.w);
+  if (p.b) y = tf.add(y, p.b);
+  const { adapter } = run;
+  const pair = adapter?.get(l, name);
+  if (pair && adapter) {
+    let xin = x;
+    if (run.training && adapter.config.dropout > 0) xin = tf.dropout(x, adapter.config.dropout, undefined, (run.rng ?? new Rng()).fork());
+    y = tf.add(y, tf.mul(matmul(matmul(xin, pair.a), pair.b), adapter.scale));
+  }
+  return y;
+}
+
+/**
+ * One pre-norm decoder block: x + attention(norm(x)), then + SwiGLU MLP(norm(x)). Appends the
+ * block's keys and values to the cache, if any.
+ * @param x [B·T, H]
+ * @returns [B·T, H]
+ */
+export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: BlockInputs): tf.Tensor {
+  const { config: c, B, T, cos, sin } = run;
+  const eps = c.rmsNormEps;
+  const h = rmsNorm(x, L.inputNorm, eps);
+  let q = tf.reshape(linear(h, L, l, 'q_proj', run), [B, T, c.numHeads, c.headDim]);
+  let k = tf.reshape(linear(h, L, l, 'k_proj', run), [B, T, c.numKvHeads, c.headDim]);
+  const v0 = tf.reshape(linear(h, L, l, 'v_proj', run), [B, T, c.numKvHeads, c.headDim]);
+  if (L.qNorm && L.kNorm) {
+    q = rmsNorm(q, L.qNorm, eps);
+    k = rmsNorm(k, L.kNorm, eps);
+  }
+  const qr = applyRope(tf.transpose(q, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, heads, T, D]
+  const kr = applyRope(tf.transpose(k, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, kv, T, D]
+  let kT = tf.transpose(kr, [0, 1, 3, 2]) as tf.Tensor4D; // [B, kv, D, T]
+  let v = tf.transpose(v0, [0, 2, 1, 3]) as tf.Tensor4D; // [B, kv, T, D]
+  if (run.cache) ({ kT, v } = run.cache.append(l, kT, v));
+  const attn = groupedAttention(qr, kT, v, run.mask); // [B, T, heads·D]
+  x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run));
+  const h2 = rmsNorm(x, L.postNorm, eps);
+  const gate = linear(h2, L, l, 'gate_proj', run);
+  const up = linear(h2, L, l, 'up_proj', run);
+  return tf.add(x, linear(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), L, l, 'down_proj', run)); // SwiGLU
+}

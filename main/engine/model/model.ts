@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { initBackend, type BackendName } from '../backends/backend.js';
+import { CausalLM } from './causalLM.js';
+import { ChatTemplate, type RenderOptions } from '../text/chatTemplate.js';
+import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.js';
+import { WeightFiles } from '../formats/weightFiles.js';
+import { TextTokenizer } from '../text/tokenizer.js';
+
+/** Sampling defaults and stop tokens from `generation_config.json` (all optional there). */
+export interface GenerationDefaults {
+  /** Token ids that end generation: generation_config.json, config.json and the tokenizer's eos_token. */
+  eosTokenIds: number[];
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+}
+
+export interface LoadModelOptions {
+  /** tfjs backend; default `CLAWLOOP_BACKEND` or `wasm`. */
+  backend?: BackendName;
+  /** Receives one-line progress and warning messages. Default: none. */
+  log?: (line: string) => void;
+}
+
+export class ModelLoadError extends Error {
+  override name = 'ModelLoadError';
+}
+
+function readJsonIfExists(file: string): Record<string, unknown> | null {
+  if (!fs.existsSync(file)) return null;
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ModelLoadError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+function ids(v: unknown): number[] {
+  if (v === undefined || v === null) return [];
+  return (Array.isArray(v) ? v : [v]).filter((x): x is number => Number.isInteger(x));
+}
+
+/**
+ * A model folder in Hugging Face layout, loaded: the network ({@link CausalLM}), its tokenizer,
+ * its chat template and its generation defaults.
+ */
+export class Model {
+  private constructor(
+    /** Absolute path of the model folder. */
+    readonly dir: string,
+    readonly config: ModelConfig,
+    readonly lm: CausalLM,
+    readonly tokenizer: TextTokenizer,
+    /** Null when the folder has no chat template (then only raw prompts work). */
+    readonly chatTemplate: ChatTemplate | null,
+    readonly generation: GenerationDefaults,
+  ) {}
+
+  /** The folder's name, a sensible default for the served model name. */
+  get name(): string {
+    return path.basename(this.dir);
+  }
+
+  /**
+   * Loads `config.json`, the safetensors weights (single or sharded), `tokenizer.json`,
+   * `tokenizer_config.json` (chat template) and `generation_config.json` from a folder.
+   */
+  static async load(dir: string, opts: LoadModelOptions = {}): Promise<Model> {
+    const abs = path.resolve(dir);
+    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) {
+      throw new ModelLoadError(
+        `model folder '${dir}' does not exist (expected a folder with config.json, model.safetensors and tokenizer.json)`,
+      );
+    }
+    const rawConfig = readJsonIfExists(path.join(abs, 'config.json'));
+    if (!rawConfig) throw new ModelLoadError(`${path.join(abs, 'config.json')} is missing; is '${dir}' a Hugging Face model folder?`);
+    const config = parseModelConfig(rawConfig);
+    const tokenizer = TextTokenizer.fromDir(abs);
+    if (tokenizer.vocabSize > config.vocabSize) {
+      throw new ModelConfigError(
+        `tokenizer.json has ids up to ${tokenizer.vocabSize - 1} but config.json vocab_size is ${config.vocabSize}`,
+      );
+    }
+    const special: Record<string, string | null> = {
+      bos_token: tokenizer.bosToken ?? '',
+      eos_token: tokenizer.eosToken ?? '',
+      pad_token: tokenizer.padToken ?? '',
+      unk_token: tokenizer.unkToken ?? '',
+    };
+    const chatTemplate = ChatTemplate.fromDir(abs, tokenizer.config, special);
+    const genCfg = readJsonIfExists(path.join(abs, 'generation_config.json')) ?? {};
+    const eos = new Set<number>([...ids(genCfg.eos_token_id), ...config.eosTokenIds]);
+    const eosTok = tokenizer.eosToken ? tokenizer.tokenToId(tokenizer.eosToken) : undefined;
+    if (eosTok !== undefined) eos.add(eosTok);
+    const generation: GenerationDefaults = {
+      eosTokenIds: [...eos],
+      temperature: typeof genCfg.temperature === 'number' ? genCfg.temperature : undefined,
+      topP: typeof genCfg.top_p === 'number' ? genCfg.top_p : undefined,
+      topK: typeof genCfg.top_k === 'number' ? genCfg.top_k : undefined,
+    };
+    await initBackend(opts.backend, { log: opts.log });
+    const files = WeightFiles.open(abs);
+    try {
+      const lm = CausalLM.fromWeightFiles(config, files, { log: opts.log });
+      return new Model(abs, config, lm, tokenizer, chatTemplate, generation);
+    } finally {
+      files.close();
+    }
+  }
+
+  /** Renders a conversation with the chat template. Throws when the model has none. */
+  renderChat(opts: RenderOptions): string {
+    if (!this.chatTemplate) {
+      throw new ModelLoadError(`${this.dir} has no chat template (tokenizer_config.json 'chat_template' or chat_template.jinja)`);
+    }
+    return this.chatTemplate.render(opts);
+  }
+
+  /** Renders and tokenizes a conversation exactly as the model will see it. */
+  encodeChat(opts: RenderOptions): { text: string; ids: number[] } {
+    const text = this.renderChat(opts);
+    return { text, ids: this.tokenizer.encode(text) };
+  }
+
+  dispose(): void {
+    this.lm.dispose();
+  }
+}

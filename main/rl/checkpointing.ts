@@ -1,0 +1,55 @@
+import { checkpointsToDelete, deleteCheckpointDir } from './checkpointFiles.js';
+import type { TrainerContext } from './trainerContext.js';
+import { TrainingConfigError } from './trainingConfig.js';
+
+/** Makes checkpoint `id` the trained policy; the LoRA settings follow the checkpoint's adapter. */
+function restoreCheckpoint(ctx: TrainerContext, id: string): void {
+  ctx.policy.restore(ctx.opts.dataDir, id, ctx.model.config, ctx.config);
+  const lora = ctx.policy.adapter!.config;
+  ctx.config = { ...ctx.config, lora_rank: lora.r, lora_alpha: lora.alpha, lora_targets: lora.targets, lora_dropout: lora.dropout };
+}
+
+/**
+ * At start: trains and serves from the live checkpoint. One that does not load leaves the base
+ * model live, with the reason in the status.
+ */
+export function restoreLiveCheckpoint(ctx: TrainerContext): void {
+  const id = ctx.policy.checkpoint;
+  if (!id) return;
+  try {
+    restoreCheckpoint(ctx, id);
+  } catch (err) {
+    ctx.error = `the live checkpoint ${id} does not load (${(err as Error).message}); serving and training from the base model`;
+    ctx.log(ctx.error);
+    ctx.policy.checkpoint = null;
+  }
+}
+
+/** Makes a checkpoint ('base' for the base model) the live policy as a new version; training continues from it. */
+export function rollbackTo(ctx: TrainerContext, id: string): { version: number; checkpoint: string | null } {
+  const { store, policy } = ctx;
+  const target = id === 'base' ? null : id;
+  if (target) {
+    if (!store.checkpoint(target)) throw new TrainingConfigError(`no checkpoint '${id}'`, 'id', 404);
+    restoreCheckpoint(ctx, target);
+  } else {
+    policy.clear();
+  }
+  const version = store.maxVersion() + 1;
+  store.recordRollback(target, version, Date.now());
+  policy.version = version;
+  policy.checkpoint = target;
+  ctx.emit(policy.event('rollback'));
+  ctx.log(`rolled back to ${target ?? 'the base model'} as adapter version ${version}`);
+  ctx.publishStatus();
+  return { version, checkpoint: target };
+}
+
+/** Deletes the checkpoints the retention policy gives up: their rows, then their folders. */
+export function applyRetention(ctx: TrainerContext): void {
+  const { store } = ctx;
+  const doomed = checkpointsToDelete(store.checkpoints(), ctx.config.keep_checkpoints, ctx.policy.checkpoint);
+  if (!doomed.length) return;
+  store.deleteCheckpointRows(doomed);
+  for (const id of doomed) deleteCheckpointDir(ctx.opts.dataDir, id);
+}

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { Model } from '../engine/index.js';
+import type { JudgeSpec } from '../protocol/training.js';
+import { EndpointJudgeBackend, ModelJudgeBackend, type JudgeBackend } from './judge.js';
+import { loadJudgePrompts, type JudgePrompts } from './judgePrompts.js';
+import type { TrainerContext } from './trainerContext.js';
+
+/** The judge the trainer asks, and the prompts that fit it. */
+export interface JudgeSetup {
+  backend: JudgeBackend;
+  prompts: JudgePrompts;
+  /** A model loaded only to judge (`judge.kind` 'model'); freed when the judge is replaced or the trainer stops. */
+  model: Model | null;
+}
+
+/**
+ * The judge a configuration names: the served base model with its adapter off ('base'), another
+ * local model folder ('model'), or an OpenAI-compatible endpoint ('endpoint').
+ */
+export async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir: string): Promise<JudgeSetup> {
+  if (spec.kind === 'base') {
+    return { backend: new ModelJudgeBackend(baseModel, 'base model (adapter off)'), prompts: loadJudgePrompts(baseModelDir), model: null };
+  }
+  if (spec.kind === 'model') {
+    const model = await Model.load(spec.dir);
+    try {
+      return { backend: new ModelJudgeBackend(model, `model ${path.resolve(spec.dir)}`), prompts: loadJudgePrompts(spec.dir), model };
+    } catch (err) {
+      model.dispose();
+      throw err;
+    }
+  }
+  return { backend: new EndpointJudgeBackend(spec.url, spec.api_key ?? null, spec.model), prompts: loadJudgePrompts(null), model: null };
+}
+
+/**
+ * Loads the judge the configuration names at start. A judge that no longer loads (a moved model
+ * folder) never stops the trainer: it judges with the base model instead, and says why (log, status,
+ * an `error` event) until the user chooses another judge.
+ */
+export async function startJudge(ctx: TrainerContext): Promise<void> {
+  try {
+    ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
+  } catch (err) {
+    const message = `the configured judge does not load (${(err as Error).message}); judging with the base model until another judge is set (PUT /api/training/config, or clawloop serve --reset-training-config)`;
+    ctx.error = message;
+    ctx.log(message);
+    ctx.emit({ type: 'event', event: { event: 'error', data: { where: 'judge', message } } });
+    ctx.config = { ...ctx.config, judge: { kind: 'base' } };
+    ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
+  }
+}
+
+/** Puts a loaded judge in place of the trainer's, freeing a judge model it had loaded. */
+export function swapJudge(ctx: TrainerContext, next: JudgeSetup): void {
+  ctx.judge?.model?.dispose();
+  ctx.judge = next;
+}

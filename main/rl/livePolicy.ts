@@ -1,0 +1,65 @@
+import { AdamW, LoraAdapter, type ModelConfig } from '../engine/index.js';
+import type { TrainingConfig } from '../protocol/training.js';
+import { optimizerFile } from './checkpointFiles.js';
+import { loadCheckpointAdapter } from './loadCheckpointAdapter.js';
+import type { AdapterEvent } from './trainerEvents.js';
+
+/** AdamW settings of a training configuration; betas 0.9 / 0.98 as learning-loop.md §5 recommends for LoRA. */
+export function adamConfig(c: TrainingConfig) {
+  return { lr: c.learning_rate, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm, beta1: 0.9, beta2: 0.98 };
+}
+
+/**
+ * The policy the trainer trains and the server serves: a LoRA adapter with its optimizer (none
+ * while the base model is live), the adapter version clients see, and the checkpoint it came from.
+ */
+export class LivePolicy {
+  adapter: LoraAdapter | null = null;
+  optimizer: AdamW | null = null;
+
+  constructor(
+    public version: number,
+    public checkpoint: string | null,
+  ) {}
+
+  /** Takes a checkpoint's adapter and optimizer state in place of the current ones. */
+  restore(dataDir: string, id: string, model: ModelConfig, config: TrainingConfig): void {
+    const adapter = loadCheckpointAdapter(dataDir, id, model);
+    const optimizer = new AdamW(adapter.variables(), adamConfig(config));
+    optimizer.load(optimizerFile(dataDir, id));
+    this.clear();
+    this.adapter = adapter;
+    this.optimizer = optimizer;
+  }
+
+  /** The adapter and optimizer to train, created from the configuration when there are none yet. */
+  trainable(model: ModelConfig, c: TrainingConfig, seed: number): { adapter: LoraAdapter; optimizer: AdamW } {
+    if (!this.adapter || !this.optimizer) {
+      this.clear();
+      this.adapter = LoraAdapter.create(
+        model,
+        { r: c.lora_rank, alpha: c.lora_alpha, targets: c.lora_targets, dropout: c.lora_dropout },
+        seed,
+      );
+      this.optimizer = new AdamW(this.adapter.variables(), adamConfig(c));
+    }
+    return { adapter: this.adapter, optimizer: this.optimizer };
+  }
+
+  /** Frees the adapter and optimizer: the base model is the policy. */
+  clear(): void {
+    this.adapter?.dispose();
+    this.optimizer?.dispose();
+    this.adapter = null;
+    this.optimizer = null;
+  }
+
+  /** The announcement of the live version (and why it goes live), with the adapter's tensors in PEFT layout. */
+  event(reason: AdapterEvent['reason']): AdapterEvent {
+    const head = { type: 'adapter' as const, version: this.version, checkpointId: this.checkpoint, reason };
+    if (!this.adapter) return { ...head, lora: null, tensors: null };
+    const tensors = new Map<string, Float32Array>();
+    for (const [n, t] of this.adapter.toTensors()) tensors.set(n, t.data);
+    return { ...head, lora: this.adapter.config, tensors };
+  }
+}

@@ -1,0 +1,131 @@
+import { policyGradientStep, type AdamW, type LoraAdapter } from '../engine/index.js';
+import { effectiveKlCoef, type StepMetrics } from '../protocol/training.js';
+import { applyRetention } from './checkpointing.js';
+import { checkpointId, saveCheckpoint } from './checkpointFiles.js';
+import { batchStats, buildTrainBatch, refreshStale } from './trainBatch.js';
+import type { TrainerContext } from './trainerContext.js';
+
+/**
+ * One optimizer step on the oldest `batch_size` queued samples: the batch goes through the
+ * engine's policy-gradient step, then a checkpoint is saved, the step is recorded and the new
+ * adapter version is announced. A step whose loss or gradients are not finite is recorded as
+ * skipped (its samples dropped) and the adapter stays as it was. On any error the samples go back
+ * to the queue.
+ */
+export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
+  const { config: c, store } = ctx;
+  const taken = store.takeBatch(c.batch_size, ctx.policy.version, c.max_staleness);
+  if (!taken.length) return;
+  ctx.setState('training');
+  const t0 = performance.now();
+  const step = ctx.lastStep + 1;
+  const ids = taken.map((b) => b.sample.id);
+  const turnIds = [...new Set(taken.map((b) => b.turn.id))];
+  try {
+    const { adapter, optimizer } = ctx.policy.trainable(ctx.model.config, c, step);
+    const batch = await refreshStale(ctx.model, adapter, taken);
+    const stale = taken.filter((b) => b.stale).length;
+    if (stale) ctx.log(`step ${step}: re-scored ${stale} sample(s) older than ${c.max_staleness} versions under the current adapter`);
+    const trainBatch = await buildTrainBatch(ctx.model, c, batch);
+    const r = policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
+      epsLow: c.eps_low,
+      epsHigh: c.eps_high,
+      klCoef: effectiveKlCoef(c),
+      entropyCoef: c.entropy_coef,
+      topKReverseKl: c.opd_loss === 'topk_reverse_kl',
+      learningRate: c.learning_rate,
+    });
+    const base: Omit<StepMetrics, 'grad_norm' | 'step_ms'> = {
+      ...r.metrics,
+      learning_rate: c.learning_rate,
+      ...batchStats(batch),
+      tokens: r.tokens,
+    };
+    const done = { step, ids, turnIds };
+    if (r.skipped === 'loss') {
+      recordSkipped(ctx, done, 'the loss is not finite', { ...base, step_ms: performance.now() - t0 }, `the loss is ${r.metrics.loss}`);
+      return;
+    }
+    const metrics: StepMetrics = { ...base, grad_norm: r.gradNorm!, step_ms: performance.now() - t0 };
+    if (r.skipped === 'gradients') {
+      recordSkipped(ctx, done, 'the gradients are not finite', metrics, 'non-finite gradient norm');
+      return;
+    }
+    commitStep(ctx, done, metrics, adapter, optimizer);
+  } catch (err) {
+    store.releaseBatch(ids);
+    throw err;
+  }
+}
+
+/** The step being finished: its number, the samples it took and the turns they came from. */
+interface DoneStep {
+  step: number;
+  ids: number[];
+  turnIds: string[];
+}
+
+function recordSkipped(ctx: TrainerContext, s: DoneStep, reason: string, metrics: Partial<StepMetrics>, detail: string): void {
+  ctx.store.recordSkippedStep(s.step, reason, metrics, s.ids, Date.now());
+  ctx.lastStep = s.step;
+  ctx.log(`step ${s.step} skipped: ${detail}; the adapter is unchanged`);
+  emitStep(ctx, s, metrics, reason);
+  for (const turn_id of s.turnIds)
+    ctx.emit({ type: 'event', event: { event: 'sample.dropped', data: { turn_id, reason: `step ${s.step} was skipped: ${reason}` } } });
+}
+
+/** Saves the step's checkpoint, records the step and makes its adapter the live version. */
+function commitStep(ctx: TrainerContext, s: DoneStep, metrics: StepMetrics, adapter: LoraAdapter, optimizer: AdamW): void {
+  const { store, policy } = ctx;
+  const { step } = s;
+  const version = store.maxVersion() + 1;
+  const id = checkpointId(step);
+  const a = adapter.config;
+  const lora = { r: a.r, alpha: a.alpha, targets: [...a.targets], dropout: a.dropout };
+  const parent = policy.checkpoint;
+  const meta = { id, step, adapter_version: version, parent_id: parent, metrics, lora };
+  saveCheckpoint(ctx.opts.dataDir, id, adapter, optimizer, meta, ctx.model.name);
+  const now = Date.now();
+  store.commitStep({
+    step,
+    version,
+    checkpoint: { id, step, adapterVersion: version, parentId: parent, createdAt: now, metrics, samples: metrics.samples, lora },
+    sampleIds: s.ids,
+    now,
+  });
+  ctx.lastStep = step;
+  policy.version = version;
+  policy.checkpoint = id;
+  emitStep(ctx, s, metrics, null);
+  const summary = { loss: metrics.loss, reward_mean: metrics.mean_reward, samples: metrics.samples.total, tokens: metrics.tokens };
+  ctx.emit({
+    type: 'event',
+    event: { event: 'checkpoint.saved', data: { checkpoint_id: id, version, parent, step, metrics: summary, competence: null } },
+  });
+  ctx.emit(policy.event('trained'));
+  applyRetention(ctx);
+  ctx.log(
+    `step ${step}: loss ${metrics.loss.toFixed(4)}, ${metrics.samples.total} samples, ${metrics.tokens} tokens, ${metrics.step_ms.toFixed(0)} ms -> adapter version ${version}`,
+  );
+}
+
+/** The `train.step` event of a step, taken or skipped. */
+function emitStep(ctx: TrainerContext, s: DoneStep, m: Partial<StepMetrics>, skipReason: string | null): void {
+  const data = {
+    step: s.step,
+    loss: finiteOrNull(m.loss),
+    reward_mean: m.mean_reward ?? null,
+    kl: finiteOrNull(m.kl),
+    clip_frac: finiteOrNull(m.clip_fraction),
+    lr: ctx.config.learning_rate,
+    samples: s.ids.length,
+    tokens: m.tokens ?? 0,
+    step_seconds: (m.step_ms ?? 0) / 1000,
+    skipped: skipReason !== null,
+    skip_reason: skipReason,
+    turn_ids: s.turnIds,
+  };
+  ctx.emit({ type: 'event', event: { event: 'train.step', data } });
+}
+
+const finiteOrNull = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);

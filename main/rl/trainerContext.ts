@@ -1,0 +1,90 @@
+import type { BackendName, Model } from '../engine/index.js';
+import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
+import type { LearnStore } from '../store/learnStore.js';
+import type { JudgeSetup } from './judgeSetup.js';
+import { LivePolicy } from './livePolicy.js';
+import type { TrainerEvent } from './trainerEvents.js';
+import { trainingStatus } from './trainerStatus.js';
+import { mergeTrainingConfig, modelTrainingDefaults } from './trainingConfig.js';
+
+export interface TrainerOptions {
+  modelDir: string;
+  dataDir: string;
+  /** tfjs backend of the trainer's model; default `CLAWLOOP_BACKEND` or `wasm`. */
+  backend?: BackendName;
+  store: LearnStore;
+  /** Settings given on the command line; they override the stored configuration. */
+  configPatch?: TrainingConfigPatch;
+  /** Forget the stored configuration and start from the defaults (clawloop serve --reset-training-config). */
+  resetConfig?: boolean;
+  /** Receives every {@link TrainerEvent}. */
+  emit: (e: TrainerEvent) => void;
+}
+
+/**
+ * The trainer's state, shared by its parts (the loop, turn processing, the optimizer step,
+ * checkpoints, the status). The loop runs one part at a time, so no part sees another's change
+ * half done.
+ */
+export class TrainerContext {
+  config: TrainingConfig;
+  paused: boolean;
+  /** The last step taken (skipped steps count). */
+  lastStep: number;
+  state: TrainingStatus['state'] = 'starting';
+  /** The last failure, shown in the status until a turn is judged successfully. */
+  error: string | undefined;
+  /** The adapter being trained and served. */
+  readonly policy: LivePolicy;
+  judge!: JudgeSetup;
+
+  constructor(
+    readonly opts: TrainerOptions,
+    /** The trainer's own copy of the base model. */
+    readonly model: Model,
+  ) {
+    const s = opts.store.trainerState();
+    this.config = startingConfig(opts, opts.resetConfig ? null : s.config, (why) => (this.error = why));
+    this.paused = s.paused;
+    this.lastStep = s.lastStep;
+    this.policy = new LivePolicy(s.liveVersion, s.liveCheckpointId);
+  }
+
+  get store(): LearnStore {
+    return this.opts.store;
+  }
+
+  emit(e: TrainerEvent): void {
+    this.opts.emit(e);
+  }
+
+  log(line: string): void {
+    this.emit({ type: 'log', line: `clawloop trainer: ${line}` });
+  }
+
+  setState(s: TrainingStatus['state']): void {
+    this.state = s;
+    this.publishStatus();
+  }
+
+  publishStatus(): void {
+    this.emit({ type: 'status', status: trainingStatus(this) });
+  }
+}
+
+/**
+ * The configuration to start with: the stored one with the command line's settings on top. A
+ * stored configuration that no longer validates (written by another version) never stops the
+ * trainer: it starts from the defaults and `onProblem` says why.
+ */
+function startingConfig(opts: TrainerOptions, stored: TrainingConfig | null, onProblem: (why: string) => void): TrainingConfig {
+  const defaults = modelTrainingDefaults(opts.modelDir);
+  if (stored) {
+    try {
+      return mergeTrainingConfig(defaults, { ...stored, ...(opts.configPatch ?? {}) });
+    } catch (err) {
+      onProblem(`the stored training settings are not valid (${(err as Error).message}); starting from the defaults`);
+    }
+  }
+  return mergeTrainingConfig(defaults, opts.configPatch ?? {});
+}

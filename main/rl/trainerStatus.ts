@@ -1,0 +1,17 @@
+import type { TrainingStatus } from '../protocol/training.js';
+import type { TrainerContext } from './trainerContext.js';
+
+/** The trainer's status as GET /api/training/status serves it. */
+export function trainingStatus(ctx: TrainerContext): TrainingStatus {
+  const { config, store } = ctx;
+  const last = store.steps(ctx.lastStep - 1).at(-1);
+  return {
+    method: config.method,
+    state: config.method === 'off' ? 'off' : ctx.paused ? 'paused' : ctx.state,
+    queued_samples: store.queuedCount(),
+    step: ctx.lastStep,
+    adapter_version: ctx.policy.version,
+    last_step: last ? { ...last.metrics, step: last.step, skipped: last.skipped, skip_reason: last.skipReason } : null,
+    ...(ctx.error ? { error: ctx.error } : {}),
+  };
+}

@@ -1,0 +1,86 @@
+import type { Competence } from '../protocol/checkpoints.js';
+import type { StepMetrics } from '../protocol/training.js';
+import type { Db } from './database.js';
+import type { Prepare } from './statementCache.js';
+
+export interface CheckpointRow {
+  id: string;
+  step: number;
+  adapterVersion: number;
+  parentId: string | null;
+  createdAt: number;
+  metrics: StepMetrics;
+  samples: StepMetrics['samples'];
+  lora: { r: number; alpha: number; targets: string[]; dropout: number };
+  pinned: boolean;
+  /** The competence gate's verdict (null: not checked). */
+  competence?: Competence | null;
+}
+
+interface CheckpointDbRow {
+  id: string;
+  step: number;
+  adapter_version: number;
+  parent_id: string | null;
+  created_at: number;
+  metrics: string;
+  samples: string;
+  lora: string;
+  pinned: number;
+}
+
+function toCheckpoint(r: CheckpointDbRow): CheckpointRow {
+  return {
+    id: r.id,
+    step: r.step,
+    adapterVersion: r.adapter_version,
+    parentId: r.parent_id,
+    createdAt: r.created_at,
+    metrics: JSON.parse(r.metrics),
+    samples: JSON.parse(r.samples),
+    lora: JSON.parse(r.lora),
+    pinned: r.pinned === 1,
+  };
+}
+
+/** The `checkpoints` table: one row per saved step (its files live in the data folder's checkpoints/). */
+export class CheckpointTable {
+  constructor(
+    private readonly db: Db,
+    private readonly q: Prepare,
+  ) {}
+
+  /** Adds a checkpoint's row; runs inside the caller's transaction (the step's commit). */
+  insert(c: Omit<CheckpointRow, 'pinned'>): void {
+    this.q(
+      'INSERT INTO checkpoints (id, step, adapter_version, parent_id, created_at, metrics, samples, lora) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(
+      c.id,
+      c.step,
+      c.adapterVersion,
+      c.parentId,
+      c.createdAt,
+      JSON.stringify(c.metrics),
+      JSON.stringify(c.samples),
+      JSON.stringify(c.lora),
+    );
+  }
+
+  all(): CheckpointRow[] {
+    return (this.q('SELECT * FROM checkpoints ORDER BY step').all() as CheckpointDbRow[]).map(toCheckpoint);
+  }
+
+  get(id: string): CheckpointRow | null {
+    const r = this.q('SELECT * FROM checkpoints WHERE id = ?').get(id) as CheckpointDbRow | undefined;
+    return r ? toCheckpoint(r) : null;
+  }
+
+  setPinned(id: string, pinned: boolean): boolean {
+    return this.q('UPDATE checkpoints SET pinned = ? WHERE id = ?').run(pinned ? 1 : 0, id).changes > 0;
+  }
+
+  deleteRows(ids: string[]): void {
+    const del = this.q('DELETE FROM checkpoints WHERE id = ?');
+    this.db.transaction(() => ids.forEach((id) => del.run(id))).immediate();
+  }
+}

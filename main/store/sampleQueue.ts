@@ -1,0 +1,158 @@
+import { float32Blob, fromFloat32Blob, fromInt32Blob, int32Blob } from './blobCodec.js';
+import type { Db } from './database.js';
+import type { Prepare } from './statementCache.js';
+import type { StoredTurn, TurnStore } from './turnStore.js';
+
+export type SampleKind = 'rl' | 'opd' | 'both';
+
+/** A sample to store for a turn (learning-loop.md §3). */
+export interface NewSample {
+  kind: SampleKind;
+  reward: number | null;
+  rewardSource: 'feedback' | 'prm' | 'at_least_one' | null;
+  hint: string | null;
+  hintSource: 'feedback' | 'judge' | null;
+  teacherLogprobs: number[] | null;
+  teacherTopIds: number[] | null;
+  teacherTopLogprobs: number[] | null;
+  topK: number | null;
+  adapterVersion: number;
+}
+
+export interface StoredSample extends NewSample {
+  id: number;
+  turnId: string;
+  status: 'queued' | 'training' | 'trained' | 'dropped';
+  dropReason: string | null;
+  step: number | null;
+  createdAt: number;
+}
+
+interface SampleDbRow {
+  id: number;
+  turn_id: string;
+  kind: SampleKind;
+  reward: number | null;
+  reward_source: NewSample['rewardSource'];
+  hint: string | null;
+  hint_source: NewSample['hintSource'];
+  teacher_logprobs: Buffer | null;
+  teacher_top_ids: Buffer | null;
+  teacher_top_logprobs: Buffer | null;
+  top_k: number | null;
+  adapter_version: number;
+  status: StoredSample['status'];
+  drop_reason: string | null;
+  step: number | null;
+  created_at: number;
+}
+
+const nullable =
+  <A, B>(f: (a: A) => B) =>
+  (a: A | null): B | null =>
+    a ? f(a) : null;
+const f32 = nullable(float32Blob);
+const i32 = nullable(int32Blob);
+const fromF32 = nullable(fromFloat32Blob);
+const fromI32 = nullable(fromInt32Blob);
+
+function toSample(r: SampleDbRow): StoredSample {
+  return {
+    id: r.id,
+    turnId: r.turn_id,
+    kind: r.kind,
+    reward: r.reward,
+    rewardSource: r.reward_source,
+    hint: r.hint,
+    hintSource: r.hint_source,
+    teacherLogprobs: fromF32(r.teacher_logprobs),
+    teacherTopIds: fromI32(r.teacher_top_ids),
+    teacherTopLogprobs: fromF32(r.teacher_top_logprobs),
+    topK: r.top_k,
+    adapterVersion: r.adapter_version,
+    status: r.status,
+    dropReason: r.drop_reason,
+    step: r.step,
+    createdAt: r.created_at,
+  };
+}
+
+/**
+ * The `samples` table as the trainer's queue: samples wait ('queued'), are taken for a step
+ * ('training'), then end 'trained' or 'dropped'.
+ */
+export class SampleQueue {
+  constructor(
+    private readonly db: Db,
+    private readonly q: Prepare,
+    private readonly turns: TurnStore,
+  ) {}
+
+  /** Queues a turn's samples; runs inside the caller's transaction. */
+  insert(turnId: string, samples: NewSample[], now: number): void {
+    const ins = this.q(
+      `INSERT INTO samples (turn_id, kind, reward, reward_source, hint, hint_source, teacher_logprobs, teacher_top_ids, teacher_top_logprobs, top_k, adapter_version, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const s of samples) {
+      ins.run(
+        turnId,
+        s.kind,
+        s.reward,
+        s.rewardSource,
+        s.hint,
+        s.hintSource,
+        f32(s.teacherLogprobs),
+        i32(s.teacherTopIds),
+        f32(s.teacherTopLogprobs),
+        s.topK,
+        s.adapterVersion,
+        now,
+      );
+    }
+  }
+
+  queuedCount(): number {
+    return (this.q("SELECT COUNT(*) AS n FROM samples WHERE status = 'queued'").get() as { n: number }).n;
+  }
+
+  /** After a crash, samples that were in a step that never finished go back to the queue. */
+  requeueUnfinished(): number {
+    return this.q("UPDATE samples SET status = 'queued' WHERE status = 'training'").run().changes;
+  }
+
+  /**
+   * Takes the oldest `n` queued samples for a step (status 'training'). A sample generated more
+   * than `maxStaleness` adapter versions before `liveVersion` comes back marked `stale`: the step
+   * re-scores it under the current adapter instead of dropping what the user said.
+   */
+  takeBatch(
+    n: number,
+    liveVersion: number,
+    maxStaleness: number | null,
+  ): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
+    return this.db
+      .transaction(() => {
+        const rows = this.q("SELECT * FROM samples WHERE status = 'queued' ORDER BY id LIMIT ?").all(n) as SampleDbRow[];
+        if (rows.length < n) return [];
+        const mark = this.q("UPDATE samples SET status = 'training' WHERE id = ?");
+        for (const r of rows) mark.run(r.id);
+        return rows.map((r) => ({
+          sample: toSample({ ...r, status: 'training' }),
+          turn: this.turns.getTurn(r.turn_id)!,
+          stale: maxStaleness !== null && r.adapter_version < liveVersion - maxStaleness,
+        }));
+      })
+      .immediate();
+  }
+
+  /** Puts the samples of a step that failed back in the queue. */
+  release(ids: number[]): void {
+    const stmt = this.q("UPDATE samples SET status = 'queued' WHERE id = ? AND status = 'training'");
+    this.db.transaction(() => ids.forEach((id) => stmt.run(id))).immediate();
+  }
+
+  ofTurn(turnId: string): StoredSample[] {
+    return (this.q('SELECT * FROM samples WHERE turn_id = ? ORDER BY id').all(turnId) as SampleDbRow[]).map(toSample);
+  }
+}

@@ -1,0 +1,55 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Receipt, TurnView } from '../../main/protocol/sessions.js';
+import { api, chat, startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
+
+/** What the app shows under an answer: queued → judged → trained in step N → live in vK, and back to "trained" after a rollback. */
+describe('a turn’s receipt follows it through the learning loop, and a rollback', () => {
+  let t: TestServer;
+  const receipt = async (id: string) => (await api<TurnView>(t, 'GET', `/api/turns/${id}`)).body.receipt;
+  const stepsDone = async (n: number) =>
+    waitFor(async () => (await api<{ step: number; state: string }>(t, 'GET', '/api/training/status')).body.step >= n, `step ${n}`);
+
+  before(async () => (t = await startTestServer({ train: { method: 'rl', batch_size: 1, max_staleness: null } })));
+  after(() => t.close());
+
+  it('side turns and turns without a session say why they never train; a turn with nothing after it waits', async () => {
+    const side = await chat(t, 'title this chat', { session: 'r', type: 'side' });
+    assert.equal((await receipt(side.id)).stage, 'not_trained');
+    assert.match((await receipt(side.id)).reason!, /side turns/);
+    const loose = await chat(t, 'no session', { type: 'main' });
+    assert.match((await receipt(loose.id)).reason!, /no session id/);
+    await api(t, 'POST', '/api/training/pause');
+    const waiting = await chat(t, 'a question', { session: 'r', type: 'main' });
+    assert.equal((await receipt(waiting.id)).stage, 'none');
+    await api(t, 'POST', '/v1/feedback', { completion_id: waiting.id, rating: 'up' });
+    assert.equal((await receipt(waiting.id)).stage, 'queued');
+  });
+
+  it('goes judged → live; after a rollback to the base model it is trained, not live; back again it is live', async () => {
+    await api(t, 'POST', '/api/training/resume');
+    const turn = (await api<{ data: TurnView[] }>(t, 'GET', '/api/turns?has_feedback=true')).body.data[0];
+    await stepsDone(1);
+    const live: Receipt = await waitFor(async () => {
+      const r = await receipt(turn.id);
+      return r.stage === 'live' ? r : null;
+    }, 'the live receipt');
+    assert.deepEqual([live.score, live.step, live.checkpoint_id, live.version], [1, 1, 'step-000001', 1]);
+    const back = await api<{ adapter_version: number }>(t, 'POST', '/api/checkpoints/base/rollback');
+    const rolled = await receipt(turn.id);
+    assert.deepEqual([rolled.stage, rolled.step, rolled.version], ['trained', 1, null]);
+    assert.match(rolled.reason!, /not in the live adapter/);
+    const again = await api<{ adapter_version: number }>(t, 'POST', '/api/checkpoints/step-000001/rollback');
+    assert.ok(again.body.adapter_version > back.body.adapter_version);
+    assert.deepEqual([(await receipt(turn.id)).stage, (await receipt(turn.id)).version], ['live', again.body.adapter_version]);
+  });
+
+  it('a later step trained from it keeps it live (what the adapter learned is inherited)', async () => {
+    const next = await chat(t, 'another one', { session: 'r2', type: 'main' });
+    await api(t, 'POST', '/v1/feedback', { completion_id: next.id, rating: 'down' });
+    await stepsDone(2);
+    const first = (await api<{ data: TurnView[] }>(t, 'GET', '/api/turns?trained=true')).body.data.find((x) => x.receipt.step === 1)!;
+    await waitFor(async () => (await receipt(next.id)).stage === 'live', 'the second turn live');
+    assert.equal((await receipt(first.id)).stage, 'live');
+  });
+});
