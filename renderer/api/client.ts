@@ -5,11 +5,13 @@
  * error that names the field, not a blank screen later). Components never call fetch; stores call
  * these methods.
  */
-import { API, routePath, type QueryOf, type RequestOf } from '../../main/protocol/api.js';
+import { API, routePath, type QueryOf, type RequestOf, type ResponseOf, type RouteName } from '../../main/protocol/api.js';
 import type { ExportFormat, SettingsPatch, TrainingConfigPatch, TurnQuery } from './contract.js';
 import { streamChat, type ChatDelta, type ChatStreamRequest, type ChatStreamResult, type ChatStreamStart } from './chatStream.js';
-import type { JsonRoute, Responses } from './responses.js';
 import { ApiRequestError, Transport, type RequestOptions, type TransportOptions } from './transport.js';
+
+/** The routes that answer one JSON document. */
+export type JsonRoute = { [K in RouteName]: (typeof API)[K]['response']['kind'] extends 'json' ? K : never }[RouteName];
 
 interface CallOptions<N extends JsonRoute> {
   params?: Record<string, string>;
@@ -26,7 +28,7 @@ export class ApiClient {
   }
 
   /** Calls a route of the table and checks its JSON answer against the route's schema. */
-  async call<N extends JsonRoute>(name: N, o: CallOptions<N> = {}): Promise<Responses[N]> {
+  async call<N extends JsonRoute>(name: N, o: CallOptions<N> = {}): Promise<ResponseOf<N>> {
     const spec = API[name];
     const path = routePath(spec.path, o.params);
     const res = await this.transport.send(spec.method, path, {
@@ -44,7 +46,7 @@ export class ApiClient {
         res.status,
       );
     }
-    return parsed.data as Responses[N];
+    return parsed.data as ResponseOf<N>;
   }
 
   health(signal?: AbortSignal) {

@@ -87,26 +87,11 @@ export function createServices(env: ServicesEnv): Services {
     if (s.liveVersion !== null && s.liveVersion !== prev.liveVersion) coreStore.setState({ liveVersion: s.liveVersion });
   });
 
-  // When the trainer finishes a round of work, catch up on whatever moved in it: this costs a few
-  // GETs per round and keeps the screens right even where an event was not seen.
-  let settleTimer: ReturnType<typeof setTimeout> | null = null;
-  const settle = () => {
-    if (settleTimer) return;
-    settleTimer = setTimeout(() => {
-      settleTimer = null;
-      void coreStore.getState().refresh();
-      if (checkpoints.getState().loaded) void checkpoints.getState().load();
-      if (metrics.getState().loaded) void metrics.getState().loadHistory();
-      chat.getState().refreshMoving();
-    }, 200);
-  };
-
   const route = (ev: ClawLoopEvent) => {
     coreStore.getState().onEvent(ev);
     chat.getState().onEvent(ev);
     metrics.getState().onEvent(ev);
     checkpoints.getState().onEvent(ev);
-    if (ev.event === 'training.state' && ev.data.state !== 'judging' && ev.data.state !== 'training') settle();
   };
 
   // Snapshots a screen has not asked for yet (the dashboard's history, the checkpoints) are left

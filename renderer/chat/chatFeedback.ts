@@ -19,12 +19,8 @@ export interface FeedbackActions {
    * whose step trained on it (the base model when it has none). Resolves with the new version.
    */
   rollbackBefore(turnId: string): Promise<number | null>;
-  /** Refetches every shown turn whose receipt can still move (queued, judged, trained). */
-  refreshMoving(): void;
   onEvent(ev: ClawLoopEvent): void;
 }
-
-const MOVING = new Set(['queued', 'judged', 'trained']);
 
 /** How long events about one turn are gathered before it is fetched again (ms). */
 const REFRESH_COALESCE_MS = 150;
@@ -103,10 +99,6 @@ export function feedbackActions(set: SetChat, get: GetChat, deps: ChatDeps): Fee
         fail(turnId, `Roll back failed: ${errorText(err)}`);
         return null;
       }
-    },
-
-    refreshMoving() {
-      for (const t of Object.values(get().turns)) if (MOVING.has(t.receipt.stage)) later(t.id);
     },
 
     onEvent(ev) {
