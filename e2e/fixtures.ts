@@ -91,6 +91,15 @@ export async function sendMessage(page: Page, text: string): Promise<Locator> {
   return answer;
 }
 
+/**
+ * Waits until an answer shows some of its text. Its markup, not its words: a small model sometimes
+ * answers with a bare list marker, which renders as an empty list item.
+ */
+export async function expectAnswerText(answer: Locator, timeout = 30_000): Promise<void> {
+  await expect.poll(() => answer.locator('.markdown').evaluate((el) => el.innerHTML.trim().length), { timeout }).toBeGreaterThan(0);
+  await expect(answer.locator('.markdown-plain')).toHaveCount(0); // rendered as Markdown, not the plain text shown at start
+}
+
 /** The adapter version an answer is labelled with. */
 export async function answerVersion(answer: Locator): Promise<number> {
   const name = (await answer.getAttribute('aria-label')) ?? '';

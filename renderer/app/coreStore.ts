@@ -74,6 +74,8 @@ export function createCoreStore(api: ApiClient, keys: ApiKeyStore): CoreStore {
     },
 
     unauthorized(message) {
+      // While the prompt is open, its own message (about the key just tried) stays.
+      if (get().needsKey) return;
       set({ needsKey: true, keyMessage: keys.get() ? `The saved API key was refused: ${message}` : message });
     },
 

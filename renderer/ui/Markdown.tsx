@@ -1,59 +1,26 @@
 /**
- * An answer rendered as Markdown: raw HTML off (the model's text can never inject markup), links
- * opened outside the app, code highlighted for a handful of languages (registered one by one to
- * keep the bundle small; others are shown plain).
+ * An answer as Markdown. The renderer (markdown-it and highlight.js, a third of the app's code) is
+ * loaded right after the first screen, not before it: until it is there (a moment after start), an
+ * answer shows as plain text with its line breaks.
  */
-import hljs from 'highlight.js/lib/core';
-import bash from 'highlight.js/lib/languages/bash';
-import javascript from 'highlight.js/lib/languages/javascript';
-import json from 'highlight.js/lib/languages/json';
-import python from 'highlight.js/lib/languages/python';
-import typescript from 'highlight.js/lib/languages/typescript';
-import MarkdownIt from 'markdown-it';
-import { memo, useMemo } from 'react';
+import { memo, useEffect, useMemo, useState } from 'react';
 
-hljs.registerLanguage('bash', bash);
-hljs.registerLanguage('javascript', javascript);
-hljs.registerLanguage('json', json);
-hljs.registerLanguage('python', python);
-hljs.registerLanguage('typescript', typescript);
-hljs.registerAliases(['sh', 'shell', 'console'], { languageName: 'bash' });
-hljs.registerAliases(['js', 'jsx'], { languageName: 'javascript' });
-hljs.registerAliases(['ts', 'tsx'], { languageName: 'typescript' });
-hljs.registerAliases(['py'], { languageName: 'python' });
+type Render = (text: string) => string;
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+let loaded: Render | null = null;
+const loading: Promise<Render> = import('./markdownRenderer.js').then((m) => (loaded = m.renderMarkdown));
 
-const md = new MarkdownIt({
-  html: false,
-  linkify: true,
-  breaks: false,
-  highlight(code, lang) {
-    if (lang && hljs.getLanguage(lang)) {
-      try {
-        return `<pre class="hljs"><code>${hljs.highlight(code, { language: lang, ignoreIllegals: true }).value}</code></pre>`;
-      } catch {
-        // fall back to plain text below
-      }
-    }
-    return `<pre class="hljs"><code>${escapeHtml(code)}</code></pre>`;
-  },
-});
-
-type RenderRule = NonNullable<(typeof md.renderer.rules)['link_open']>;
-const defaultLink: RenderRule = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
-const linkOpen: RenderRule = (tokens, idx, options, env, self) => {
-  tokens[idx].attrSet('target', '_blank');
-  tokens[idx].attrSet('rel', 'noopener noreferrer');
-  return defaultLink(tokens, idx, options, env, self);
-};
-md.renderer.rules.link_open = linkOpen;
-
-export function renderMarkdown(text: string): string {
-  return md.render(text);
+function useRenderer(): Render | null {
+  const [render, setRender] = useState<Render | null>(() => loaded);
+  useEffect(() => {
+    if (!render) void loading.then((r) => setRender(() => r));
+  }, [render]);
+  return render;
 }
 
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
-  const html = useMemo(() => renderMarkdown(text), [text]);
+  const render = useRenderer();
+  const html = useMemo(() => (render ? render(text) : null), [render, text]);
+  if (html === null) return <div className="markdown markdown-plain">{text}</div>;
   return <div className="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 });
