@@ -4,7 +4,7 @@ import { optimizerFile } from './checkpointFiles.js';
 import { loadCheckpointAdapter } from './loadCheckpointAdapter.js';
 import type { AdapterEvent } from './trainerEvents.js';
 
-/** AdamW settings of a training configuration; betas 0.9 / 0.98 as learning-loop.md §5 recommends for LoRA. */
+/** AdamW settings of a training configuration; betas 0.9 / 0.98 as docs/learning-loop.md §5 recommends for LoRA. */
 export function adamConfig(c: TrainingConfig) {
   return { lr: c.learning_rate, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm, beta1: 0.9, beta2: 0.98 };
 }

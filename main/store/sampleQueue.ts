@@ -5,7 +5,7 @@ import type { StoredTurn, TurnStore } from './turnStore.js';
 
 export type SampleKind = 'rl' | 'opd' | 'both';
 
-/** A sample to store for a turn (learning-loop.md §3). */
+/** A sample to store for a turn (docs/learning-loop.md §3). */
 export interface NewSample {
   kind: SampleKind;
   reward: number | null;

@@ -1,3 +1,5 @@
+import type { LoraAdapter } from '../model/lora.js';
+import { mergeLoraInto } from '../model/loraMerge.js';
 import type { CausalLM } from '../model/causalLM.js';
 import { PROJECTIONS, projectionModule, type ModelConfig, type Projection } from '../model/config.js';
 import { ropeInvFreq } from '../model/layers/rope.js';
@@ -76,14 +78,15 @@ export function vocabFromTokenizerJson(
 }
 
 /**
- * The GGUF metadata and tensors of a model (optionally with a LoRA adapter already merged into
- * the tensors by the caller), so a model trained with ClawLoop runs in llama.cpp, Ollama or LM
- * Studio. Weights are taken in Hugging Face layout from `lm.exportTensors()`.
+ * The GGUF metadata and tensors of a model, with a LoRA adapter merged into its weights when one
+ * is given, so a model trained with ClawLoop runs in llama.cpp, Ollama or LM Studio. Weights are
+ * taken in Hugging Face layout from `lm.exportTensors()`.
  */
 export function ggufFromModel(
   lm: CausalLM,
   vocab: GgufVocab,
   name = 'clawloop',
+  adapter: LoraAdapter | null = null,
 ): { metadata: Array<[string, GgufValue]>; tensors: GgufTensor[]; warnings: string[] } {
   const c = lm.config;
   const warnings: string[] = [];
@@ -92,7 +95,7 @@ export function ggufFromModel(
       `llama.cpp runs ${c.architecture} as 'llama' without a sliding window: outputs match only while the context is at most ${c.slidingWindow} tokens`,
     );
   }
-  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(lm), warnings };
+  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(lm, adapter), warnings };
 }
 
 /** The key/values llama.cpp reads: architecture and its hyper-parameters, then the tokenizer. */
@@ -130,9 +133,10 @@ function ggufMetadata(c: ModelConfig, vocab: GgufVocab, name: string): Array<[st
 }
 
 /** The model's tensors under llama.cpp's names, q/k rows reordered for the llama architecture. */
-function ggufTensors(lm: CausalLM): GgufTensor[] {
+function ggufTensors(lm: CausalLM, adapter: LoraAdapter | null): GgufTensor[] {
   const c = lm.config;
   const hf = new Map(lm.exportTensors().map((t) => [t.name, t]));
+  if (adapter) mergeLoraInto(hf, adapter);
   const tensors: GgufTensor[] = [];
   const take = (hfName: string, ggufName: string, transform?: (t: GgufTensor) => Float32Array) => {
     const t = hf.get(hfName);
