@@ -19,8 +19,9 @@ const projects: Project[] = [
     },
   },
 ];
+// Workers load this file too; the skip is said once, by the runner.
 if (electronBinary()) projects.push({ name: 'electron', use: { shell: 'electron' } as Project['use'] });
-else console.log('e2e: electron project skipped: no Electron binary is installed (npm could not download it); the chromium project covers web mode');
+else if (!process.env.TEST_WORKER_INDEX) console.log('e2e: electron project skipped: no Electron binary is installed (npm could not download it); the chromium project covers web mode');
 
 export default defineConfig({
   testDir: '.',
