@@ -1,0 +1,145 @@
+/**
+ * Everything the screens use, wired once: the API key, the API client, the event stream and the
+ * stores, with each core event routed to the stores that care. No DOM here: the browser's pieces
+ * (storage, the frame clock) are passed in, so the same wiring runs under node:test.
+ */
+import { ApiClient } from '../api/client.js';
+import { ApiKeyStore, type KeyValueStorage } from '../api/apiKey.js';
+import type { ClawLoopEvent } from '../api/events.js';
+import { EventStreamClient, type ResyncReason } from '../api/eventStream.js';
+import type { FetchLike } from '../api/transport.js';
+import { createChatStore, type ChatStore } from '../chat/chatStore.js';
+import { createCheckpointsStore, type CheckpointsStore } from '../checkpoints/checkpointsStore.js';
+import { createCompareStore, type CompareStore } from '../checkpoints/compareStore.js';
+import { createConnectStore, type ConnectStore } from '../connect/connectStore.js';
+import { createMetricsStore, type MetricsStore } from '../dashboard/metricsStore.js';
+import { createTrainingStore, type TrainingStore } from '../dashboard/trainingStore.js';
+import { createDataStore, type DataStore } from '../data/dataStore.js';
+import { createSettingsStore, type SettingsStore } from '../settings/settingsStore.js';
+import { createCoreStore, type CoreStore } from './coreStore.js';
+
+export interface ServicesEnv {
+  storage: KeyValueStorage | null;
+  frame: (fn: () => void) => void;
+  newId: () => string;
+  /** '' (default): the page's origin. */
+  baseUrl?: string;
+  fetch?: FetchLike;
+  /** Event stream reconnect timing (tests shorten it). */
+  retryMs?: number;
+  idleTimeoutMs?: number;
+}
+
+export interface Services {
+  keys: ApiKeyStore;
+  api: ApiClient;
+  events: EventStreamClient;
+  core: CoreStore;
+  chat: ChatStore;
+  metrics: MetricsStore;
+  training: TrainingStore;
+  checkpoints: CheckpointsStore;
+  compare: CompareStore;
+  data: DataStore;
+  settings: SettingsStore;
+  connect: ConnectStore;
+  /** Starts the event stream and loads the first snapshots. */
+  start(): void;
+  stop(): void;
+  /** The banner's Retry: reconnect now and refetch. */
+  retry(): void;
+}
+
+export function createServices(env: ServicesEnv): Services {
+  const keys = new ApiKeyStore(env.storage);
+  // The stores are created below; the transport's callbacks only run later, once they exist.
+  let core: CoreStore | null = null;
+  const api = new ApiClient({
+    baseUrl: env.baseUrl,
+    fetch: env.fetch,
+    getKey: () => keys.get(),
+    onUnauthorized: (e) => core?.getState().unauthorized(e.message),
+    onReachability: (up, err) => core?.getState().setReachable(up, err?.message),
+  });
+  core = createCoreStore(api, keys);
+  const coreStore = core;
+  const chat = createChatStore({
+    api,
+    storage: env.storage,
+    frame: env.frame,
+    newId: env.newId,
+    onLiveChanged: () => {
+      void coreStore.getState().refresh();
+      void checkpoints.getState().load();
+    },
+  });
+  const metrics = createMetricsStore(api);
+  const training = createTrainingStore(api, (s) => coreStore.setState({ training: s, liveVersion: s.adapter_version }));
+  const checkpoints = createCheckpointsStore(api);
+  const compare = createCompareStore(api, env.newId);
+  const data = createDataStore(api);
+  const settings = createSettingsStore(api);
+  const connect = createConnectStore(api, keys, () => void coreStore.getState().refresh());
+
+  checkpoints.subscribe((s, prev) => {
+    if (s.rows !== prev.rows || s.liveId !== prev.liveId) metrics.getState().setCheckpoints(s.rows, s.liveId);
+    // The list says which version is live: the header follows it (a rollback made here, or elsewhere).
+    if (s.liveVersion !== null && s.liveVersion !== prev.liveVersion) coreStore.setState({ liveVersion: s.liveVersion });
+  });
+
+  const route = (ev: ClawLoopEvent) => {
+    coreStore.getState().onEvent(ev);
+    chat.getState().onEvent(ev);
+    metrics.getState().onEvent(ev);
+    checkpoints.getState().onEvent(ev);
+  };
+
+  // Snapshots a screen has not asked for yet (the dashboard's history, the checkpoints) are left
+  // for that screen to load, so the first screen only waits for what it shows.
+  const resync = (reason: ResyncReason | 'start') => {
+    void coreStore.getState().refresh();
+    if (checkpoints.getState().loaded) void checkpoints.getState().load();
+    const m = metrics.getState();
+    // After a reconnect the replay fills the gap; when the events missed are gone, start over.
+    if (m.loaded) void (reason === 'reset' || reason === 'gap' ? m.reload() : m.loadHistory());
+    const c = chat.getState();
+    if (reason === 'start') return; // the Chat screen loads its list when it opens
+    void c.loadConversations();
+    if (c.activeId && c.sending !== c.activeId) void c.loadThread(c.activeId);
+  };
+
+  const events = new EventStreamClient({
+    open: (lastId, signal) => api.transport.send('GET', '/api/events', { headers: lastId ? { 'last-event-id': lastId } : {}, signal }),
+    onEvent: route,
+    onStatus: (s) => coreStore.getState().setStream(s),
+    onResync: resync,
+    retryMs: env.retryMs,
+    idleTimeoutMs: env.idleTimeoutMs,
+  });
+
+  return {
+    keys,
+    api,
+    events,
+    core: coreStore,
+    chat,
+    metrics,
+    training,
+    checkpoints,
+    compare,
+    data,
+    settings,
+    connect,
+    start() {
+      events.start();
+      resync('start');
+    },
+    stop() {
+      events.stop();
+    },
+    retry() {
+      events.retryNow();
+      resync('reconnected');
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/** The Data screen's filters: has feedback, trained, reward range, one session. */
+import { useState } from 'react';
+import { useStore } from 'zustand';
+import { useServices } from '../app/servicesContext.js';
+import { Field } from '../ui/Field.js';
+import type { TriState } from './dataStore.js';
+
+const TRI: Array<{ value: TriState; label: string }> = [
+  { value: 'any', label: 'Any' },
+  { value: 'yes', label: 'Yes' },
+  { value: 'no', label: 'No' },
+];
+
+export function DataFilters() {
+  const { data } = useServices();
+  const filter = useStore(data, (s) => s.filter);
+  const sessions = useStore(data, (s) => s.sessions);
+  const filterError = useStore(data, (s) => s.filterError);
+  const [min, setMin] = useState(filter.minReward);
+  const [max, setMax] = useState(filter.maxReward);
+  return (
+    <form
+      className="filters"
+      onSubmit={(e) => {
+        e.preventDefault();
+        data.getState().setFilter({ minReward: min, maxReward: max });
+      }}
+    >
+      <Field label="Has feedback">
+        <select value={filter.hasFeedback} onChange={(e) => data.getState().setFilter({ hasFeedback: e.target.value as TriState })}>
+          {TRI.map((t) => (
+            <option key={t.value} value={t.value}>
+              {t.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Trained">
+        <select value={filter.trained} onChange={(e) => data.getState().setFilter({ trained: e.target.value as TriState })}>
+          {TRI.map((t) => (
+            <option key={t.value} value={t.value}>
+              {t.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Minimum reward">
+        <input inputMode="decimal" size={6} value={min} onChange={(e) => setMin(e.target.value)} placeholder="−1" />
+      </Field>
+      <Field label="Maximum reward">
+        <input inputMode="decimal" size={6} value={max} onChange={(e) => setMax(e.target.value)} placeholder="1" />
+      </Field>
+      <Field label="Session">
+        <select value={filter.sessionId} onChange={(e) => data.getState().setFilter({ sessionId: e.target.value })}>
+          <option value="">All sessions</option>
+          {sessions.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.title || s.id}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <button type="submit" className="btn">
+        Apply range
+      </button>
+      {filterError && (
+        <p className="error-text" role="alert">
+          {filterError}
+        </p>
+      )}
+    </form>
+  );
+}
