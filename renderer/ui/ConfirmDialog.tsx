@@ -2,7 +2,8 @@
  * A modal question with a confirm and a cancel button (the native <dialog>: focus is trapped and
  * Escape cancels). The confirm button says what will happen.
  */
-import { useEffect, useId, useRef } from 'react';
+import { useId } from 'react';
+import { useModalDialog } from './useModalDialog.js';
 
 export interface ConfirmDialogProps {
   title: string;
@@ -14,13 +15,8 @@ export interface ConfirmDialogProps {
 }
 
 export function ConfirmDialog({ title, children, confirmLabel, onConfirm, onCancel, busy }: ConfirmDialogProps) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog();
   const titleId = useId();
-  useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
-    return () => d?.close();
-  }, []);
   return (
     <dialog
       ref={ref}

@@ -35,12 +35,3 @@ export function Field({ label, help, error, children }: FieldProps) {
   );
 }
 
-/** An error shown where an action happened. */
-export function ErrorText({ children }: { children: React.ReactNode }) {
-  if (!children) return null;
-  return (
-    <p className="error-text" role="alert">
-      {children}
-    </p>
-  );
-}
