@@ -23,8 +23,10 @@ export function keyFromFragment(hash: string): { key: string | null; rest: strin
   return { key: key.trim() || null, rest: rest ? `#${rest}` : '' };
 }
 
+/** The one owner of the key: the transport reads it for each request, the Connect screen shows it. */
 export class ApiKeyStore {
   private key: string | null;
+  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly storage: KeyValueStorage | null) {
     this.key = safeGet(storage, API_KEY_STORAGE_KEY);
@@ -43,7 +45,14 @@ export class ApiKeyStore {
     } catch {
       // storage full or blocked: the key still works for this page
     }
+    this.listeners.forEach((l) => l());
   }
+
+  /** Calls `listener` after every change of the key; returns how to stop (React's useSyncExternalStore). */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  };
 }
 
 export function safeGet(storage: KeyValueStorage | null, key: string): string | null {

@@ -88,3 +88,33 @@ test('services: the key in the URL fragment is taken and the rest of the fragmen
   assert.deepEqual(keyFromFragment('#section'), { key: null, rest: '#section' });
   assert.deepEqual(keyFromFragment(''), { key: null, rest: '' });
 });
+
+test('services: the live version has one owner; the checkpoint list and Pause’s answer move it', async () => {
+  const { f, setLive } = core();
+  f.routes.set('POST /api/training/pause', () => json(200, trainingStatus(6, { state: 'paused' })));
+  const s = createServices({ storage: memoryStorage(), frame: nextTick, newId: () => 'app-1', fetch: f, retryMs: 10 });
+  s.start();
+  await until(() => s.core.getState().liveVersion === 2, 3000, 'live version');
+  assert.equal('adapter_version' in (s.core.getState().training ?? {}), false, 'the training status keeps no second copy of the live version');
+  setLive(5); // rolled back elsewhere (the CLI, another window)
+  await s.checkpoints.getState().load();
+  assert.equal(s.core.getState().liveVersion, 5);
+  await s.training.getState().setPaused(true);
+  assert.deepEqual([s.core.getState().training?.state, s.core.getState().liveVersion], ['paused', 6]);
+  s.stop();
+});
+
+test('services: the API key has one owner: a key taken by the key prompt is the one Connect shows', async () => {
+  const { f } = core({ key: 'sekret-key-1' });
+  const s = createServices({ storage: memoryStorage(), frame: nextTick, newId: () => 'app-1', fetch: f, retryMs: 10 });
+  const seen: Array<string | null> = [];
+  const stop = s.keys.subscribe(() => seen.push(s.keys.get()));
+  s.start();
+  await until(() => s.core.getState().needsKey, 3000, 'key prompt');
+  assert.equal(await s.core.getState().submitKey('sekret-key-1'), true);
+  assert.deepEqual(seen, ['sekret-key-1']);
+  stop();
+  s.keys.set(null);
+  assert.deepEqual(seen, ['sekret-key-1'], 'no call after unsubscribing');
+  s.stop();
+});

@@ -50,86 +50,27 @@ export interface Services {
   retry(): void;
 }
 
+/** The stores the screens read, one per concern. */
+type Stores = Pick<Services, 'core' | 'chat' | 'metrics' | 'training' | 'checkpoints' | 'compare' | 'data' | 'settings' | 'connect'>;
+
 export function createServices(env: ServicesEnv): Services {
   const keys = new ApiKeyStore(env.storage);
-  // The stores are created below; the transport's callbacks only run later, once they exist.
-  let core: CoreStore | null = null;
-  const api = new ApiClient({
-    baseUrl: env.baseUrl,
-    fetch: env.fetch,
-    getKey: () => keys.get(),
-    onUnauthorized: (e) => core?.getState().unauthorized(e.message),
-    onReachability: (up, err) => core?.getState().setReachable(up, err?.message),
-  });
-  core = createCoreStore(api, keys);
-  const coreStore = core;
-  const chat = createChatStore({
-    api,
-    storage: env.storage,
-    frame: env.frame,
-    newId: env.newId,
-    onLiveChanged: () => {
-      void coreStore.getState().refresh();
-      void checkpoints.getState().load();
-    },
-  });
-  const metrics = createMetricsStore(api);
-  const training = createTrainingStore(api, (s) => coreStore.setState({ training: s, liveVersion: s.adapter_version }));
-  const checkpoints = createCheckpointsStore(api);
-  const compare = createCompareStore(api, env.newId);
-  const data = createDataStore(api);
-  const settings = createSettingsStore(api);
-  const connect = createConnectStore(api, keys, () => void coreStore.getState().refresh());
-
-  checkpoints.subscribe((s, prev) => {
-    if (s.rows !== prev.rows || s.liveId !== prev.liveId) metrics.getState().setCheckpoints(s.rows, s.liveId);
-    // The list says which version is live: the header follows it (a rollback made here, or elsewhere).
-    if (s.liveVersion !== null && s.liveVersion !== prev.liveVersion) coreStore.setState({ liveVersion: s.liveVersion });
-  });
-
-  const route = (ev: ClawLoopEvent) => {
-    coreStore.getState().onEvent(ev);
-    chat.getState().onEvent(ev);
-    metrics.getState().onEvent(ev);
-    checkpoints.getState().onEvent(ev);
-  };
-
-  // Snapshots a screen has not asked for yet (the dashboard's history, the checkpoints) are left
-  // for that screen to load, so the first screen only waits for what it shows.
-  const resync = (reason: ResyncReason | 'start') => {
-    void coreStore.getState().refresh();
-    if (checkpoints.getState().loaded) void checkpoints.getState().load();
-    const m = metrics.getState();
-    // After a reconnect the replay fills the gap; when the events missed are gone, start over.
-    if (m.loaded) void (reason === 'reset' || reason === 'gap' ? m.reload() : m.loadHistory());
-    const c = chat.getState();
-    if (reason === 'start') return; // the Chat screen loads its list when it opens
-    void c.loadConversations();
-    if (c.activeId && c.sending !== c.activeId) void c.loadThread(c.activeId);
-  };
-
+  const { api, core } = connectCore(env, keys);
+  const stores = createStores(env, api, keys, core);
+  const resync = resyncer(stores);
   const events = new EventStreamClient({
     open: (lastId, signal) => api.transport.send('GET', '/api/events', { headers: lastId ? { 'last-event-id': lastId } : {}, signal }),
-    onEvent: route,
-    onStatus: (s) => coreStore.getState().setStream(s),
+    onEvent: (ev) => routeEvent(stores, ev),
+    onStatus: (s) => core.getState().setStream(s),
     onResync: resync,
     retryMs: env.retryMs,
     idleTimeoutMs: env.idleTimeoutMs,
   });
-
   return {
     keys,
     api,
     events,
-    core: coreStore,
-    chat,
-    metrics,
-    training,
-    checkpoints,
-    compare,
-    data,
-    settings,
-    connect,
+    ...stores,
     start() {
       events.start();
       resync('start');
@@ -141,5 +82,77 @@ export function createServices(env: ServicesEnv): Services {
       events.retryNow();
       resync('reconnected');
     },
+  };
+}
+
+/** The API client and the core's store: the client tells the store about 401s and reachability. */
+function connectCore(env: ServicesEnv, keys: ApiKeyStore): { api: ApiClient; core: CoreStore } {
+  // The callbacks only run once a request is made, after the store exists.
+  let core: CoreStore | null = null;
+  const api = new ApiClient({
+    baseUrl: env.baseUrl,
+    fetch: env.fetch,
+    getKey: () => keys.get(),
+    onUnauthorized: (e) => core?.getState().unauthorized(e.message),
+    onReachability: (up, err) => core?.getState().setReachable(up, err?.message),
+  });
+  core = createCoreStore(api, keys);
+  return { api, core };
+}
+
+function createStores(env: ServicesEnv, api: ApiClient, keys: ApiKeyStore, core: CoreStore): Stores {
+  const refreshCore = () => void core.getState().refresh();
+  // The list says which version is live: the header follows it (a rollback made here, or elsewhere).
+  const checkpoints = createCheckpointsStore(api, (v) => core.getState().setLiveVersion(v));
+  const metrics = createMetricsStore(api);
+  checkpoints.subscribe((s, prev) => {
+    if (s.rows !== prev.rows || s.liveId !== prev.liveId) metrics.getState().setCheckpoints(s.rows, s.liveId);
+  });
+  const chat = createChatStore({
+    api,
+    storage: env.storage,
+    frame: env.frame,
+    newId: env.newId,
+    onLiveChanged: () => {
+      refreshCore();
+      void checkpoints.getState().load();
+    },
+  });
+  return {
+    core,
+    chat,
+    metrics,
+    checkpoints,
+    training: createTrainingStore(api, (s) => core.getState().setTrainingStatus(s)),
+    compare: createCompareStore(api, env.newId),
+    data: createDataStore(api),
+    settings: createSettingsStore(api),
+    connect: createConnectStore(api, keys, refreshCore),
+  };
+}
+
+function routeEvent(s: Stores, ev: ClawLoopEvent): void {
+  s.core.getState().onEvent(ev);
+  s.chat.getState().onEvent(ev);
+  s.metrics.getState().onEvent(ev);
+  s.checkpoints.getState().onEvent(ev);
+}
+
+/**
+ * Refetches what the screens show after the stream (re)started. Snapshots a screen has not asked
+ * for yet (the dashboard's history, the checkpoints) are left for that screen to load, so the first
+ * screen only waits for what it shows.
+ */
+function resyncer(s: Stores): (reason: ResyncReason | 'start') => void {
+  return (reason) => {
+    void s.core.getState().refresh();
+    if (s.checkpoints.getState().loaded) void s.checkpoints.getState().load();
+    const m = s.metrics.getState();
+    // After a reconnect the replay fills the gap; when the events missed are gone, start over.
+    if (m.loaded) void (reason === 'reset' || reason === 'gap' ? m.reload() : m.loadHistory());
+    const c = s.chat.getState();
+    if (reason === 'start') return; // the Chat screen loads its list when it opens
+    void c.loadConversations();
+    if (c.activeId && c.sending !== c.activeId) void c.loadThread(c.activeId);
   };
 }

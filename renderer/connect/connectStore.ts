@@ -7,8 +7,7 @@ import type { ApiClient } from '../api/client.js';
 import type { ApiKeyStore } from '../api/apiKey.js';
 
 export interface ConnectState {
-  /** The key this browser knows (it set it, or got it from the app's URL); the core never returns it. */
-  knownKey: string | null;
+  /** Whether the key this browser knows (ApiKeyStore: it set it, or got it from the app's URL) is shown. */
   revealed: boolean;
   keyMessage: string | null;
   keyError: string | null;
@@ -29,7 +28,7 @@ export function createConnectStore(api: ApiClient, keys: ApiKeyStore, onKeyChang
       try {
         const { api_key } = await api.setApiKey(body);
         keys.set(api_key);
-        set({ knownKey: api_key, keyMessage: done, keyError: null });
+        set({ keyMessage: done, keyError: null });
         onKeyChanged();
         return true;
       } catch (err) {
@@ -38,7 +37,6 @@ export function createConnectStore(api: ApiClient, keys: ApiKeyStore, onKeyChang
       }
     }
     return {
-      knownKey: keys.get(),
       revealed: false,
       keyMessage: null,
       keyError: null,

@@ -1,88 +1,84 @@
 /** Training state, step, queue and live version, with Pause training / Resume training. */
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
-import { num } from '../ui/format.js';
+import type { TrainingSnapshot } from '../app/coreStore.js';
+import { ErrorText } from '../ui/ErrorText.js';
+import { num, version } from '../ui/format.js';
+import { Stat } from '../ui/Stat.js';
 
-export function TrainingPanel() {
-  const { core, training, metrics } = useServices();
-  const status = useStore(core, (s) => s.training);
+function TrainingStats({ status }: { status: TrainingSnapshot }) {
+  const { core, metrics } = useServices();
   const live = useStore(core, (s) => s.liveVersion);
-  const errors = useStore(core, (s) => s.errors);
+  const held = useStore(metrics, (s) => s.markers.filter((m) => m.heldBack).length);
+  const last = status.last_step;
+  return (
+    <dl className="stats">
+      <Stat label="State">
+        {status.state}
+        {status.error ? ` — ${status.error}` : ''}
+      </Stat>
+      <Stat label="Method">{status.method}</Stat>
+      <Stat label="Step">{status.step}</Stat>
+      <Stat label="Live version">{version(live)}</Stat>
+      <Stat label="Samples waiting">{status.queued_samples}</Stat>
+      <Stat label="Turns to judge">{status.pending_turns ?? '—'}</Stat>
+      {last && (
+        <Stat label="Last step" wide>
+          loss {num(last.loss)}, reward {num(last.mean_reward)}, {last.step_ms === undefined ? '—' : num(last.step_ms / 1000, 2)} s
+        </Stat>
+      )}
+      {held > 0 && (
+        <Stat label="Held back" wide>
+          {held} checkpoint(s) failed the competence check
+        </Stat>
+      )}
+    </dl>
+  );
+}
+
+function PauseButton({ status }: { status: TrainingSnapshot | null }) {
+  const { training } = useServices();
   const toggling = useStore(training, (s) => s.toggling);
   const toggleError = useStore(training, (s) => s.toggleError);
-  const held = useStore(metrics, (s) => s.markers.filter((m) => m.heldBack).length);
   const paused = status?.state === 'paused';
-  const last = status?.last_step;
-
   return (
-    <section className="card" aria-labelledby="training-title">
-      <h2 id="training-title">Training</h2>
-      {!status && <p className="muted">Waiting for the core…</p>}
-      {status && (
-        <dl className="stats">
-          <div>
-            <dt>State</dt>
-            <dd>
-              {status.state}
-              {status.error ? ` — ${status.error}` : ''}
-            </dd>
-          </div>
-          <div>
-            <dt>Method</dt>
-            <dd>{status.method}</dd>
-          </div>
-          <div>
-            <dt>Step</dt>
-            <dd>{status.step}</dd>
-          </div>
-          <div>
-            <dt>Live version</dt>
-            <dd>v{live ?? status.adapter_version}</dd>
-          </div>
-          <div>
-            <dt>Samples waiting</dt>
-            <dd>{status.queued_samples}</dd>
-          </div>
-          <div>
-            <dt>Turns to judge</dt>
-            <dd>{status.pending_turns ?? '—'}</dd>
-          </div>
-          {last && (
-            <div className="wide">
-              <dt>Last step</dt>
-              <dd>
-                loss {num(last.loss)}, reward {num(last.mean_reward)}, {last.step_ms === undefined ? '—' : num(last.step_ms / 1000, 2)} s
-              </dd>
-            </div>
-          )}
-          {held > 0 && (
-            <div className="wide">
-              <dt>Held back</dt>
-              <dd>{held} checkpoint(s) failed the competence check</dd>
-            </div>
-          )}
-        </dl>
-      )}
+    <>
       <button type="button" className="btn" disabled={!status || toggling} onClick={() => void training.getState().setPaused(!paused)}>
         {paused ? 'Resume training' : 'Pause training'}
       </button>
-      {toggleError && (
-        <p className="error-text" role="alert">
-          {toggleError}
-        </p>
-      )}
-      {errors.length > 0 && (
-        <ul className="core-errors" aria-label="Errors reported by the core">
-          {errors.slice(-3).map((e) => (
-            <li key={e.at} className="error-text">
-              {e.where}: {e.message}{' '}
-              <button type="button" className="btn btn-small" onClick={() => core.getState().dismissError(e.at)}>
-                Dismiss
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <ErrorText>{toggleError}</ErrorText>
+    </>
+  );
+}
+
+/** The last errors the core reported (trainer, judge, inference), each dismissable. */
+function CoreErrors() {
+  const { core } = useServices();
+  const errors = useStore(core, (s) => s.errors);
+  if (errors.length === 0) return null;
+  return (
+    <ul className="core-errors" aria-label="Errors reported by the core">
+      {errors.slice(-3).map((e) => (
+        <li key={e.at} className="error-text">
+          {e.where}: {e.message}{' '}
+          <button type="button" className="btn btn-small" onClick={() => core.getState().dismissError(e.at)}>
+            Dismiss
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function TrainingPanel() {
+  const { core } = useServices();
+  const status = useStore(core, (s) => s.training);
+  return (
+    <section className="card" aria-labelledby="training-title">
+      <h2 id="training-title">Training</h2>
+      {status ? <TrainingStats status={status} /> : <p className="muted">Waiting for the core…</p>}
+      <PauseButton status={status} />
+      <CoreErrors />
     </section>
   );
 }
