@@ -58,6 +58,13 @@ export type ChatStore = StoreApi<ChatState>;
 export type SetChat = StoreApi<ChatState>['setState'];
 export type GetChat = StoreApi<ChatState>['getState'];
 
+/** What each of the store's actions works with. */
+export interface ChatContext {
+  set: SetChat;
+  get: GetChat;
+  deps: ChatDeps;
+}
+
 export const ACTIVE_CONVERSATION_KEY = 'clawloop.activeConversation';
 
 export function createChatStore(deps: ChatDeps): ChatStore {
