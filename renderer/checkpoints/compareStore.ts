@@ -32,30 +32,14 @@ export interface CompareState {
 }
 
 export type CompareStore = StoreApi<CompareState>;
+type SetCompare = CompareStore['setState'];
+type GetCompare = CompareStore['getState'];
 
 const blank = (adapter: string): CompareAnswer => ({ adapter, content: '', version: null, turnId: null, streaming: true, error: null });
 
 export function createCompareStore(api: ApiClient, newId: () => string): CompareStore {
   return createStore<CompareState>()((set, get) => {
-    const patch = (side: Side, p: Partial<CompareAnswer>) =>
-      set((s) => (s.answers ? { answers: { ...s.answers, [side]: { ...s.answers[side], ...p } } } : {}));
-
-    async function ask(side: Side, adapter: string, prompt: string, session: string) {
-      try {
-        const r = await api.chat(
-          { messages: [{ role: 'user', content: prompt }], sessionId: `${session}-${side}`, turnType: 'main', adapter },
-          (s) => patch(side, { turnId: s.completionId || null, version: s.version }),
-          (d) => {
-            const cur = get().answers?.[side];
-            if (cur && d.content) patch(side, { content: cur.content + d.content });
-          },
-        );
-        patch(side, { streaming: false, turnId: r.completionId || get().answers?.[side].turnId || null });
-      } catch (err) {
-        patch(side, { streaming: false, error: (err as Error).message });
-      }
-    }
-
+    const ask = asker(api, set, get);
     return {
       prompt: '',
       answers: null,
@@ -76,28 +60,51 @@ export function createCompareStore(api: ApiClient, newId: () => string): Compare
         set({ running: false });
       },
 
-      async pick(side) {
-        const answers = get().answers;
-        if (!answers) return;
-        const other: Side = side === 'a' ? 'b' : 'a';
-        const win = answers[side].turnId;
-        const lose = answers[other].turnId;
-        if (!win || !lose) {
-          set({ pickMessage: 'Both answers must be complete before one can be picked.' });
-          return;
-        }
-        try {
-          await api.feedback(win, { rating: 'up' });
-          await api.feedback(lose, { rating: 'down' });
-          set({ picked: side, pickMessage: `Recorded: 👍 on ${side.toUpperCase()}, 👎 on ${other.toUpperCase()}. Both will train.` });
-        } catch (err) {
-          set({ pickMessage: `The pick was not recorded: ${(err as Error).message}` });
-        }
-      },
+      pick: (side) => pick(api, set, get, side),
 
       reset() {
         set({ answers: null, picked: null, pickMessage: null });
       },
     };
   });
+}
+
+/** Streams one side's answer into the store; a failure stays on that side. */
+function asker(api: ApiClient, set: SetCompare, get: GetCompare) {
+  const patch = (side: Side, p: Partial<CompareAnswer>) => set((s) => (s.answers ? { answers: { ...s.answers, [side]: { ...s.answers[side], ...p } } } : {}));
+  return async (side: Side, adapter: string, prompt: string, session: string) => {
+    try {
+      const r = await api.chat(
+        { messages: [{ role: 'user', content: prompt }], sessionId: `${session}-${side}`, turnType: 'main', adapter },
+        (s) => patch(side, { turnId: s.completionId || null, version: s.version }),
+        (d) => {
+          const cur = get().answers?.[side];
+          if (cur && d.content) patch(side, { content: cur.content + d.content });
+        },
+      );
+      patch(side, { streaming: false, turnId: r.completionId || get().answers?.[side].turnId || null });
+    } catch (err) {
+      patch(side, { streaming: false, error: (err as Error).message });
+    }
+  };
+}
+
+/** Records the pick: 👍 on the picked answer, 👎 on the other. */
+async function pick(api: ApiClient, set: SetCompare, get: GetCompare, side: Side): Promise<void> {
+  const answers = get().answers;
+  if (!answers) return;
+  const other: Side = side === 'a' ? 'b' : 'a';
+  const win = answers[side].turnId;
+  const lose = answers[other].turnId;
+  if (!win || !lose) {
+    set({ pickMessage: 'Both answers must be complete before one can be picked.' });
+    return;
+  }
+  try {
+    await api.feedback(win, { rating: 'up' });
+    await api.feedback(lose, { rating: 'down' });
+    set({ picked: side, pickMessage: `Recorded: 👍 on ${side.toUpperCase()}, 👎 on ${other.toUpperCase()}. Both will train.` });
+  } catch (err) {
+    set({ pickMessage: `The pick was not recorded: ${(err as Error).message}` });
+  }
 }

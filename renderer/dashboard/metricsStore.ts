@@ -72,6 +72,8 @@ export function pointFromEvent(d: EventData<'train.step'>): StepPoint {
 }
 
 export type MetricsStore = StoreApi<MetricsState>;
+type SetMetrics = MetricsStore['setState'];
+type GetMetrics = MetricsStore['getState'];
 
 export function createMetricsStore(api: ApiClient): MetricsStore {
   const mean = new RollingMean(REWARD_WINDOW);
@@ -82,7 +84,14 @@ export function createMetricsStore(api: ApiClient): MetricsStore {
     revision: 0,
     loaded: false,
     error: null,
+    ...seriesActions(set, get, api, mean),
+    ...markerActions(set, get),
+  }));
+}
 
+/** The plotted columns: the history, then one point per step and per queue change. */
+function seriesActions(set: SetMetrics, get: GetMetrics, api: ApiClient, mean: RollingMean): Pick<MetricsState, 'loadHistory' | 'reload' | 'appendStep' | 'appendQueue'> {
+  return {
     async loadHistory() {
       try {
         const since = get().steps.lastX ?? 0;
@@ -117,12 +126,17 @@ export function createMetricsStore(api: ApiClient): MetricsStore {
       q.push(t, { queued: length });
       set((st) => ({ revision: st.revision + 1 }));
     },
+  };
+}
 
+const byStep = (a: CheckpointMarker, b: CheckpointMarker) => a.step - b.step;
+
+/** The checkpoint markers, from the checkpoint list and, between two lists, from events; and the event routing. */
+function markerActions(set: SetMetrics, get: GetMetrics): Pick<MetricsState, 'setCheckpoints' | 'onEvent'> {
+  const setMarkers = (markers: CheckpointMarker[]) => set((st) => ({ markers, revision: st.revision + 1 }));
+  return {
     setCheckpoints(rows, liveId) {
-      const markers = rows
-        .map((c) => ({ id: c.id, step: c.step, version: c.adapter_version, live: c.id === liveId, heldBack: c.competence?.held_back ?? false }))
-        .sort((a, b) => a.step - b.step);
-      set((st) => ({ markers, revision: st.revision + 1 }));
+      setMarkers(rows.map((c) => ({ id: c.id, step: c.step, version: c.adapter_version, live: c.id === liveId, heldBack: c.competence?.held_back ?? false })).sort(byStep));
     },
 
     onEvent(ev) {
@@ -130,24 +144,21 @@ export function createMetricsStore(api: ApiClient): MetricsStore {
         case 'train.step':
           if (!ev.data.skipped) get().appendStep(pointFromEvent(ev.data));
           break;
-        case 'training.state': {
+        case 'training.state':
           get().appendQueue(ev.data.queue_length, ev.at);
           break;
-        }
         case 'checkpoint.saved': {
           const d = ev.data;
-          const markers = [...get().markers.filter((m) => m.step !== d.step), { id: d.checkpoint_id, step: d.step, version: d.version, live: false, heldBack: d.competence?.held_back ?? false }];
-          set((st) => ({ markers: markers.sort((a, b) => a.step - b.step), revision: st.revision + 1 }));
+          const saved = { id: d.checkpoint_id, step: d.step, version: d.version, live: false, heldBack: d.competence?.held_back ?? false };
+          setMarkers([...get().markers.filter((m) => m.step !== d.step), saved].sort(byStep));
           break;
         }
-        case 'adapter.live': {
-          const markers = get().markers.map((m) => ({ ...m, live: m.id === ev.data.checkpoint_id }));
-          set((st) => ({ markers, revision: st.revision + 1 }));
+        case 'adapter.live':
+          setMarkers(get().markers.map((m) => ({ ...m, live: m.id === ev.data.checkpoint_id })));
           break;
-        }
         default:
           break;
       }
     },
-  }));
+  };
 }

@@ -99,32 +99,7 @@ export function createTrainingStore(api: ApiClient, onStatus: (s: TrainingStatus
       }
     },
 
-    async save(values, fields = TRAINING_FIELDS) {
-      const config = get().config;
-      if (!config) return false;
-      const { patch, errors } = patchFromForm(values, config, fields);
-      if (Object.keys(errors).length) {
-        set({ fieldErrors: errors, saveMessage: 'Nothing was sent: fix the fields marked below.' });
-        return false;
-      }
-      if (!Object.keys(patch).length) {
-        set({ fieldErrors: {}, saveMessage: 'No setting changed.' });
-        return true;
-      }
-      set({ saving: true, saveMessage: null, fieldErrors: {} });
-      try {
-        const next = await api.saveTrainingConfig(patch);
-        set({ config: next, saveMessage: `Saved: ${Object.keys(patch).join(', ')}.` });
-        return true;
-      } catch (err) {
-        const e = err as Error;
-        const param = err instanceof ApiRequestError ? err.param : null;
-        set({ saveMessage: `Not saved: ${e.message}`, fieldErrors: param ? { [param]: e.message } : {} });
-        return false;
-      } finally {
-        set({ saving: false });
-      }
-    },
+    save: (values, fields = TRAINING_FIELDS) => save(api, set, get, values, fields),
 
     async setPaused(paused) {
       set({ toggling: true, toggleError: null });
@@ -140,4 +115,32 @@ export function createTrainingStore(api: ApiClient, onStatus: (s: TrainingStatus
       }
     },
   }));
+}
+
+/** Checks the form, sends what changed, and puts the core's refusal on the field it names. */
+async function save(api: ApiClient, set: TrainingStore['setState'], get: TrainingStore['getState'], values: Record<string, string>, fields: readonly TrainingField[]): Promise<boolean> {
+  const config = get().config;
+  if (!config) return false;
+  const { patch, errors } = patchFromForm(values, config, fields);
+  if (Object.keys(errors).length) {
+    set({ fieldErrors: errors, saveMessage: 'Nothing was sent: fix the fields marked below.' });
+    return false;
+  }
+  if (!Object.keys(patch).length) {
+    set({ fieldErrors: {}, saveMessage: 'No setting changed.' });
+    return true;
+  }
+  set({ saving: true, saveMessage: null, fieldErrors: {} });
+  try {
+    const next = await api.saveTrainingConfig(patch);
+    set({ config: next, saveMessage: `Saved: ${Object.keys(patch).join(', ')}.` });
+    return true;
+  } catch (err) {
+    const e = err as Error;
+    const param = err instanceof ApiRequestError ? err.param : null;
+    set({ saveMessage: `Not saved: ${e.message}`, fieldErrors: param ? { [param]: e.message } : {} });
+    return false;
+  } finally {
+    set({ saving: false });
+  }
 }

@@ -43,6 +43,8 @@ export interface DataState {
 }
 
 export type DataStore = StoreApi<DataState>;
+type SetData = DataStore['setState'];
+type GetData = DataStore['getState'];
 
 const tri = (t: TriState) => (t === 'any' ? undefined : t === 'yes' ? ('true' as const) : ('false' as const));
 
@@ -75,7 +77,14 @@ export function createDataStore(api: ApiClient): DataStore {
     error: null,
     selected: null,
     sessionMessage: null,
+    ...listActions(set, get, api),
+    ...itemActions(set, get, api),
+  }));
+}
 
+/** The filtered list of turns, newest first, a page at a time. */
+function listActions(set: SetData, get: GetData, api: ApiClient): Pick<DataState, 'setFilter' | 'load' | 'more'> {
+  return {
     setFilter(f) {
       set((s) => ({ filter: { ...s.filter, ...f } }));
       void get().load();
@@ -111,7 +120,12 @@ export function createDataStore(api: ApiClient): DataStore {
         set({ loading: false });
       }
     },
+  };
+}
 
+/** One turn opened in detail, a session deleted, every session exported. */
+function itemActions(set: SetData, get: GetData, api: ApiClient): Pick<DataState, 'open' | 'close' | 'deleteSession' | 'exportAll'> {
+  return {
     async open(turnId) {
       try {
         set({ selected: await api.turn(turnId) });
@@ -145,5 +159,5 @@ export function createDataStore(api: ApiClient): DataStore {
         return null;
       }
     },
-  }));
+  };
 }
