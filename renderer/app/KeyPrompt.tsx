@@ -1,6 +1,7 @@
 /** Asks for the API key when the core answers 401 (a key set with --api-key or in Connect). */
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
+import { ErrorText } from '../ui/ErrorText.js';
 import { useServices } from './servicesContext.js';
 
 export function KeyPrompt() {
@@ -34,11 +35,7 @@ export function KeyPrompt() {
           <label htmlFor="api-key-input">API key</label>
           <input id="api-key-input" type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} required />
         </div>
-        {message && (
-          <p className="error-text" role="alert">
-            {message}
-          </p>
-        )}
+        <ErrorText>{message}</ErrorText>
         <div className="dialog-actions">
           <button type="submit" className="btn btn-primary" disabled={busy || !key.trim()}>
             Use key

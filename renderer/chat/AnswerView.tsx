@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import { ConfirmDialog } from '../ui/ConfirmDialog.js';
+import { ErrorText } from '../ui/ErrorText.js';
 import { Markdown } from '../ui/Markdown.js';
 import { version } from '../ui/format.js';
 import { HintForm } from './HintForm.js';
@@ -32,11 +33,7 @@ function AnswerBody({ item, heading }: { item: AnswerItem; heading?: string }) {
         </details>
       )}
       <Markdown text={item.content} />
-      {item.error && (
-        <p className="error-text" role="alert">
-          {item.error}
-        </p>
-      )}
+      <ErrorText>{item.error}</ErrorText>
     </div>
   );
 }
@@ -62,15 +59,61 @@ function RollbackConfirm({ turnId, close }: { turnId: string; close: () => void 
   );
 }
 
+interface ActionsProps {
+  item: AnswerItem;
+  last: boolean;
+  busy: boolean;
+  hinting: boolean;
+  toggleHint: () => void;
+  confirmRollback: () => void;
+}
+
+/** 👍, 👎, Add hint, Ask again, Regenerate (the last answer), Roll back to before this (once trained on). */
+function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollback }: ActionsProps) {
+  const { chat } = useServices();
+  const turn = useStore(chat, (s) => (item.turnId ? s.turns[item.turnId] : undefined));
+  const rating = turn?.feedback?.rating ?? null;
+  const rate = (r: 'up' | 'down') => void chat.getState().rate(item.turnId!, r);
+  return (
+    <div className="answer-actions row">
+      <button type="button" className="btn btn-small" aria-label="Thumbs up" aria-pressed={rating === 'up'} onClick={() => rate('up')}>
+        👍
+      </button>
+      <button type="button" className="btn btn-small" aria-label="Thumbs down" aria-pressed={rating === 'down'} onClick={() => rate('down')}>
+        👎
+      </button>
+      <button type="button" className="btn btn-small" aria-expanded={hinting} onClick={toggleHint}>
+        Add hint
+      </button>
+      <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().askAgain(item.key)}>
+        Ask again
+      </button>
+      {last && <RegenerateButton busy={busy} />}
+      {!!turn?.receipt?.checkpoint_id && (
+        <button type="button" className="btn btn-small btn-danger" onClick={confirmRollback}>
+          Roll back to before this
+        </button>
+      )}
+    </div>
+  );
+}
+
+function RegenerateButton({ busy }: { busy: boolean }) {
+  const { chat } = useServices();
+  return (
+    <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().regenerate()}>
+      Regenerate
+    </button>
+  );
+}
+
 export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boolean; busy: boolean }) {
   const { chat } = useServices();
   const turn = useStore(chat, (s) => (item.turnId ? s.turns[item.turnId] : undefined));
   const error = useStore(chat, (s) => (item.turnId ? s.actionErrors[item.turnId] : undefined));
   const [hinting, setHinting] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const rating = turn?.feedback?.rating ?? null;
   const recorded = !!item.turnId && !item.streaming && !item.error;
-  const canRollback = !!turn?.receipt?.checkpoint_id;
 
   return (
     <article className="message message-answer" aria-label={`Answer from ${item.version === null ? 'the model' : version(item.version)}`}>
@@ -79,44 +122,15 @@ export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boole
         {item.again && <AnswerBody item={item.again} heading="Asked again" />}
       </div>
       {recorded && (
-        <div className="answer-actions row">
-          <button type="button" className="btn btn-small" aria-label="Thumbs up" aria-pressed={rating === 'up'} onClick={() => void chat.getState().rate(item.turnId!, 'up')}>
-            👍
-          </button>
-          <button type="button" className="btn btn-small" aria-label="Thumbs down" aria-pressed={rating === 'down'} onClick={() => void chat.getState().rate(item.turnId!, 'down')}>
-            👎
-          </button>
-          <button type="button" className="btn btn-small" aria-expanded={hinting} onClick={() => setHinting((h) => !h)}>
-            Add hint
-          </button>
-          <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().askAgain(item.key)}>
-            Ask again
-          </button>
-          {last && (
-            <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().regenerate()}>
-              Regenerate
-            </button>
-          )}
-          {canRollback && (
-            <button type="button" className="btn btn-small btn-danger" onClick={() => setConfirming(true)}>
-              Roll back to before this
-            </button>
-          )}
-        </div>
+        <RecordedActions item={item} last={last} busy={busy} hinting={hinting} toggleHint={() => setHinting((h) => !h)} confirmRollback={() => setConfirming(true)} />
       )}
       {!recorded && last && item.error && (
         <div className="answer-actions row">
-          <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().regenerate()}>
-            Regenerate
-          </button>
+          <RegenerateButton busy={busy} />
         </div>
       )}
       {hinting && item.turnId && <HintForm turnId={item.turnId} initial={turn?.feedback?.hint ?? ''} done={() => setHinting(false)} />}
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText>{error}</ErrorText>
       {turn && <Receipt receipt={turn.receipt} feedback={turn.feedback} />}
       {confirming && item.turnId && <RollbackConfirm turnId={item.turnId} close={() => setConfirming(false)} />}
     </article>

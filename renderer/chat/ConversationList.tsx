@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import { ConfirmDialog } from '../ui/ConfirmDialog.js';
+import { ErrorText } from '../ui/ErrorText.js';
 import { when } from '../ui/format.js';
 import type { ConversationSummary } from './chatStore.js';
 
@@ -31,6 +32,46 @@ function RenameForm({ c, done }: { c: ConversationSummary; done: () => void }) {
   );
 }
 
+/** One conversation: open it, or its Rename and Delete buttons. */
+function ConversationItem({ c, active, rename, remove }: { c: ConversationSummary; active: boolean; rename: () => void; remove: () => void }) {
+  const { chat } = useServices();
+  return (
+    <>
+      <button type="button" className="conversation-open" aria-current={active ? 'true' : undefined} onClick={() => void chat.getState().select(c.id)}>
+        <span className="conversation-title">{titleOf(c)}</span>
+        <span className="muted conversation-time">{when(c.last_seen_at ?? c.created_at)}</span>
+      </button>
+      <span className="conversation-actions">
+        <button type="button" className="btn btn-small" aria-label={`Rename ${titleOf(c)}`} onClick={rename}>
+          ✎
+        </button>
+        <button type="button" className="btn btn-small" aria-label={`Delete ${titleOf(c)}`} onClick={remove}>
+          🗑
+        </button>
+      </span>
+    </>
+  );
+}
+
+function DeleteConversation({ c, close }: { c: ConversationSummary; close: () => void }) {
+  const { chat } = useServices();
+  return (
+    <ConfirmDialog
+      title="Delete this conversation?"
+      confirmLabel="Delete conversation"
+      onCancel={close}
+      onConfirm={() => {
+        void chat.getState().remove(c.id);
+        close();
+      }}
+    >
+      <p>
+        “{titleOf(c)}” and its samples that have not been trained yet are removed from this machine. Adapters already trained on it keep what they learned.
+      </p>
+    </ConfirmDialog>
+  );
+}
+
 export function ConversationList() {
   const { chat } = useServices();
   const conversations = useStore(chat, (s) => s.conversations);
@@ -45,51 +86,19 @@ export function ConversationList() {
       <button type="button" className="btn btn-primary new-conversation" onClick={() => chat.getState().newConversation()} disabled={!!sending}>
         New conversation
       </button>
-      {listError && (
-        <p className="error-text" role="alert">
-          {listError}
-        </p>
-      )}
+      <ErrorText>{listError}</ErrorText>
       <ul>
         {conversations.map((c) => (
           <li key={c.id} className={c.id === activeId ? 'active' : undefined}>
             {renaming === c.id ? (
               <RenameForm c={c} done={() => setRenaming(null)} />
             ) : (
-              <>
-                <button type="button" className="conversation-open" aria-current={c.id === activeId ? 'true' : undefined} onClick={() => void chat.getState().select(c.id)}>
-                  <span className="conversation-title">{titleOf(c)}</span>
-                  <span className="muted conversation-time">{when(c.last_seen_at ?? c.created_at)}</span>
-                </button>
-                <span className="conversation-actions">
-                  <button type="button" className="btn btn-small" aria-label={`Rename ${titleOf(c)}`} onClick={() => setRenaming(c.id)}>
-                    ✎
-                  </button>
-                  <button type="button" className="btn btn-small" aria-label={`Delete ${titleOf(c)}`} onClick={() => setDeleting(c)}>
-                    🗑
-                  </button>
-                </span>
-              </>
+              <ConversationItem c={c} active={c.id === activeId} rename={() => setRenaming(c.id)} remove={() => setDeleting(c)} />
             )}
           </li>
         ))}
       </ul>
-      {deleting && (
-        <ConfirmDialog
-          title="Delete this conversation?"
-          confirmLabel="Delete conversation"
-          onCancel={() => setDeleting(null)}
-          onConfirm={() => {
-            void chat.getState().remove(deleting.id);
-            setDeleting(null);
-          }}
-        >
-          <p>
-            “{titleOf(deleting)}” and its samples that have not been trained yet are removed from this machine. Adapters already trained on it keep what they
-            learned.
-          </p>
-        </ConfirmDialog>
-      )}
+      {deleting && <DeleteConversation c={deleting} close={() => setDeleting(null)} />}
     </aside>
   );
 }

@@ -6,11 +6,16 @@ import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import type { CheckpointInfo } from '../api/contract.js';
+import { ErrorText } from '../ui/ErrorText.js';
 import { num, percent, when } from '../ui/format.js';
+import { OutcomeText } from '../ui/OutcomeText.js';
+import { TableHead } from '../ui/TableHead.js';
 import { ComparePanel } from './ComparePanel.js';
 import { ExportDialog } from './ExportDialog.js';
 import { lineageRows } from './checkpointsStore.js';
 import './checkpoints.css';
+
+const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward', 'Competence', 'Status', 'Actions'] as const;
 
 function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null }) {
   const c = row.competence;
@@ -74,11 +79,7 @@ function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointIn
           </button>
         </div>
         {busy && <span className="muted">working…</span>}
-        {outcome && (
-          <span role="status" className={outcome.ok ? 'ok-text' : 'error-text'}>
-            {outcome.message}
-          </span>
-        )}
+        {outcome && <OutcomeText ok={outcome.ok}>{outcome.message}</OutcomeText>}
       </td>
     </tr>
   );
@@ -102,27 +103,11 @@ export function CheckpointsScreen() {
       <p className="muted">
         Live now: v{liveVersion ?? '?'} ({liveId ?? 'the base model'}). Rolling back makes a checkpoint live at once as a new version; training goes on from it.
       </p>
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText>{error}</ErrorText>
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
       <table>
         <caption>{loaded ? `${rows.length} checkpoint(s), newest first; “From” is the checkpoint each was trained from.` : 'Loading…'}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Step</th>
-            <th scope="col">Created</th>
-            <th scope="col">From</th>
-            <th scope="col">Samples</th>
-            <th scope="col">Mean reward</th>
-            <th scope="col">Competence</th>
-            <th scope="col">Status</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <TableHead columns={COLUMNS} />
         <tbody>
           {lineageRows(rows).map(({ row, branch }) => (
             <Row key={row.id} row={row} branch={branch} versions={versions} onExport={() => setExporting(row)} onCompare={() => setComparing(row.id)} />
@@ -150,11 +135,7 @@ function BaseRow({ live }: { live: boolean }) {
         <button type="button" className="btn btn-small" disabled={live || !!busy} onClick={() => void checkpoints.getState().rollback('base')}>
           Roll back
         </button>
-        {outcome && (
-          <span role="status" className={outcome.ok ? 'ok-text' : 'error-text'}>
-            {outcome.message}
-          </span>
-        )}
+        {outcome && <OutcomeText ok={outcome.ok}>{outcome.message}</OutcomeText>}
       </td>
     </tr>
   );

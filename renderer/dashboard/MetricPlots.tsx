@@ -4,6 +4,7 @@
  */
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
+import { ErrorText } from '../ui/ErrorText.js';
 import { num, signed } from '../ui/format.js';
 import { Plot, type PlotMarker, type PlotSeries } from '../ui/Plot.js';
 import { REWARD_WINDOW, type MetricsState, type StepSeries } from './metricsStore.js';
@@ -102,11 +103,7 @@ export function MetricPlots() {
   const live = markers.find((m) => m.live);
   return (
     <>
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText>{error}</ErrorText>
       <p className="muted plot-key">
         Vertical lines mark checkpoints
         {live ? `; the thick one is live (step ${live.step}, v${live.version})` : ''}

@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
+import { ErrorText } from '../ui/ErrorText.js';
 import { Field } from '../ui/Field.js';
 import type { TriState } from './dataStore.js';
 
@@ -10,6 +11,20 @@ const TRI: Array<{ value: TriState; label: string }> = [
   { value: 'yes', label: 'Yes' },
   { value: 'no', label: 'No' },
 ];
+
+function TriSelect({ label, value, onChange }: { label: string; value: TriState; onChange: (v: TriState) => void }) {
+  return (
+    <Field label={label}>
+      <select value={value} onChange={(e) => onChange(e.target.value as TriState)}>
+        {TRI.map((t) => (
+          <option key={t.value} value={t.value}>
+            {t.label}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
 
 export function DataFilters() {
   const { data } = useServices();
@@ -26,24 +41,8 @@ export function DataFilters() {
         data.getState().setFilter({ minReward: min, maxReward: max });
       }}
     >
-      <Field label="Has feedback">
-        <select value={filter.hasFeedback} onChange={(e) => data.getState().setFilter({ hasFeedback: e.target.value as TriState })}>
-          {TRI.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Trained">
-        <select value={filter.trained} onChange={(e) => data.getState().setFilter({ trained: e.target.value as TriState })}>
-          {TRI.map((t) => (
-            <option key={t.value} value={t.value}>
-              {t.label}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <TriSelect label="Has feedback" value={filter.hasFeedback} onChange={(v) => data.getState().setFilter({ hasFeedback: v })} />
+      <TriSelect label="Trained" value={filter.trained} onChange={(v) => data.getState().setFilter({ trained: v })} />
       <Field label="Minimum reward">
         <input inputMode="decimal" size={6} value={min} onChange={(e) => setMin(e.target.value)} placeholder="−1" />
       </Field>
@@ -63,11 +62,7 @@ export function DataFilters() {
       <button type="submit" className="btn">
         Apply range
       </button>
-      {filterError && (
-        <p className="error-text" role="alert">
-          {filterError}
-        </p>
-      )}
+      <ErrorText>{filterError}</ErrorText>
     </form>
   );
 }

@@ -4,7 +4,9 @@ import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import type { SessionInfo, TurnView } from '../api/contract.js';
 import { ConfirmDialog } from '../ui/ConfirmDialog.js';
+import { ErrorText } from '../ui/ErrorText.js';
 import { signed, when } from '../ui/format.js';
+import { TableHead } from '../ui/TableHead.js';
 import { messageText } from '../chat/thread.js';
 import { DataFilters } from './DataFilters.js';
 import { TurnDetail } from './TurnDetail.js';
@@ -69,11 +71,76 @@ function Sessions() {
   );
 }
 
-export function DataScreen() {
+const TURN_COLUMNS = ['Time', 'Prompt', 'Answer', 'Feedback', 'Reward', 'Stage'] as const;
+
+const stage = (t: TurnView) => (t.receipt?.stage && t.receipt.stage !== 'none' ? t.receipt.stage.replace('_', ' ') : t.type === 'main' ? '—' : t.type);
+
+function TurnRow({ turn: t, selected }: { turn: TurnView; selected: boolean }) {
+  const { data } = useServices();
+  return (
+    <tr aria-selected={selected}>
+      <td>{when(t.created_at)}</td>
+      <td>
+        <button type="button" className="link-button" onClick={() => void data.getState().open(t.id)}>
+          {clip(lastUser(t)) || '(no prompt)'}
+        </button>
+      </td>
+      <td>{clip(t.response)}</td>
+      <td>{rating(t)}</td>
+      <td>{signed(reward(t), 0)}</td>
+      <td>{stage(t)}</td>
+    </tr>
+  );
+}
+
+function TurnsTable({ selectedId }: { selectedId: string | null }) {
   const { data } = useServices();
   const turns = useStore(data, (s) => s.turns);
   const hasMore = useStore(data, (s) => s.hasMore);
   const loading = useStore(data, (s) => s.loading);
+  return (
+    <table>
+      <caption>{loading ? 'Loading…' : `${turns.length} turn(s)${hasMore ? ' (more below)' : ''}, newest first`}</caption>
+      <TableHead columns={TURN_COLUMNS} />
+      <tbody>
+        {turns.map((t) => (
+          <TurnRow key={t.id} turn={t} selected={selectedId === t.id} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function ExportButton() {
+  const { data } = useServices();
+  return (
+    <button
+      type="button"
+      className="btn"
+      onClick={async () => {
+        const blob = await data.getState().exportAll();
+        if (blob) download(blob, 'clawloop-sessions.jsonl');
+      }}
+    >
+      Export JSONL
+    </button>
+  );
+}
+
+function LoadMore() {
+  const { data } = useServices();
+  const hasMore = useStore(data, (s) => s.hasMore);
+  const loading = useStore(data, (s) => s.loading);
+  if (!hasMore) return null;
+  return (
+    <button type="button" className="btn" disabled={loading} onClick={() => void data.getState().more()}>
+      Load more
+    </button>
+  );
+}
+
+export function DataScreen() {
+  const { data } = useServices();
   const error = useStore(data, (s) => s.error);
   const selected = useStore(data, (s) => s.selected);
   useEffect(() => void data.getState().load(), [data]);
@@ -82,60 +149,15 @@ export function DataScreen() {
     <div>
       <div className="row spread">
         <h1>Data</h1>
-        <button
-          type="button"
-          className="btn"
-          onClick={async () => {
-            const blob = await data.getState().exportAll();
-            if (blob) download(blob, 'clawloop-sessions.jsonl');
-          }}
-        >
-          Export JSONL
-        </button>
+        <ExportButton />
       </div>
       <DataFilters />
-      {error && (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorText>{error}</ErrorText>
       <div className={selected ? 'data-split' : undefined}>
-        <table>
-          <caption>{loading ? 'Loading…' : `${turns.length} turn(s)${hasMore ? ' (more below)' : ''}, newest first`}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Prompt</th>
-              <th scope="col">Answer</th>
-              <th scope="col">Feedback</th>
-              <th scope="col">Reward</th>
-              <th scope="col">Stage</th>
-            </tr>
-          </thead>
-          <tbody>
-            {turns.map((t) => (
-              <tr key={t.id} aria-selected={selected?.id === t.id}>
-                <td>{when(t.created_at)}</td>
-                <td>
-                  <button type="button" className="link-button" onClick={() => void data.getState().open(t.id)}>
-                    {clip(lastUser(t)) || '(no prompt)'}
-                  </button>
-                </td>
-                <td>{clip(t.response)}</td>
-                <td>{rating(t)}</td>
-                <td>{signed(reward(t), 0)}</td>
-                <td>{t.receipt?.stage && t.receipt.stage !== 'none' ? t.receipt.stage.replace('_', ' ') : t.type === 'main' ? '—' : t.type}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <TurnsTable selectedId={selected?.id ?? null} />
         {selected && <TurnDetail turn={selected} close={() => data.getState().close()} />}
       </div>
-      {hasMore && (
-        <button type="button" className="btn" disabled={loading} onClick={() => void data.getState().more()}>
-          Load more
-        </button>
-      )}
+      <LoadMore />
       <Sessions />
     </div>
   );

@@ -4,6 +4,41 @@ import { messageText } from '../chat/thread.js';
 import { receiptText } from '../chat/Receipt.js';
 import { signed, when } from '../ui/format.js';
 
+function Judgements({ turn }: { turn: TurnView }) {
+  if (turn.judgements.length === 0) return <p>Not judged.</p>;
+  return (
+    <ul>
+      {turn.judgements.map((j, i) => (
+        <li key={i}>
+          {j.kind} ({j.judge}): score {signed(j.score, 0)}
+          {j.hint ? ` · hint “${j.hint}”` : ''} · votes {JSON.stringify(j.votes)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Samples({ turn }: { turn: TurnView }) {
+  if (turn.samples.length === 0) return <p>{turn.learn_note ?? 'None.'}</p>;
+  return (
+    <ul>
+      {turn.samples.map((s, i) => (
+        <li key={i}>
+          {s.kind}: {s.status}
+          {s.step !== null ? ` in step ${s.step}` : ''} · reward {signed(s.reward, 0)} ({s.reward_source ?? '—'})
+          {s.hint ? ` · hint (${s.hint_source}) “${s.hint}”` : ''}
+          {s.drop_reason ? ` · dropped: ${s.drop_reason}` : ''}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function feedbackText(turn: TurnView): string {
+  const fb = turn.feedback ? `${turn.feedback.rating ?? 'no rating'}${turn.feedback.hint ? ` · hint “${turn.feedback.hint}”` : ''}` : 'None.';
+  return fb + (turn.receipt && turn.receipt.stage !== 'none' ? ` · ${receiptText(turn.receipt)}` : '');
+}
+
 export function TurnDetail({ turn, close }: { turn: TurnView; close: () => void }) {
   return (
     <section className="card turn-detail" aria-labelledby="turn-title">
@@ -30,38 +65,11 @@ export function TurnDetail({ turn, close }: { turn: TurnView; close: () => void 
       <h3>Next state</h3>
       <p className="pre">{turn.next_state ? `${turn.next_state.role}: ${turn.next_state.text}` : 'None yet.'}</p>
       <h3>Feedback</h3>
-      <p>
-        {turn.feedback ? `${turn.feedback.rating ?? 'no rating'}${turn.feedback.hint ? ` · hint “${turn.feedback.hint}”` : ''}` : 'None.'}
-        {turn.receipt && turn.receipt.stage !== 'none' ? ` · ${receiptText(turn.receipt)}` : ''}
-      </p>
+      <p>{feedbackText(turn)}</p>
       <h3>Judge</h3>
-      {turn.judgements.length === 0 ? (
-        <p>Not judged.</p>
-      ) : (
-        <ul>
-          {turn.judgements.map((j, i) => (
-            <li key={i}>
-              {j.kind} ({j.judge}): score {signed(j.score, 0)}
-              {j.hint ? ` · hint “${j.hint}”` : ''} · votes {JSON.stringify(j.votes)}
-            </li>
-          ))}
-        </ul>
-      )}
+      <Judgements turn={turn} />
       <h3>Samples</h3>
-      {turn.samples.length === 0 ? (
-        <p>{turn.learn_note ?? 'None.'}</p>
-      ) : (
-        <ul>
-          {turn.samples.map((s, i) => (
-            <li key={i}>
-              {s.kind}: {s.status}
-              {s.step !== null ? ` in step ${s.step}` : ''} · reward {signed(s.reward, 0)} ({s.reward_source ?? '—'})
-              {s.hint ? ` · hint (${s.hint_source}) “${s.hint}”` : ''}
-              {s.drop_reason ? ` · dropped: ${s.drop_reason}` : ''}
-            </li>
-          ))}
-        </ul>
-      )}
+      <Samples turn={turn} />
     </section>
   );
 }
