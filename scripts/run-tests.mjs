@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs the compiled tests (dist/test/**/*.test.js) with node:test:
 //   1. every test, with the native kernels when the addon is built;
-//   2. the numerics tests (engine, RL losses) again on pure tfjs (CLAWLOOP_NATIVE=0), so they hold both ways.
+//   2. the numerics tests (engine, RL losses) again on pure tfjs (CLAWLOOP_NATIVE=0), so they hold both ways;
+//   3. the GPU suites (test/gpu/) on the WebGPU adapter CLAWLOOP_WEBGPU_ADAPTER names, by default
+//      Mesa's software rasteriser, so machines without a GPU check the GPU backend too.
 // Ends with one line "N passed, N failed" summing both runs, after a line for each suite that was
 // skipped for a missing prerequisite (see scripts/summary-reporter.mjs). Arguments filter test files
 // by substring: `npm test -- engine/lora`.
@@ -83,14 +85,21 @@ function run(label, testFiles, env) {
 const addonFile = path.join(root, 'native', 'build', 'Release', 'clawloop_native.node');
 const nativeOff = process.env.CLAWLOOP_NATIVE === '0';
 const addonBuilt = fs.existsSync(addonFile) && !nativeOff;
-run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', selected, {});
+const isGpu = (f) => path.relative(testDir, f).startsWith(`gpu${path.sep}`);
+const gpuFiles = selected.filter(isGpu);
+const cpuFiles = selected.filter((f) => !isGpu(f));
+if (cpuFiles.length) run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', cpuFiles, {});
 // The numerics: engine tests and the RL loss fixtures.
-const engineFiles = selected.filter((f) => {
+const engineFiles = cpuFiles.filter((f) => {
   const rel = path.relative(testDir, f);
   return rel.startsWith(`engine${path.sep}`) || rel.startsWith(`rl${path.sep}losses`);
 });
 if (addonBuilt && engineFiles.length) {
   run('numerics tests, pure tfjs (CLAWLOOP_NATIVE=0)', engineFiles, { CLAWLOOP_NATIVE: '0' });
+}
+if (gpuFiles.length) {
+  const adapter = process.env.CLAWLOOP_WEBGPU_ADAPTER || 'software';
+  run(`GPU suites, webgpu on the ${adapter} adapter`, gpuFiles, { CLAWLOOP_WEBGPU_ADAPTER: adapter });
 }
 fs.rmSync(path.dirname(countsFile), { recursive: true, force: true });
 if (!addonBuilt && engineFiles.length) {

@@ -1,0 +1,140 @@
+/*
+ * WGSL for C[b] = op(A[b]) · op(B[b]) in float32, op = identity or transpose (row-major storage).
+ *
+ * Tiled: a 16×16 workgroup computes a 64×64 block of C, each thread 4×4 outputs strided by 16 (so
+ * neighbouring threads read neighbouring shared-memory words); K advances in slices of 16 staged
+ * in workgroup memory, loaded so that neighbouring threads read neighbouring addresses whichever
+ * operand is transposed.
+ *
+ * GEMV: for a few rows (decoding: M = batch ≤ 8), B is streamed once: 32 columns × 8 K-slices per
+ * workgroup, each thread keeping M accumulators, the slices summed through workgroup memory.
+ */
+
+/** The uniform block every matmul kernel reads (6 u32). */
+export const MATMUL_UNIFORMS = `struct Dims { M: u32, N: u32, K: u32, strideA: u32, strideB: u32, batch: u32 };`;
+
+export const TILE = 64;
+
+/** op(A)[m, k] and op(B)[k, n] as addresses, for each transpose flag. */
+function addressing(ta: boolean, tb: boolean): { a: string; b: string } {
+  return {
+    a: ta ? 'aBase + k * d.M + m' : 'aBase + m * d.K + k',
+    b: tb ? 'bBase + n * d.K + k' : 'bBase + k * d.N + n',
+  };
+}
+
+/** Stages one 16-deep K slice of op(A) and op(B) in workgroup memory (4 elements of each per thread). */
+function tileLoads(ta: boolean, tb: boolean): string {
+  const ad = addressing(ta, tb);
+  // Which of the tile's coordinates varies fastest across threads when loading (coalesced reads).
+  const aLoad = ta ? 'let kl = idx / 64u; let ml = idx % 64u;' : 'let ml = idx / 16u; let kl = idx % 16u;';
+  const bLoad = tb ? 'let nl = idx / 16u; let kl = idx % 16u;' : 'let kl = idx / 64u; let nl = idx % 64u;';
+  return `
+    for (var i = 0u; i < 4u; i++) {
+      let idx = t + i * 256u;
+      {
+        ${aLoad}
+        let m = m0 + ml;
+        let k = k0 + kl;
+        var v = 0.0;
+        if (m < d.M && k < d.K) { v = A[${ad.a}]; }
+        As[kl * 64u + ml] = v;
+      }
+      {
+        ${bLoad}
+        let n = n0 + nl;
+        let k = k0 + kl;
+        var v = 0.0;
+        if (n < d.N && k < d.K) { v = B[${ad.b}]; }
+        Bs[kl * 64u + nl] = v;
+      }
+    }`;
+}
+
+export function tiledMatmulWgsl(ta: boolean, tb: boolean): string {
+  return `
+${MATMUL_UNIFORMS}
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(2) var<storage, read_write> C: array<f32>;
+@group(0) @binding(3) var<uniform> d: Dims;
+
+var<workgroup> As: array<f32, 1024>; // [16 k][64 m]
+var<workgroup> Bs: array<f32, 1024>; // [16 k][64 n]
+
+@compute @workgroup_size(16, 16, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+  let batch = wid.z;
+  let aBase = batch * d.strideA;
+  let bBase = batch * d.strideB;
+  let m0 = wid.y * 64u;
+  let n0 = wid.x * 64u;
+  let t = lid.y * 16u + lid.x;
+  var acc: array<array<f32, 4>, 4>;
+  for (var k0 = 0u; k0 < d.K; k0 += 16u) {
+${tileLoads(ta, tb)}
+    workgroupBarrier();
+    for (var kk = 0u; kk < 16u; kk++) {
+      var a: array<f32, 4>;
+      var b: array<f32, 4>;
+      for (var i = 0u; i < 4u; i++) {
+        a[i] = As[kk * 64u + lid.y + 16u * i];
+        b[i] = Bs[kk * 64u + lid.x + 16u * i];
+      }
+      for (var i = 0u; i < 4u; i++) {
+        for (var j = 0u; j < 4u; j++) { acc[i][j] = fma(a[i], b[j], acc[i][j]); }
+      }
+    }
+    workgroupBarrier();
+  }
+  let cBase = batch * d.M * d.N;
+  for (var i = 0u; i < 4u; i++) {
+    let m = m0 + lid.y + 16u * i;
+    for (var j = 0u; j < 4u; j++) {
+      let n = n0 + lid.x + 16u * j;
+      if (m < d.M && n < d.N) { C[cBase + m * d.N + n] = acc[i][j]; }
+    }
+  }
+}
+`;
+}
+
+/** Rows at most this many take the GEMV kernel. */
+export const GEMV_MAX_ROWS = 8;
+
+export function gemvWgsl(rows: number): string {
+  return `
+${MATMUL_UNIFORMS}
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(2) var<storage, read_write> C: array<f32>;
+@group(0) @binding(3) var<uniform> d: Dims;
+
+var<workgroup> partial: array<f32, ${rows * 256}>; // [row][slice][column]
+
+@compute @workgroup_size(32, 8, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+  let batch = wid.z;
+  let aBase = batch * d.strideA;
+  let bBase = batch * d.strideB;
+  let n = wid.x * 32u + lid.x;
+  var acc: array<f32, ${rows}>;
+  if (n < d.N) {
+    for (var k = lid.y; k < d.K; k += 8u) {
+      let bv = B[bBase + k * d.N + n];
+      for (var m = 0u; m < ${rows}u; m++) { acc[m] = fma(A[aBase + m * d.K + k], bv, acc[m]); }
+    }
+  }
+  for (var m = 0u; m < ${rows}u; m++) { partial[(m * 8u + lid.y) * 32u + lid.x] = acc[m]; }
+  workgroupBarrier();
+  if (lid.y == 0u && n < d.N) {
+    let cBase = batch * d.M * d.N;
+    for (var m = 0u; m < ${rows}u; m++) {
+      var s = 0.0;
+      for (var j = 0u; j < 8u; j++) { s += partial[(m * 8u + j) * 32u + lid.x]; }
+      C[cBase + m * d.N + n] = s;
+    }
+  }
+}
+`;
+}
