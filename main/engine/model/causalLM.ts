@@ -4,7 +4,7 @@ import type { WeightFiles } from '../formats/weightFiles.js';
 import { expectedWeights, type ModelConfig } from './config.js';
 import { decoderBlock, layerParameters, loadLayerWeights, type BlockInputs, type LayerWeights, type TakeVariable } from './decoderBlock.js';
 import type { KVCache } from './kvCache.js';
-import { attentionMask, rowAttentionMask } from './layers/attention.js';
+import { AttentionMask } from './layers/attention.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
@@ -150,8 +150,8 @@ export class CausalLM {
   }
 
   /**
-   * RoPE tables and the additive attention mask of T new positions: per row with `opts.rows`
-   * ([B, 1, T, S] mask), else every row continuing from the cache's length ([T, S] mask).
+   * RoPE tables and the attention mask of T new positions: per row with `opts.rows`, else every
+   * row continuing from the cache's length.
    */
   private positions(B: number, T: number, opts: ForwardOptions): Pick<BlockInputs, 'cos' | 'sin' | 'mask'> {
     const offset = opts.cache?.length ?? 0;
@@ -160,9 +160,11 @@ export class CausalLM {
     if (opts.rows) {
       const { start, pad } = opts.rows;
       if (start.length !== B || pad.length !== B) throw new RangeError(`rows describe ${start.length} rows; the batch has ${B}`);
-      return { ...ropeTablesRows(this.invFreq, start, T), mask: tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [B, 1, T, S]) };
+      return { ...ropeTablesRows(this.invFreq, start, T), mask: new AttentionMask(T, S, start, pad, window, true) };
     }
-    return { ...ropeTables(this.invFreq, offset, T), mask: tf.tensor2d(attentionMask(T, S, offset, window), [T, S]) };
+    const start = new Array<number>(B).fill(offset);
+    const pad = new Array<number>(B).fill(0);
+    return { ...ropeTables(this.invFreq, offset, T), mask: new AttentionMask(T, S, start, pad, window, false) };
   }
 
   /** Projects hidden rows [N, H] to logits [N, V]. */

@@ -2,10 +2,12 @@ import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '../../util/random.js';
 import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
 import type { KVCache } from './kvCache.js';
-import { groupedAttention } from './layers/attention.js';
+import { attention, type AttentionMask } from './layers/attention.js';
+import { addLoraUpdate } from './layers/loraUpdate.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
-import { applyRope } from './layers/rope.js';
+import { ropeHeads } from './layers/rope.js';
+import { swiglu } from './layers/swiglu.js';
 import type { LoraAdapter } from './lora.js';
 
 interface ProjWeights {
@@ -64,10 +66,10 @@ export interface BlockInputs {
   config: ModelConfig;
   B: number;
   T: number;
-  /** RoPE tables for the new positions, and the additive attention mask ([T, S] or [B, 1, T, S]). */
+  /** RoPE tables for the new positions, and which keys each query sees. */
   cos: tf.Tensor;
   sin: tf.Tensor;
-  mask: tf.Tensor2D | tf.Tensor4D;
+  mask: AttentionMask;
   cache?: KVCache;
   adapter: LoraAdapter | null;
   training: boolean;
@@ -84,7 +86,7 @@ function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run:
   if (pair && adapter) {
     let xin = x;
     if (run.training && adapter.config.dropout > 0) xin = tf.dropout(x, adapter.config.dropout, undefined, (run.rng ?? new Rng()).fork());
-    y = tf.add(y, tf.mul(matmul(matmul(xin, pair.a), pair.b), adapter.scale));
+    y = addLoraUpdate(y, matmul(xin, pair.a), pair.b, adapter.scale);
   }
   return y;
 }
@@ -106,15 +108,14 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
     q = rmsNorm(q, L.qNorm, eps);
     k = rmsNorm(k, L.kNorm, eps);
   }
-  const qr = applyRope(tf.transpose(q, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, heads, T, D]
-  const kr = applyRope(tf.transpose(k, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, kv, T, D]
-  let kT = tf.transpose(kr, [0, 1, 3, 2]) as tf.Tensor4D; // [B, kv, D, T]
+  const qr = ropeHeads(q as tf.Tensor4D, cos, sin, false); // [B, heads, T, D]
+  let kT = ropeHeads(k as tf.Tensor4D, cos, sin, true); // [B, kv, D, T]
   let v = tf.transpose(v0, [0, 2, 1, 3]) as tf.Tensor4D; // [B, kv, T, D]
   if (run.cache) ({ kT, v } = run.cache.append(l, kT, v));
-  const attn = groupedAttention(qr, kT, v, run.mask); // [B, T, heads·D]
+  const attn = attention(qr, kT, v, run.mask, run.training); // [B, T, heads·D]
   x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run));
   const h2 = rmsNorm(x, L.postNorm, eps);
   const gate = linear(h2, L, l, 'gate_proj', run);
   const up = linear(h2, L, l, 'up_proj', run);
-  return tf.add(x, linear(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), L, l, 'down_proj', run)); // SwiGLU
+  return tf.add(x, linear(swiglu(gate, up), L, l, 'down_proj', run));
 }

@@ -1,5 +1,25 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { FUSED } from '../../../ops/fusedKernels.js';
+import { registerFusedGradients } from '../../../ops/fusedGradients.js';
+import { adamwKernel } from './adamwKernel.js';
+import { attentionKernel } from './attentionKernel.js';
+import { logSoftmaxKernel, targetLogprobKernel } from './logSoftmaxKernel.js';
+import { loraAddKernel } from './loraAddKernel.js';
 import { batchMatMulKernel } from './matmulKernel.js';
+import { rmsNormKernel } from './rmsNormKernel.js';
+import { ropeKernel } from './ropeKernel.js';
+import { swigluKernel } from './swigluKernel.js';
+
+const FUSED_KERNELS: Array<[string, tf.KernelFunc]> = [
+  [FUSED.rmsNorm, rmsNormKernel],
+  [FUSED.rope, ropeKernel],
+  [FUSED.swiglu, swigluKernel],
+  [FUSED.attention, attentionKernel],
+  [FUSED.logSoftmax, logSoftmaxKernel],
+  [FUSED.targetLogprob, targetLogprobKernel],
+  [FUSED.loraAdd, loraAddKernel],
+  [FUSED.adamw, adamwKernel],
+];
 
 let registered = false;
 
@@ -11,4 +31,6 @@ export function registerClawKernels(): void {
   if (!original) throw new Error("webgpu: tfjs-backend-webgpu registered no BatchMatMul kernel; is '@tensorflow/tfjs-backend-webgpu' 4.22?");
   tf.unregisterKernel(tf.BatchMatMul, 'webgpu');
   tf.registerKernel({ kernelName: tf.BatchMatMul, backendName: 'webgpu', kernelFunc: batchMatMulKernel(original.kernelFunc) });
+  for (const [kernelName, kernelFunc] of FUSED_KERNELS) tf.registerKernel({ kernelName, backendName: 'webgpu', kernelFunc });
+  registerFusedGradients();
 }
