@@ -39,6 +39,15 @@ describe('GPU kernels match the CPU backend', { skip: await gpuSkipReason() }, (
     }
   });
 
+  it('reads float32 tensors that tfjs keeps in integer buffers (a cast from bool or int32)', async () => {
+    const r = await onBoth(() => {
+      const onehot = tf.cast(tf.equal(tf.reshape(tf.tensor1d([0, 0, 1, 1, 1], 'int32'), [-1, 1]), tf.range(0, 2, 1, 'int32')), 'float32');
+      return [tf.matMul(t([1, 5], 60), onehot), rmsNorm(tf.cast(tf.tensor1d([1, -2, 3], 'int32'), 'float32'), t([3], 61), 1e-6)];
+    });
+    assertClose(r.gpu[0], r.cpu[0], tolerance({ ...f32, length: 5 }), 'matmul by a cast one-hot');
+    assertClose(r.gpu[1], r.cpu[1], tolerance({ ...f32, length: 3, chain: 2 }), 'rms norm of a cast int32');
+  });
+
   it('RMSNorm', async () => {
     const r = await onBoth(() => rmsNorm(t([5, 37], 1, 3), t([37], 2), 1e-6));
     assert.ok(r.kernels.includes('ClawRmsNorm'), `kernels: ${r.kernels}`);

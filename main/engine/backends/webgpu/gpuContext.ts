@@ -70,6 +70,40 @@ export class GpuContext {
   /** Records one dispatch; returns the outputs (new tensors, or the ones given). */
   run(call: KernelCall): tf.TensorInfo[] {
     const b = this.backend;
+    const converted: tf.TensorInfo[] = [];
+    const inputs = call.inputs.map((t) => {
+      const f = this.floatStorage(t);
+      if (f !== t) converted.push(f);
+      return f;
+    });
+    const outputs = this.dispatch({ ...call, inputs });
+    // Released once the commands using them are submitted (they are queue-owned).
+    for (const t of converted) b.disposeData(t.dataId);
+    return outputs;
+  }
+
+  /**
+   * tfjs casts int32 and bool tensors to float32 without touching their buffers (the storage keeps
+   * its integer type): such an input is converted before a kernel reads it as float32.
+   */
+  private floatStorage(t: tf.TensorInfo): tf.TensorInfo {
+    if (t.dtype !== 'float32') return t;
+    const stored = this.backend.tensorMap.get(t.dataId).dtype;
+    if (stored === 'float32') return t;
+    const n = tf.util.sizeFromShape(t.shape);
+    const u = new Uint32Array([n, 0, 0, 0]).buffer;
+    return this.dispatch({
+      key: 'int_to_float',
+      code: () => INT_TO_FLOAT_WGSL,
+      workgroups: [Math.min(Math.ceil(n / 256), this.maxWorkgroups), Math.ceil(n / 256 / this.maxWorkgroups), 1],
+      inputs: [t],
+      outputs: [{ shape: t.shape, dtype: 'float32' }],
+      uniforms: u,
+    })[0];
+  }
+
+  private dispatch(call: KernelCall): tf.TensorInfo[] {
+    const b = this.backend;
     const outputs = call.outputs.map((o) => ('dataId' in o ? o : b.makeTensorInfo(o.shape, o.dtype)));
     const all = [...call.inputs, ...outputs];
     for (const t of all) b.uploadToGPU(t.dataId);
@@ -102,6 +136,19 @@ export class GpuContext {
     return this.device.limits.maxComputeWorkgroupsPerDimension;
   }
 }
+
+/** An int32 (or bool) buffer's values as float32. */
+const INT_TO_FLOAT_WGSL = `
+struct U { n: u32 };
+@group(0) @binding(0) var<storage, read> X: array<i32>;
+@group(0) @binding(1) var<storage, read_write> Y: array<f32>;
+@group(0) @binding(2) var<uniform> u: U;
+@compute @workgroup_size(256, 1, 1)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let i = (wid.x + wid.y * nwg.x) * 256u + lid;
+  if (i < u.n) { Y[i] = f32(X[i]); }
+}
+`;
 
 let current: GpuContext | null = null;
 
