@@ -6,6 +6,7 @@ import { CHECKPOINTS_USAGE, checkpointsCommand } from './checkpointsCommand.js';
 import { EXPORT_USAGE, exportCommand } from './exportCommand.js';
 import { SERVE_USAGE, serveCommand } from './serveCommand.js';
 import { BENCH_USAGE, benchCommand } from './benchCommand.js';
+import { DOCTOR_USAGE, doctorCommand } from './doctorCommand.js';
 
 interface Command {
   summary: string;
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
   logprobs: { summary: 'print each token with log p(token | previous tokens)', usage: LOGPROBS_USAGE, run: logprobsCommand },
   generate: { summary: 'complete a prompt with a model', usage: GENERATE_USAGE, run: generateCommand },
   bench: { summary: 'measure that the agent learns a persona by being talked to', usage: BENCH_USAGE, run: benchCommand },
+  doctor: { summary: 'show what ClawLoop can run on here (CPU kernels, GPU adapter) and what to install', usage: DOCTOR_USAGE, run: doctorCommand },
 };
 
 function overview(): string {

@@ -9,6 +9,7 @@ export * from './formats/index.js';
 
 // Backends
 export { parseBackendName, type BackendName } from './backends/backend.js';
+export { cpuReport, type CpuReport } from './backends/cpuReport.js';
 
 // The model
 export { Model } from './model/model.js';

@@ -51,7 +51,9 @@ export async function loadDawn(): Promise<DawnModule> {
 
 /**
  * Mesa's llvmpipe through Dawn's OpenGL ES backend needs a writable XDG_RUNTIME_DIR and EGL's
- * surfaceless platform (there is no display). Set here, before Dawn loads EGL.
+ * surfaceless platform (there is no display). They must be in the process's real environment
+ * before Dawn loads EGL; a worker thread's process.env is only a copy, so the main thread calls
+ * {@link prepareGpuEnvironment} before it starts workers.
  */
 function prepareSoftwareEnv(env: NodeJS.ProcessEnv): void {
   env.EGL_PLATFORM ??= 'surfaceless';
@@ -66,6 +68,18 @@ function prepareSoftwareEnv(env: NodeJS.ProcessEnv): void {
     }
   }
   if (!writable) env.XDG_RUNTIME_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-xdg-'));
+}
+
+/**
+ * Sets the environment the software adapter needs when CLAWLOOP_WEBGPU_ADAPTER=software (else
+ * does nothing). Call on the main thread before starting workers that may use the GPU backend.
+ */
+export function prepareGpuEnvironment(env: NodeJS.ProcessEnv = process.env): void {
+  try {
+    if (adapterChoice(env) === 'software') prepareSoftwareEnv(env);
+  } catch {
+    // An invalid CLAWLOOP_WEBGPU_ADAPTER is reported when the backend starts.
+  }
 }
 
 /** Dawn instance flags for a choice of adapter. */

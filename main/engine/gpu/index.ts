@@ -5,4 +5,4 @@
  */
 export { probeGpu, probeGpuIsolated } from './probeGpu.js';
 export { formatGpuReport, type GpuAdapterReport, type GpuReport } from './gpuReport.js';
-export { adapterChoice, GPU_PACKAGES } from './dawn.js';
+export { adapterChoice, GPU_PACKAGES, prepareGpuEnvironment } from './dawn.js';
