@@ -64,7 +64,8 @@ export class BoundedBufferPool implements BufferManagerLike {
   }
 
   acquireBuffer(size: number, usage: number, mappedAtCreation = false, reuse = true): GpuBuffer {
-    const bytes = sizeClass(size);
+    // Never round a buffer that fits one binding past the binding limit (tfjs binds whole buffers).
+    const bytes = Math.max(size, Math.min(sizeClass(size), this.device.limits.maxStorageBufferBindingSize));
     const key = `${bytes}_${usage}`;
     // A reused buffer is not mapped: tfjs then uploads through a staging buffer.
     let buffer = reuse ? this.free.get(key)?.pop() : undefined;

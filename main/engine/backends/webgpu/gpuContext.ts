@@ -15,6 +15,11 @@ export interface KernelCall {
   outputs: Array<{ shape: number[]; dtype: tf.DataType } | tf.TensorInfo>;
   /** The uniform block's bytes (little-endian, laid out as the WGSL struct). Omit for none. */
   uniforms?: ArrayBuffer;
+  /**
+   * Bind only a byte range of some inputs/outputs (by position in inputs ++ outputs): how a kernel
+   * reaches a tensor larger than one binding may be. Offsets must be multiples of 256.
+   */
+  windows?: Map<number, { offset: number; size: number }>;
 }
 
 /** Whether the kernels may use an optional feature: offered by the device and not turned off. */
@@ -107,13 +112,17 @@ export class GpuContext {
     const outputs = call.outputs.map((o) => ('dataId' in o ? o : b.makeTensorInfo(o.shape, o.dtype)));
     const all = [...call.inputs, ...outputs];
     for (const t of all) b.uploadToGPU(t.dataId);
-    const entries = all.map((t, i) => ({ binding: i, resource: { buffer: b.tensorMap.get(t.dataId).resource! } }));
+    const entries = all.map((t, i) => {
+      const w = call.windows?.get(i) ?? { offset: 0, size: Math.max(4, tf.util.sizeFromShape(t.shape) * 4) };
+      if (w.size > this.maxBinding) throw bindingTooLarge(call.key, t, w.size, this.maxBinding);
+      return { binding: i, resource: { buffer: b.tensorMap.get(t.dataId).resource!, offset: w.offset, size: w.size } };
+    });
     if (call.uniforms) {
       const size = Math.max(16, Math.ceil(call.uniforms.byteLength / 16) * 16);
       const ub = b.bufferManager.acquireBuffer(size, BufferUsage.COPY_DST | BufferUsage.UNIFORM);
       b.device.queue.writeBuffer(ub, 0, call.uniforms);
       b.uniformPendingDisposal.push(ub);
-      entries.push({ binding: all.length, resource: { buffer: ub } });
+      entries.push({ binding: all.length, resource: { buffer: ub, offset: 0, size } });
     }
     for (const t of all) b.commandQueueOwnedIds.add(t.dataId);
     const pipeline = this.pipeline(call);
@@ -131,10 +140,28 @@ export class GpuContext {
     return outputs;
   }
 
+  /**
+   * The largest byte range one binding may cover: the device's maxStorageBufferBindingSize, or
+   * less with CLAWLOOP_WEBGPU_MAX_BINDING_MB (to exercise the split paths on any adapter).
+   */
+  get maxBinding(): number {
+    const mb = Number(process.env.CLAWLOOP_WEBGPU_MAX_BINDING_MB);
+    const device = this.device.limits.maxStorageBufferBindingSize;
+    return Number.isFinite(mb) && mb > 0 ? Math.min(device, Math.floor(mb * 2 ** 20)) : device;
+  }
+
   /** Largest number of workgroups per dispatch dimension. */
   get maxWorkgroups(): number {
     return this.device.limits.maxComputeWorkgroupsPerDimension;
   }
+}
+
+function bindingTooLarge(key: string, t: tf.TensorInfo, bytes: number, limit: number): Error {
+  const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+  return new Error(
+    `webgpu: kernel ${key} would bind ${mib(bytes)} of a [${t.shape}] tensor; this GPU binds at most ${mib(limit)} at once. ` +
+      'Use smaller batches (fewer tokens per step), or --backend wasm.',
+  );
 }
 
 /** An int32 (or bool) buffer's values as float32. */

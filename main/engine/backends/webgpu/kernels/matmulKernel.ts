@@ -39,28 +39,110 @@ export function matmulShape(a: readonly number[], b: readonly number[], ta: bool
   return { batch, M, N, K, strideA: batchA === 1 ? 0 : M * K, strideB: batchB === 1 ? 0 : K * N, outShape: [...outer, M, N] };
 }
 
-/** Records C = op(A)·op(B) on the GPU; A and B are float32. */
-export function runMatmul(ctx: GpuContext, a: tf.TensorInfo, b: tf.TensorInfo, ta: boolean, tb: boolean, s: MatmulShape): tf.TensorInfo {
-  const uniforms = new Uint32Array([s.M, s.N, s.K, s.strideA, s.strideB, s.batch]).buffer;
-  const outputs = [{ shape: s.outShape, dtype: 'float32' as const }];
-  if (s.M <= GEMV_MAX_ROWS && !ta && !tb) {
-    return ctx.run({
-      key: `gemv_${s.M}`,
-      code: () => gemvWgsl(s.M),
-      workgroups: [Math.ceil(s.N / 32), 1, s.batch],
-      inputs: [a, b],
-      outputs,
-      uniforms,
-    })[0];
-  }
+/** One dispatch over a window of the problem (rows m0.. of A and C, rows k0.. of B). */
+interface Piece {
+  M: number;
+  /** Columns of C this piece computes, from column cCol of C's ldc. */
+  N: number;
+  K: number;
+  lda: number;
+  aOff: number;
+  ldc: number;
+  cCol: number;
+  accumulate: boolean;
+  /** Byte ranges of A, B and C to bind (whole tensors when absent). */
+  ranges?: Array<{ offset: number; size: number }>;
+}
+
+/** A byte range bound from the 256-byte-aligned offset below it, and where the range starts in it (elements). */
+function window(offset: number, size: number): { binding: { offset: number; size: number }; shift: number } {
+  const aligned = Math.floor(offset / 256) * 256;
+  return { binding: { offset: aligned, size: size + offset - aligned }, shift: (offset - aligned) / 4 };
+}
+
+function dispatch(ctx: GpuContext, a: tf.TensorInfo, b: tf.TensorInfo, c: tf.TensorInfo | null, ta: boolean, tb: boolean, s: MatmulShape, p: Piece): tf.TensorInfo {
+  const w = p.ranges?.map((r) => window(r.offset, r.size));
+  const shifts = w ? w.map((x) => x.shift) : [0, 0, 0];
+  const uniforms = new Uint32Array([p.M, p.N, p.K, s.strideA, s.strideB, s.batch, p.lda, p.aOff, p.accumulate ? 1 : 0, ...shifts, p.ldc, p.cCol]).buffer;
+  const outputs = [c ?? { shape: s.outShape, dtype: 'float32' as const }];
+  const gemv = p.M <= GEMV_MAX_ROWS && !ta && !tb;
   return ctx.run({
-    key: `matmul_tiled_${ta ? 't' : 'n'}${tb ? 't' : 'n'}`,
-    code: () => tiledMatmulWgsl(ta, tb),
-    workgroups: [Math.ceil(s.N / TILE), Math.ceil(s.M / TILE), s.batch],
+    key: gemv ? `gemv_${p.M}` : `matmul_tiled_${ta ? 't' : 'n'}${tb ? 't' : 'n'}`,
+    code: () => (gemv ? gemvWgsl(p.M) : tiledMatmulWgsl(ta, tb)),
+    workgroups: gemv ? [Math.ceil(p.N / 32), 1, s.batch] : [Math.ceil(p.N / TILE), Math.ceil(p.M / TILE), s.batch],
     inputs: [a, b],
     outputs,
     uniforms,
+    windows: w ? new Map(w.map((x, i) => [i, x.binding])) : undefined,
   })[0];
+}
+
+/** How many rows of `rowBytes` fit one binding, leaving room for the alignment slack of a window. */
+function rowsPerBinding(limit: number, rowBytes: number, total: number): number {
+  const rows = Math.floor((limit - 256) / rowBytes);
+  if (rows < 1) throw new Error(`webgpu: a matmul row of ${rowBytes} bytes does not fit one binding (${limit} bytes)`);
+  return Math.min(rows, total);
+}
+
+/**
+ * Records C = op(A)·op(B) on the GPU (A and B float32). When a plain product's operand is larger
+ * than one binding may be (a vocabulary-sized head on a GPU that binds 128 MiB), it runs in
+ * windows: rows of A and C, and rows of B whose partial products are added into C.
+ */
+export function runMatmul(ctx: GpuContext, a: tf.TensorInfo, b: tf.TensorInfo, ta: boolean, tb: boolean, s: MatmulShape): tf.TensorInfo {
+  const limit = ctx.maxBinding;
+  const bytes = (n: number) => n * 4;
+  if (Math.max(bytes(s.batch * s.M * s.K), bytes((s.strideB ? s.batch : 1) * s.K * s.N), bytes(s.batch * s.M * s.N)) <= limit) {
+    return dispatch(ctx, a, b, null, ta, tb, s, { M: s.M, N: s.N, K: s.K, lda: s.K, aOff: 0, ldc: s.N, cCol: 0, accumulate: false });
+  }
+  if (s.batch !== 1 || ta) {
+    throw new Error(
+      `webgpu: a ${ta ? 'transposed' : 'batched'} matmul [${a.shape}]·[${b.shape}] is larger than this GPU binds at once (${limit} bytes); use smaller batches, or --backend wasm`,
+    );
+  }
+  return tb ? windowsOfTransposedB(ctx, a, b, s, limit) : windowsOfB(ctx, a, b, s, limit);
+}
+
+/** A·B in windows: rows of A and C, and rows of B (K) whose partial products are added into C. */
+function windowsOfB(ctx: GpuContext, a: tf.TensorInfo, b: tf.TensorInfo, s: MatmulShape, limit: number): tf.TensorInfo {
+  const bytes = (n: number) => n * 4;
+  const mStep = rowsPerBinding(limit, bytes(Math.max(s.K, s.N)), s.M);
+  const kStep = rowsPerBinding(limit, bytes(s.N), s.K);
+  let c: tf.TensorInfo | null = null;
+  for (let m0 = 0; m0 < s.M; m0 += mStep) {
+    const M = Math.min(mStep, s.M - m0);
+    for (let k0 = 0; k0 < s.K; k0 += kStep) {
+      const K = Math.min(kStep, s.K - k0);
+      const ranges = [
+        { offset: bytes(m0 * s.K), size: bytes(M * s.K) },
+        { offset: bytes(k0 * s.N), size: bytes(K * s.N) },
+        { offset: bytes(m0 * s.N), size: bytes(M * s.N) },
+      ];
+      c = dispatch(ctx, a, b, c, false, false, s, { M, N: s.N, K, lda: s.K, aOff: k0, ldc: s.N, cCol: 0, accumulate: k0 > 0, ranges });
+    }
+  }
+  return c!;
+}
+
+/** A·Bᵀ with B stored [N, K], in windows: rows of A and C, and rows of B, each filling columns of C. */
+function windowsOfTransposedB(ctx: GpuContext, a: tf.TensorInfo, b: tf.TensorInfo, s: MatmulShape, limit: number): tf.TensorInfo {
+  const bytes = (n: number) => n * 4;
+  const mStep = rowsPerBinding(limit, bytes(Math.max(s.K, s.N)), s.M);
+  const nStep = rowsPerBinding(limit, bytes(s.K), s.N);
+  let c: tf.TensorInfo | null = null;
+  for (let m0 = 0; m0 < s.M; m0 += mStep) {
+    const M = Math.min(mStep, s.M - m0);
+    for (let n0 = 0; n0 < s.N; n0 += nStep) {
+      const N = Math.min(nStep, s.N - n0);
+      const ranges = [
+        { offset: bytes(m0 * s.K), size: bytes(M * s.K) },
+        { offset: bytes(n0 * s.K), size: bytes(N * s.K) },
+        { offset: bytes(m0 * s.N), size: bytes(M * s.N) },
+      ];
+      c = dispatch(ctx, a, b, c, false, true, s, { M, N, K: s.K, lda: s.K, aOff: 0, ldc: s.N, cCol: n0, accumulate: false, ranges });
+    }
+  }
+  return c!;
 }
 
 /**

@@ -10,15 +10,24 @@
  * workgroup, each thread keeping M accumulators, the slices summed through workgroup memory.
  */
 
-/** The uniform block every matmul kernel reads (6 u32). */
-export const MATMUL_UNIFORMS = `struct Dims { M: u32, N: u32, K: u32, strideA: u32, strideB: u32, batch: u32 };`;
+/**
+ * The uniform block every matmul kernel reads. lda is A's row stride and aOff the column A's rows
+ * start at (a window of K, when B is split by rows); accumulate adds to C instead of writing it;
+ * aShift, bShift, cShift are where each operand starts in its binding (a window bound from a
+ * 256-byte-aligned offset); ldc is C's row stride and cCol the column C's window starts at (when
+ * a transposed B is split by rows, each window fills some columns of C).
+ */
+export const MATMUL_UNIFORMS = `struct Dims { M: u32, N: u32, K: u32, strideA: u32, strideB: u32, batch: u32, lda: u32, aOff: u32, accumulate: u32, aShift: u32, bShift: u32, cShift: u32, ldc: u32, cCol: u32 };`;
+
+/** C[i] = v, or C[i] += v when accumulating over windows of K. */
+const STORE = `fn store(i: u32, v: f32) { let j = d.cShift + i; if (d.accumulate == 1u) { C[j] = C[j] + v; } else { C[j] = v; } }`;
 
 export const TILE = 64;
 
 /** op(A)[m, k] and op(B)[k, n] as addresses, for each transpose flag. */
 function addressing(ta: boolean, tb: boolean): { a: string; b: string } {
   return {
-    a: ta ? 'aBase + k * d.M + m' : 'aBase + m * d.K + k',
+    a: ta ? 'aBase + k * d.M + m' : 'aBase + m * d.lda + d.aOff + k',
     b: tb ? 'bBase + n * d.K + k' : 'bBase + k * d.N + n',
   };
 }
@@ -59,14 +68,15 @@ ${MATMUL_UNIFORMS}
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<uniform> d: Dims;
 
+${STORE}
 var<workgroup> As: array<f32, 1024>; // [16 k][64 m]
 var<workgroup> Bs: array<f32, 1024>; // [16 k][64 n]
 
 @compute @workgroup_size(16, 16, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
   let batch = wid.z;
-  let aBase = batch * d.strideA;
-  let bBase = batch * d.strideB;
+  let aBase = d.aShift + batch * d.strideA;
+  let bBase = d.bShift + batch * d.strideB;
   let m0 = wid.y * 64u;
   let n0 = wid.x * 64u;
   let t = lid.y * 16u + lid.x;
@@ -92,7 +102,7 @@ ${tileLoads(ta, tb)}
     let m = m0 + lid.y + 16u * i;
     for (var j = 0u; j < 4u; j++) {
       let n = n0 + lid.x + 16u * j;
-      if (m < d.M && n < d.N) { C[cBase + m * d.N + n] = acc[i][j]; }
+      if (m < d.M && n < d.N) { store(cBase + m * d.ldc + d.cCol + n, acc[i][j]); }
     }
   }
 }
@@ -110,19 +120,20 @@ ${MATMUL_UNIFORMS}
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<uniform> d: Dims;
 
+${STORE}
 var<workgroup> partial: array<f32, ${rows * 256}>; // [row][slice][column]
 
 @compute @workgroup_size(32, 8, 1)
 fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
   let batch = wid.z;
-  let aBase = batch * d.strideA;
-  let bBase = batch * d.strideB;
+  let aBase = d.aShift + batch * d.strideA;
+  let bBase = d.bShift + batch * d.strideB;
   let n = wid.x * 32u + lid.x;
   var acc: array<f32, ${rows}>;
   if (n < d.N) {
     for (var k = lid.y; k < d.K; k += 8u) {
       let bv = B[bBase + k * d.N + n];
-      for (var m = 0u; m < ${rows}u; m++) { acc[m] = fma(A[aBase + m * d.K + k], bv, acc[m]); }
+      for (var m = 0u; m < ${rows}u; m++) { acc[m] = fma(A[aBase + m * d.lda + d.aOff + k], bv, acc[m]); }
     }
   }
   for (var m = 0u; m < ${rows}u; m++) { partial[(m * 8u + lid.y) * 32u + lid.x] = acc[m]; }
@@ -132,7 +143,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
     for (var m = 0u; m < ${rows}u; m++) {
       var s = 0.0;
       for (var j = 0u; j < 8u; j++) { s += partial[(m * 8u + j) * 32u + lid.x]; }
-      C[cBase + m * d.N + n] = s;
+      store(cBase + m * d.ldc + d.cCol + n, s);
     }
   }
 }

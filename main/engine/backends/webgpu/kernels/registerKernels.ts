@@ -6,6 +6,7 @@ import { attentionKernel } from './attentionKernel.js';
 import { logSoftmaxKernel, targetLogprobKernel } from './logSoftmaxKernel.js';
 import { loraAddKernel } from './loraAddKernel.js';
 import { batchMatMulKernel } from './matmulKernel.js';
+import { gatherKernel } from './gatherKernel.js';
 import { rmsNormKernel } from './rmsNormKernel.js';
 import { ropeKernel } from './ropeKernel.js';
 import { swigluKernel } from './swigluKernel.js';
@@ -31,6 +32,9 @@ export function registerClawKernels(): void {
   if (!original) throw new Error("webgpu: tfjs-backend-webgpu registered no BatchMatMul kernel; is '@tensorflow/tfjs-backend-webgpu' 4.22?");
   tf.unregisterKernel(tf.BatchMatMul, 'webgpu');
   tf.registerKernel({ kernelName: tf.BatchMatMul, backendName: 'webgpu', kernelFunc: batchMatMulKernel(original.kernelFunc) });
+  const gather = tf.getKernel(tf.GatherV2, 'webgpu')!;
+  tf.unregisterKernel(tf.GatherV2, 'webgpu');
+  tf.registerKernel({ kernelName: tf.GatherV2, backendName: 'webgpu', kernelFunc: gatherKernel(gather.kernelFunc) });
   for (const [kernelName, kernelFunc] of FUSED_KERNELS) tf.registerKernel({ kernelName, backendName: 'webgpu', kernelFunc });
   registerFusedGradients();
 }
