@@ -1,11 +1,13 @@
 /**
- * `npm run bench:gpu [-- --models qwen3-0.6b,qwen3-4b] [--iters N] [--json FILE] [--no-pytorch]`
+ * `npm run bench:gpu [-- --models qwen3-0.6b,qwen3-4b] [--weights bf16|f16|f32] [--iters N] [--json FILE] [--no-pytorch]`
  *
  * ClawLoop on WebGPU against PyTorch (CUDA, BF16 and FP32, when python3's torch finds a GPU) on
  * Qwen3-0.6B- and 4B-shaped random models: prefill tok/s, decode tok/s at batch 1 and 8, LoRA
  * training tok/s and peak GPU memory, with the ratios and the goals of issue 14. Without a GPU it
  * says so in one line and exits 0. CLAWLOOP_WEBGPU_ADAPTER=software runs a tiny model on Mesa's
- * software rasteriser, to check the benchmark itself: those figures are not speed.
+ * software rasteriser, to check the benchmark itself: those figures are not speed. ClawLoop keeps
+ * the projection weights in BF16 by default (as Qwen3's checkpoints store them; --weights f32 for
+ * float32) and computes in float32.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { initBackend } from '../../main/engine/backends/backend.js';
+import type { WeightStorage } from '../../main/engine/model/causalLM.js';
 import { parameterCount, parseModelConfig } from '../../main/engine/model/config.js';
 import { formatGpuReport, probeGpuIsolated } from '../../main/engine/gpu/index.js';
 import { DEFAULT_WORKLOAD, GPU_BENCH_SHAPES, TINY_WORKLOAD, type GpuFigures, type GpuWorkload } from './gpuBenchShapes.js';
@@ -62,7 +65,13 @@ async function runPyTorch(config: object, w: GpuWorkload, dtype: 'bf16' | 'fp32'
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { models: { type: 'string' }, iters: { type: 'string' }, json: { type: 'string' }, 'no-pytorch': { type: 'boolean', default: false } },
+    options: {
+      models: { type: 'string' },
+      weights: { type: 'string', default: 'bf16' },
+      iters: { type: 'string' },
+      json: { type: 'string' },
+      'no-pytorch': { type: 'boolean', default: false },
+    },
   });
   const gpu = await probeGpuIsolated();
   const software = gpu.requested === 'software';
@@ -76,14 +85,17 @@ async function main(): Promise<void> {
   const models = (values.models ?? (software ? 'tiny' : 'qwen3-0.6b,qwen3-4b')).split(',').map((m) => m.trim());
   for (const m of models) if (!GPU_BENCH_SHAPES[m]) throw new Error(`unknown model '${m}'; valid: ${Object.keys(GPU_BENCH_SHAPES).join(', ')}`);
   const workload = { ...(software ? TINY_WORKLOAD : DEFAULT_WORKLOAD), ...(values.iters ? { iters: Number(values.iters) } : {}) };
+  const weights = values.weights as WeightStorage;
+  if (!['bf16', 'f16', 'f32'].includes(weights)) throw new Error(`--weights is '${values.weights}'; valid: bf16, f16, f32`);
+  console.log(`ClawLoop: projection weights stored ${weights}, arithmetic float32`);
   await initBackend('webgpu', { log: (l) => console.log(l) });
   const noTorch = values['no-pytorch'] ? 'skipped (--no-pytorch)' : await torchCuda();
   if (noTorch) console.log(`PyTorch: not measured: ${noTorch}`);
-  const results: Record<string, unknown> = { gpu: gpu.adapter, workload };
+  const results: Record<string, unknown> = { gpu: gpu.adapter, workload, weights };
   for (const name of models) {
     const config = parseModelConfig(GPU_BENCH_SHAPES[name]);
     console.log(`\n${name}: ${(parameterCount(config) / 1e9).toFixed(2)} B parameters, random weights`);
-    const ours = await measureClawLoop(config, workload, (l) => console.log(l));
+    const ours = await measureClawLoop(config, workload, weights, (l) => console.log(l));
     const bf16 = noTorch ? { error: noTorch } : await runPyTorch(GPU_BENCH_SHAPES[name], workload, 'bf16');
     const fp32 = noTorch ? { error: noTorch } : await runPyTorch(GPU_BENCH_SHAPES[name], workload, 'fp32');
     printComparison(name, ours, bf16, fp32);

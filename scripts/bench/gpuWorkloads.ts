@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { gpuMemory, releaseGpuPool, resetGpuPeak } from '../../main/engine/backends/webgpu/gpuMemory.js';
-import { CausalLM } from '../../main/engine/model/causalLM.js';
+import { CausalLM, type WeightStorage } from '../../main/engine/model/causalLM.js';
 import type { ModelConfig } from '../../main/engine/model/config.js';
 import { KVCache } from '../../main/engine/model/kvCache.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
@@ -77,12 +77,13 @@ async function trainLora(lm: CausalLM, w: GpuWorkload['train'], iters: number): 
 export async function measureClawLoop(
   config: ModelConfig,
   w: GpuWorkload,
+  weights: WeightStorage,
   log: (line: string) => void,
 ): Promise<{ figures: GpuFigures; errors: string[] }> {
   releaseGpuPool();
   resetGpuPeak();
   const t0 = performance.now();
-  const lm = CausalLM.random(config, 0);
+  const lm = CausalLM.random(config, 0, 0.02, { weights });
   log(`  random weights ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const figures: GpuFigures = { prefill_tok_s: {}, decode_tok_s: {}, train_lora_tok_s: NaN, peak_memory_bytes: NaN };
   const errors: string[] = [];

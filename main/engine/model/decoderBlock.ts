@@ -9,10 +9,14 @@ import { rmsNorm } from './layers/rmsNorm.js';
 import { ropeHeads } from './layers/rope.js';
 import { swiglu } from './layers/swiglu.js';
 import type { LoraAdapter } from './lora.js';
+import { PackedWeight } from './packedWeight.js';
 
 interface ProjWeights {
-  /** [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain matmul. */
-  w: tf.Variable;
+  /**
+   * [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain
+   * matmul. On the GPU a checkpoint's 16-bit weights may stay 16-bit (frozen: LoRA only).
+   */
+  w: tf.Variable | PackedWeight;
   b?: tf.Variable;
 }
 
@@ -28,14 +32,17 @@ export interface LayerWeights {
 /** Makes a variable from the Hugging Face tensor `name` (transposed to [in, out] when asked). */
 export type TakeVariable = (name: string, shape: number[], transpose?: boolean) => tf.Variable;
 
+/** Makes a projection weight [in, out] from the Hugging Face tensor `name` ([out, in]). */
+export type TakeProjection = (name: string, shape: number[]) => tf.Variable | PackedWeight;
+
 /** Loads block `l`'s weights under their Hugging Face names. */
-export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable): LayerWeights {
+export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable, proj16: TakeProjection = (n, s) => v(n, s, true)): LayerWeights {
   const p = `model.layers.${l}.`;
   const dims = projectionDims(c);
   const proj = {} as Record<Projection, ProjWeights>;
   for (const name of PROJECTIONS) {
     const base = `${p}${projectionModule(name)}.${name}`;
-    proj[name] = { w: v(`${base}.weight`, dims[name], true) };
+    proj[name] = { w: proj16(`${base}.weight`, dims[name]) };
     if (c.biases.has(name)) proj[name].b = v(`${base}.bias`, [dims[name][0]]);
   }
   return {
@@ -56,8 +63,17 @@ export function layerParameters(L: LayerWeights, l: number, out: Map<string, tf.
   if (L.kNorm) out.set(`${p}self_attn.k_norm.weight`, L.kNorm);
   for (const name of PROJECTIONS) {
     const base = `${p}${projectionModule(name)}.${name}`;
-    out.set(`${base}.weight`, L.proj[name].w);
+    const w = L.proj[name].w;
+    if (!(w instanceof PackedWeight)) out.set(`${base}.weight`, w);
     if (L.proj[name].b) out.set(`${base}.bias`, L.proj[name].b!);
+  }
+}
+
+/** Adds block `l`'s 16-bit projection weights to `out` under their Hugging Face names. */
+export function layerPackedWeights(L: LayerWeights, l: number, out: Map<string, PackedWeight>): void {
+  for (const name of PROJECTIONS) {
+    const w = L.proj[name].w;
+    if (w instanceof PackedWeight) out.set(`model.layers.${l}.${projectionModule(name)}.${name}.weight`, w);
   }
 }
 
@@ -79,7 +95,7 @@ export interface BlockInputs {
 /** x·W (+ b), plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
 function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs): tf.Tensor {
   const p = L.proj[name];
-  let y = matmul(x, p.w);
+  let y = p.w instanceof PackedWeight ? p.w.matmul(x) : matmul(x, p.w);
   if (p.b) y = tf.add(y, p.b);
   const { adapter } = run;
   const pair = adapter?.get(l, name);

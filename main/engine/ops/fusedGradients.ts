@@ -91,6 +91,15 @@ const loraAddGrad: Grad = (dy, [, xa, b], attrs) => {
   };
 };
 
+/** y = x·W (or x·Wᵀ) with W frozen in 16 bits:  dx = dy·Wᵀ (or dy·W), by the same kernel. */
+const matmulW16Grad: Grad = (dy, [x, w], attrs) => {
+  const a = attrs as { cols: number; format: string; transposeB: boolean };
+  return {
+    x: () => tf.reshape(tf.engine().runKernel(FUSED.matmulW16, { x: dy as tf.Tensor, w }, { ...a, transposeB: !a.transposeB }) as tf.Tensor, x.shape),
+    w: () => tf.zerosLike(w),
+  };
+};
+
 const GRADIENTS: Array<{ kernelName: string; inputsToSave?: string[]; outputsToSave?: boolean[]; gradFunc: Grad }> = [
   { kernelName: FUSED.rmsNorm, inputsToSave: ['x', 'weight'], gradFunc: rmsNormGrad },
   { kernelName: FUSED.rope, inputsToSave: ['x', 'cos', 'sin'], gradFunc: ropeGrad },
@@ -98,6 +107,7 @@ const GRADIENTS: Array<{ kernelName: string; inputsToSave?: string[]; outputsToS
   { kernelName: FUSED.logSoftmax, outputsToSave: [true], gradFunc: logSoftmaxGrad },
   { kernelName: FUSED.targetLogprob, inputsToSave: ['logits', 'targets'], gradFunc: targetLogprobGrad },
   { kernelName: FUSED.loraAdd, inputsToSave: ['y', 'xa', 'b'], gradFunc: loraAddGrad },
+  { kernelName: FUSED.matmulW16, inputsToSave: ['x', 'w'], gradFunc: matmulW16Grad },
 ];
 
 /** Registers the gradients (once per thread), with the kernels that need them. */

@@ -15,6 +15,7 @@ export const FUSED = {
   targetLogprob: 'ClawTargetLogprob',
   loraAdd: 'ClawLoraAdd',
   adamw: 'ClawAdamW',
+  matmulW16: 'ClawMatMulW16',
 } as const;
 
 export type FusedKernel = (typeof FUSED)[keyof typeof FUSED];

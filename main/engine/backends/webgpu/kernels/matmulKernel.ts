@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { contextOf, type GpuContext } from '../gpuContext.js';
-import { GEMV_MAX_ROWS, gemvWgsl, TILE, tiledMatmulWgsl } from './matmulWgsl.js';
+import { GEMV_MAX_ROWS, gemvWgsl, TILE, tiledMatmulWgsl, type BFormat } from './matmulWgsl.js';
 
 /** The matmul problem of one BatchMatMul call, or null when its batch axes broadcast in a way the kernels do not cover. */
 export interface MatmulShape {
@@ -52,6 +52,8 @@ interface Piece {
   accumulate: boolean;
   /** Byte ranges of A, B and C to bind (whole tensors when absent). */
   ranges?: Array<{ offset: number; size: number }>;
+  /** How B is stored (default float32). */
+  format?: BFormat;
 }
 
 /** A byte range bound from the 256-byte-aligned offset below it, and where the range starts in it (elements). */
@@ -66,9 +68,10 @@ function dispatch(ctx: GpuContext, a: tf.TensorInfo, b: tf.TensorInfo, c: tf.Ten
   const uniforms = new Uint32Array([p.M, p.N, p.K, s.strideA, s.strideB, s.batch, p.lda, p.aOff, p.accumulate ? 1 : 0, ...shifts, p.ldc, p.cCol]).buffer;
   const outputs = [c ?? { shape: s.outShape, dtype: 'float32' as const }];
   const gemv = p.M <= GEMV_MAX_ROWS && !ta && !tb;
+  const format = p.format ?? 'f32';
   return ctx.run({
-    key: gemv ? `gemv_${p.M}` : `matmul_tiled_${ta ? 't' : 'n'}${tb ? 't' : 'n'}`,
-    code: () => (gemv ? gemvWgsl(p.M) : tiledMatmulWgsl(ta, tb)),
+    key: gemv ? `gemv_${p.M}_${format}` : `matmul_tiled_${ta ? 't' : 'n'}${tb ? 't' : 'n'}_${format}`,
+    code: () => (gemv ? gemvWgsl(p.M, format) : tiledMatmulWgsl(ta, tb, format)),
     workgroups: gemv ? [Math.ceil(p.N / 32), 1, s.batch] : [Math.ceil(p.N / TILE), Math.ceil(p.M / TILE), s.batch],
     inputs: [a, b],
     outputs,
@@ -158,3 +161,24 @@ export function batchMatMulKernel(fallback: tf.KernelFunc): tf.KernelFunc {
     return runMatmul(contextOf(args.backend), a, b, transposeA, transposeB, s);
   };
 }
+
+/**
+ * ClawMatMulW16: x [..., K] times a 16-bit weight matrix W [K, N] packed two halves to an int32
+ * word along its rows (int32 [K, ceil(N/2)]); attrs cols (N), format ('f16' | 'bf16') and
+ * transposeB (x [..., N] times Wᵀ, the backward pass). Computes in float32.
+ */
+export const matmulW16Kernel: tf.KernelFunc = ({ inputs, attrs, backend }) => {
+  const { x, w } = inputs as { x: tf.TensorInfo; w: tf.TensorInfo };
+  const { cols, format, transposeB } = attrs as { cols: number; format: BFormat; transposeB: boolean };
+  const ctx = contextOf(backend);
+  const rows = w.shape[0];
+  const inner = x.shape[x.shape.length - 1];
+  const M = tf.util.sizeFromShape(x.shape) / inner;
+  const [K, N] = transposeB ? [cols, rows] : [rows, cols];
+  if (inner !== K) throw new Error(`ClawMatMulW16: x has ${inner} columns; the weight needs ${K}`);
+  const s: MatmulShape = { batch: 1, M, N, K, strideA: 0, strideB: 0, outShape: [...x.shape.slice(0, -1), N] };
+  if (Math.max(M * K, M * N, rows * Math.ceil(cols / 2)) * 4 > ctx.maxBinding) {
+    throw new Error(`webgpu: a 16-bit weight product [${x.shape}]·[${rows}, ${cols}] is larger than this GPU binds at once; use smaller batches`);
+  }
+  return dispatch(ctx, x, w, null, false, transposeB, s, { M, N, K, lda: K, aOff: 0, ldc: N, cCol: 0, accumulate: false, format });
+};

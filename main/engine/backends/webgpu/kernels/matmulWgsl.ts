@@ -24,11 +24,33 @@ const STORE = `fn store(i: u32, v: f32) { let j = d.cShift + i; if (d.accumulate
 
 export const TILE = 64;
 
-/** op(A)[m, k] and op(B)[k, n] as addresses, for each transpose flag. */
+/**
+ * How B is stored: float32, or 16-bit weights packed two to a 32-bit word along its rows (the
+ * low half holds the even column), unpacked to float32 as they are read. WGSL's unpack2x16float
+ * is core, so F16 storage needs no shader-f16; bfloat16 is the top half of a float32.
+ */
+export type BFormat = 'f32' | 'f16' | 'bf16';
+
+/** B's binding and `loadB(base, row, col)` in B's storage layout ([K, N], or [N, K] transposed). */
+function bStorage(format: BFormat, tb: boolean): string {
+  const ld = tb ? 'd.K' : 'd.N';
+  if (format === 'f32') {
+    return `@group(0) @binding(1) var<storage, read> B: array<f32>;
+fn loadB(base: u32, r: u32, c: u32) -> f32 { return B[base + r * ${ld} + c]; }`;
+  }
+  const halves =
+    format === 'f16'
+      ? 'let v = unpack2x16float(w); return select(v.x, v.y, (c & 1u) == 1u);'
+      : 'return select(bitcast<f32>(w << 16u), bitcast<f32>(w & 0xffff0000u), (c & 1u) == 1u);';
+  return `@group(0) @binding(1) var<storage, read> B: array<u32>;
+fn loadB(base: u32, r: u32, c: u32) -> f32 { let w = B[base + r * ((${ld} + 1u) / 2u) + c / 2u]; ${halves} }`;
+}
+
+/** op(A)[m, k] as an address, and op(B)[k, n] as a load, for each transpose flag. */
 function addressing(ta: boolean, tb: boolean): { a: string; b: string } {
   return {
     a: ta ? 'aBase + k * d.M + m' : 'aBase + m * d.lda + d.aOff + k',
-    b: tb ? 'bBase + n * d.K + k' : 'bBase + k * d.N + n',
+    b: tb ? 'loadB(bBase, n, k)' : 'loadB(bBase, k, n)',
   };
 }
 
@@ -54,17 +76,17 @@ function tileLoads(ta: boolean, tb: boolean): string {
         let n = n0 + nl;
         let k = k0 + kl;
         var v = 0.0;
-        if (n < d.N && k < d.K) { v = B[${ad.b}]; }
+        if (n < d.N && k < d.K) { v = ${ad.b}; }
         Bs[kl * 64u + nl] = v;
       }
     }`;
 }
 
-export function tiledMatmulWgsl(ta: boolean, tb: boolean): string {
+export function tiledMatmulWgsl(ta: boolean, tb: boolean, format: BFormat = 'f32'): string {
   return `
 ${MATMUL_UNIFORMS}
 @group(0) @binding(0) var<storage, read> A: array<f32>;
-@group(0) @binding(1) var<storage, read> B: array<f32>;
+${bStorage(format, tb)}
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<uniform> d: Dims;
 
@@ -112,11 +134,11 @@ ${tileLoads(ta, tb)}
 /** Rows at most this many take the GEMV kernel. */
 export const GEMV_MAX_ROWS = 8;
 
-export function gemvWgsl(rows: number): string {
+export function gemvWgsl(rows: number, format: BFormat = 'f32'): string {
   return `
 ${MATMUL_UNIFORMS}
 @group(0) @binding(0) var<storage, read> A: array<f32>;
-@group(0) @binding(1) var<storage, read> B: array<f32>;
+${bStorage(format, false)}
 @group(0) @binding(2) var<storage, read_write> C: array<f32>;
 @group(0) @binding(3) var<uniform> d: Dims;
 
@@ -132,7 +154,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
   var acc: array<f32, ${rows}>;
   if (n < d.N) {
     for (var k = lid.y; k < d.K; k += 8u) {
-      let bv = B[bBase + k * d.N + n];
+      let bv = loadB(bBase, k, n);
       for (var m = 0u; m < ${rows}u; m++) { acc[m] = fma(A[aBase + m * d.lda + d.aOff + k], bv, acc[m]); }
     }
   }

@@ -5,7 +5,7 @@ import { adamwKernel } from './adamwKernel.js';
 import { attentionKernel } from './attentionKernel.js';
 import { logSoftmaxKernel, targetLogprobKernel } from './logSoftmaxKernel.js';
 import { loraAddKernel } from './loraAddKernel.js';
-import { batchMatMulKernel } from './matmulKernel.js';
+import { batchMatMulKernel, matmulW16Kernel } from './matmulKernel.js';
 import { gatherKernel } from './gatherKernel.js';
 import { rmsNormKernel } from './rmsNormKernel.js';
 import { ropeKernel } from './ropeKernel.js';
@@ -20,6 +20,7 @@ const FUSED_KERNELS: Array<[string, tf.KernelFunc]> = [
   [FUSED.targetLogprob, targetLogprobKernel],
   [FUSED.loraAdd, loraAddKernel],
   [FUSED.adamw, adamwKernel],
+  [FUSED.matmulW16, matmulW16Kernel],
 ];
 
 let registered = false;
