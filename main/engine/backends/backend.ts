@@ -4,6 +4,8 @@ import { loadNativeAddon, nativeLoadError, nativeWanted } from './nativeAddon.js
 import { registerNativeWasmKernels } from './wasmKernels.js';
 import { BackendUnavailableError } from './backendErrors.js';
 import { registerWebGpuBackend, webGpuDescription } from './webgpu/webgpuBackend.js';
+import { gpuContext } from './webgpu/gpuContext.js';
+import { verifyOptionalKernels } from './webgpu/verifyKernels.js';
 
 /**
  * The tfjs backends ClawLoop can run on.
@@ -104,7 +106,10 @@ export async function initBackend(
       opts.log?.(`clawloop: warning: native kernels unavailable, using pure tfjs: ${nativeLoadError()}`);
     }
   }
-  if (name === 'webgpu') detail = ` (${webGpuDescription()})`;
+  if (name === 'webgpu') {
+    detail = ` (${webGpuDescription()})`;
+    await verifyOptionalKernels(gpuContext()!, opts.log);
+  }
   opts.log?.(`clawloop: tfjs backend '${name}'${detail}`);
   return name;
 }

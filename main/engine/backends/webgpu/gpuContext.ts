@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { kernelFeatures } from '../../gpu/features.js';
 import { BufferUsage, type GpuAdapterInfo, type GpuComputePipeline, type GpuDevice } from '../../gpu/gpuTypes.js';
 import type { TfjsWebGpuInternals } from './tfjsWebGpuInternals.js';
+import type { CoopConfig } from './kernels/coopMatmulWgsl.js';
 
 /** One dispatch of a WGSL kernel: bindings are inputs, then outputs, then the uniform block. */
 export interface KernelCall {
@@ -36,6 +37,8 @@ export interface KernelFeatures {
  */
 export class GpuContext {
   readonly features: KernelFeatures;
+  /** The cooperative-matrix configuration matmuls use, once verified (null: the plain kernels). */
+  coop: CoopConfig | null = null;
   private readonly pipelines = new Map<string, GpuComputePipeline>();
   private readonly reported = new Set<string>();
 

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { contextOf, type GpuContext } from '../gpuContext.js';
 import { GEMV_MAX_ROWS, gemvWgsl, TILE, tiledMatmulWgsl, type BFormat } from './matmulWgsl.js';
+import { COOP_K, COOP_TILE, coopMatmulWgsl } from './coopMatmulWgsl.js';
 
 /** The matmul problem of one BatchMatMul call, or null when its batch axes broadcast in a way the kernels do not cover. */
 export interface MatmulShape {
@@ -69,6 +70,17 @@ function dispatch(ctx: GpuContext, a: tf.TensorInfo, b: tf.TensorInfo, c: tf.Ten
   const outputs = [c ?? { shape: s.outShape, dtype: 'float32' as const }];
   const gemv = p.M <= GEMV_MAX_ROWS && !ta && !tb;
   const format = p.format ?? 'f32';
+  const coop = ctx.coop;
+  if (coop && format === 'f32' && !p.ranges && p.M % COOP_TILE === 0 && p.N % COOP_TILE === 0 && p.K % COOP_K === 0) {
+    return ctx.run({
+      key: `matmul_coop_${ta ? 't' : 'n'}${tb ? 't' : 'n'}`,
+      code: () => coopMatmulWgsl(coop, ta, tb),
+      workgroups: [p.N / COOP_TILE, p.M / COOP_TILE, s.batch],
+      inputs: [a, b],
+      outputs: [c ?? { shape: s.outShape, dtype: 'float32' as const }],
+      uniforms: new Uint32Array([p.M, p.N, p.K, s.strideA, s.strideB, s.batch, p.lda, p.aOff, 0, 0, 0, 0, p.ldc, p.cCol]).buffer,
+    })[0];
+  }
   return ctx.run({
     key: gemv ? `gemv_${p.M}_${format}` : `matmul_tiled_${ta ? 't' : 'n'}${tb ? 't' : 'n'}_${format}`,
     code: () => (gemv ? gemvWgsl(p.M, format) : tiledMatmulWgsl(ta, tb, format)),
