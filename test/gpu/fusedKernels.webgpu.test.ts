@@ -28,6 +28,7 @@ describe('GPU kernels match the CPU backend', { skip: await gpuSkipReason() }, (
       [[70, 33], [130, 33], false, true],
       [[33, 70], [130, 33], true, true],
       [[3, 40], [40, 300], false, false], // GEMV
+      [[3, 40], [300, 40], false, true], // GEMV against a transposed B (a tied LM head)
       [[2, 3, 17, 40], [2, 3, 40, 9], false, false],
       [[4, 5, 16], [16, 72], false, false],
     ];

@@ -16,6 +16,7 @@ import { PackedWeight, type WeightFormat } from './packedWeight.js';
 import type { KVCache } from './kvCache.js';
 import { AttentionMask } from './layers/attention.js';
 import { matmul } from './layers/matmul.js';
+import { gpuContext } from '../backends/webgpu/gpuContext.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
@@ -216,8 +217,12 @@ export class CausalLM {
     return { ...ropeTables(this.invFreq, offset, T), mask: new AttentionMask(T, S, start, pad, window, false) };
   }
 
-  /** Projects hidden rows [N, H] to logits [N, V]. */
+  /**
+   * Projects hidden rows [N, H] to logits [N, V]. On the GPU a tied head reads the embedding
+   * directly (h·Eᵀ: its kernels read a transposed operand as fast), so no [H, V] copy is kept.
+   */
   head(hidden: tf.Tensor, training = false): tf.Tensor2D {
+    if (!this.lmHeadT && gpuContext()) return tf.matMul(hidden, this.embed, false, true) as tf.Tensor2D;
     return matmul(hidden, this.headMatrix(training)) as tf.Tensor2D;
   }
 

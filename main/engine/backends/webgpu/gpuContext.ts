@@ -50,6 +50,10 @@ export class GpuContext {
     this.backend = backend as TfjsWebGpuInternals;
     this.features = kernelFeatures(device.features);
     device.addEventListener?.('uncapturederror', (e) => this.report(e.error.message));
+    // A lost device (driver reset, GPU removed) fails every later kernel: say so once, plainly.
+    void device.lost.then((info) => {
+      if (info.reason !== 'destroyed') this.report(`the GPU device was lost (${info.reason}): ${info.message}. Restart ClawLoop.`);
+    });
   }
 
   readonly backend: TfjsWebGpuInternals;

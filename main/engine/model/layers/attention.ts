@@ -78,6 +78,7 @@ export function groupedAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D
  */
 export class AttentionMask {
   private built: tf.Tensor2D | tf.Tensor4D | null = null;
+  private rows: tf.Tensor2D | null = null;
 
   constructor(
     readonly T: number,
@@ -100,13 +101,14 @@ export class AttentionMask {
     return this.built;
   }
 
-  /** int32 [B, 2]: (start, pad) per row, for the GPU kernel. */
+  /** int32 [B, 2]: (start, pad) per row, for the GPU kernel. Built once, in the caller's tidy scope. */
   rowsTensor(): tf.Tensor2D {
-    return tf.tensor2d(
+    this.rows ??= tf.tensor2d(
       this.start.flatMap((s, b) => [s, this.pad[b]]),
       [this.start.length, 2],
       'int32',
     );
+    return this.rows;
   }
 }
 

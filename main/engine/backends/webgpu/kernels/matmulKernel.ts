@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { contextOf, type GpuContext } from '../gpuContext.js';
-import { GEMV_MAX_ROWS, gemvWgsl, TILE, tiledMatmulWgsl, type BFormat } from './matmulWgsl.js';
+import { GEMV_MAX_ROWS, gemvTransposedWgsl, gemvWgsl, TILE, tiledMatmulWgsl, type BFormat } from './matmulWgsl.js';
 import { COOP_K, COOP_TILE, coopMatmulWgsl } from './coopMatmulWgsl.js';
 
 /** The matmul problem of one BatchMatMul call, or null when its batch axes broadcast in a way the kernels do not cover. */
@@ -40,6 +40,8 @@ export function matmulShape(a: readonly number[], b: readonly number[], ta: bool
   return { batch, M, N, K, strideA: batchA === 1 ? 0 : M * K, strideB: batchB === 1 ? 0 : K * N, outShape: [...outer, M, N] };
 }
 
+type Dispatch = [number, number, number];
+
 /** One dispatch over a window of the problem (rows m0.. of A and C, rows k0.. of B). */
 interface Piece {
   M: number;
@@ -77,14 +79,22 @@ function dispatch(ctx: GpuContext, a: tf.TensorInfo, b: tf.TensorInfo, c: tf.Ten
       code: () => coopMatmulWgsl(coop, ta, tb),
       workgroups: [p.N / COOP_TILE, p.M / COOP_TILE, s.batch],
       inputs: [a, b],
-      outputs: [c ?? { shape: s.outShape, dtype: 'float32' as const }],
-      uniforms: new Uint32Array([p.M, p.N, p.K, s.strideA, s.strideB, s.batch, p.lda, p.aOff, 0, 0, 0, 0, p.ldc, p.cCol]).buffer,
+      outputs,
+      uniforms,
     })[0];
   }
+  const gemvT = p.M <= GEMV_MAX_ROWS && !ta && tb;
+  const kernel = gemv
+    ? { key: `gemv_${p.M}_${format}`, code: () => gemvWgsl(p.M, format), workgroups: [Math.ceil(p.N / 32), 1, s.batch] as Dispatch }
+    : gemvT
+      ? { key: `gemv_t_${p.M}_${format}`, code: () => gemvTransposedWgsl(p.M, format), workgroups: [Math.ceil(p.N / 8), 1, s.batch] as Dispatch }
+      : {
+          key: `matmul_tiled_${ta ? 't' : 'n'}${tb ? 't' : 'n'}_${format}`,
+          code: () => tiledMatmulWgsl(ta, tb, format),
+          workgroups: [Math.ceil(p.N / TILE), Math.ceil(p.M / TILE), s.batch] as Dispatch,
+        };
   return ctx.run({
-    key: gemv ? `gemv_${p.M}_${format}` : `matmul_tiled_${ta ? 't' : 'n'}${tb ? 't' : 'n'}_${format}`,
-    code: () => (gemv ? gemvWgsl(p.M, format) : tiledMatmulWgsl(ta, tb, format)),
-    workgroups: gemv ? [Math.ceil(p.N / 32), 1, s.batch] : [Math.ceil(p.N / TILE), Math.ceil(p.M / TILE), s.batch],
+    ...kernel,
     inputs: [a, b],
     outputs,
     uniforms,

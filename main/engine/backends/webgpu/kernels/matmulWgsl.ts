@@ -171,3 +171,45 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 }
 `;
 }
+
+/**
+ * GEMV against a transposed B (stored [N, K], e.g. a tied LM head read from the embedding): a
+ * workgroup takes 8 columns, 32 lanes each walking K, so both A's rows and B's rows are read by
+ * neighbouring lanes at neighbouring addresses; the lanes' sums meet in workgroup memory.
+ */
+export function gemvTransposedWgsl(rows: number, format: BFormat = 'f32'): string {
+  return `
+${MATMUL_UNIFORMS}
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+${bStorage(format, true)}
+@group(0) @binding(2) var<storage, read_write> C: array<f32>;
+@group(0) @binding(3) var<uniform> d: Dims;
+${STORE}
+var<workgroup> partial: array<f32, ${rows * 256}>; // [row][column][lane]
+
+@compute @workgroup_size(32, 8, 1)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+  let batch = wid.z;
+  let aBase = d.aShift + batch * d.strideA;
+  let bBase = d.bShift + batch * d.strideB;
+  let n = wid.x * 8u + lid.y;
+  var acc: array<f32, ${rows}>;
+  if (n < d.N) {
+    for (var k = lid.x; k < d.K; k += 32u) {
+      let bv = loadB(bBase, n, k);
+      for (var m = 0u; m < ${rows}u; m++) { acc[m] = fma(A[aBase + m * d.lda + d.aOff + k], bv, acc[m]); }
+    }
+  }
+  for (var m = 0u; m < ${rows}u; m++) { partial[(m * 8u + lid.y) * 32u + lid.x] = acc[m]; }
+  workgroupBarrier();
+  if (lid.x == 0u && n < d.N) {
+    let cBase = batch * d.M * d.N;
+    for (var m = 0u; m < ${rows}u; m++) {
+      var s = 0.0;
+      for (var j = 0u; j < 32u; j++) { s += partial[(m * 8u + lid.y) * 32u + j]; }
+      store(cBase + m * d.ldc + d.cCol + n, s);
+    }
+  }
+}
+`;
+}
