@@ -20,9 +20,13 @@ export const FUSED = {
 
 export type FusedKernel = (typeof FUSED)[keyof typeof FUSED];
 
+/** CLAWLOOP_FUSED, read once (it is consulted on every op call). */
+let fusedOff: boolean | null = null;
+
 /** Whether `kernel` runs fused for these (non-empty, float32) inputs on the active backend. */
 export function fusable(kernel: FusedKernel, ...inputs: tf.Tensor[]): boolean {
-  if (process.env.CLAWLOOP_FUSED === '0') return false;
+  fusedOff ??= process.env.CLAWLOOP_FUSED === '0';
+  if (fusedOff) return false;
   if (!tf.getKernel(kernel, tf.getBackend())) return false;
   return inputs.every((t) => t.size > 0 && t.dtype === 'float32');
 }
