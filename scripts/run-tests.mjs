@@ -2,7 +2,9 @@
 // Runs the compiled tests (dist/test/**/*.test.js) with node:test:
 //   1. every test, with the native kernels when the addon is built;
 //   2. the numerics tests (engine, RL losses) again on pure tfjs (CLAWLOOP_NATIVE=0), so they hold both ways;
-//   3. the app's end-to-end suite (e2e/, Playwright in Chromium against a real clawloop serve).
+//   3. the GPU suites (test/gpu/) on the WebGPU adapter CLAWLOOP_WEBGPU_ADAPTER names, by default
+//      Mesa's software rasteriser, so machines without a GPU check the GPU backend too;
+//   4. the app's end-to-end suite (e2e/, Playwright in Chromium against a real clawloop serve).
 // Ends with one line "N passed, N failed" summing the runs, after a line for each suite that was
 // skipped for a missing prerequisite (see scripts/summary-reporter.mjs). Arguments filter test files
 // by substring: `npm test -- engine/lora`; `npm test -- e2e` runs the end-to-end suite alone.
@@ -85,14 +87,21 @@ function run(label, testFiles, env) {
 const addonFile = path.join(root, 'native', 'build', 'Release', 'clawloop_native.node');
 const nativeOff = process.env.CLAWLOOP_NATIVE === '0';
 const addonBuilt = fs.existsSync(addonFile) && !nativeOff;
-if (selected.length) run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', selected, {});
+const isGpu = (f) => path.relative(testDir, f).startsWith(`gpu${path.sep}`);
+const gpuFiles = selected.filter(isGpu);
+const cpuFiles = selected.filter((f) => !isGpu(f));
+if (cpuFiles.length) run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', cpuFiles, {});
 // The numerics: engine tests and the RL loss fixtures.
-const engineFiles = selected.filter((f) => {
+const engineFiles = cpuFiles.filter((f) => {
   const rel = path.relative(testDir, f);
   return rel.startsWith(`engine${path.sep}`) || rel.startsWith(`rl${path.sep}losses`);
 });
 if (addonBuilt && engineFiles.length) {
   run('numerics tests, pure tfjs (CLAWLOOP_NATIVE=0)', engineFiles, { CLAWLOOP_NATIVE: '0' });
+}
+if (gpuFiles.length) {
+  const adapter = process.env.CLAWLOOP_WEBGPU_ADAPTER || 'software';
+  run(`GPU suites, webgpu on the ${adapter} adapter`, gpuFiles, { CLAWLOOP_WEBGPU_ADAPTER: adapter });
 }
 // The app's end-to-end suite (e2e/, Playwright in Debian's Chromium against a real clawloop serve),
 // counted in the same summary. It runs with the whole suite, or when a filter is `e2e`.

@@ -32,6 +32,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'measure that the agent learns a persona by being talked to',
     load: async () => import('./benchCommand.js').then((m) => ({ usage: m.BENCH_USAGE, run: m.benchCommand })),
   },
+  doctor: {
+    summary: 'show what ClawLoop can run on here (CPU kernels, GPU adapter) and what to install',
+    load: async () => import('./doctorCommand.js').then((m) => ({ usage: m.DOCTOR_USAGE, run: m.doctorCommand })),
+  },
 };
 
 function overview(): string {

@@ -9,6 +9,8 @@ export * from './formats/index.js';
 
 // Backends
 export { parseBackendName, type BackendName } from './backends/backend.js';
+export { cpuReport, type CpuReport } from './backends/cpuReport.js';
+export { gpuMemory, releaseGpuPool, resetGpuPeak, type GpuMemory } from './backends/webgpu/gpuMemory.js';
 
 // The model
 export { Model } from './model/model.js';

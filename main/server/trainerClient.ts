@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/index.js';
+import { prepareGpuEnvironment } from '../engine/gpu/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import type { NewEvent } from '../protocol/events.js';
 import type { AdapterPayload } from '../workers/inferenceMessages.js';
@@ -58,6 +59,7 @@ export class TrainerClient {
       configPatch: opts.configPatch,
       resetConfig: opts.resetConfig,
     };
+    prepareGpuEnvironment();
     this.worker = new Worker(new URL('../workers/trainerWorker.js', import.meta.url), { workerData: data });
   }
 
@@ -73,7 +75,11 @@ export class TrainerClient {
           c.config = m.config;
           c.initialAdapter = m.adapter;
           resolve(c);
-        } else if (m.type === 'fatal' && !ready) reject(new Error(`the trainer failed to start: ${m.message}`));
+        } else if (m.type === 'fatal' && !ready) {
+          // The worker may hold resources that keep it alive (a GPU device): stop it.
+          void c.worker.terminate();
+          reject(new Error(`the trainer failed to start: ${m.message}`));
+        }
         // In order: a status or reply that follows a new adapter is applied once that adapter serves.
         else c.inbox = c.inbox.then(() => c.handle(m));
       });

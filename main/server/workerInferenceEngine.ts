@@ -8,6 +8,7 @@ import type {
   ModelInfo,
   ToInferenceWorker,
 } from '../workers/inferenceMessages.js';
+import { prepareGpuEnvironment } from '../engine/gpu/index.js';
 import { AdapterVersions } from './adapterVersions.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from './inferenceEngine.js';
 
@@ -93,6 +94,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
 
   private spawn(): Promise<void> {
     const data: InferenceWorkerData = { modelDir: this.opts.modelDir, backend: this.opts.backend };
+    prepareGpuEnvironment();
     const worker = new Worker(new URL('../workers/inferenceWorker.js', import.meta.url), { workerData: data });
     this.worker = worker;
     return new Promise((resolve, reject) => {
@@ -106,6 +108,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
           resolve();
           this.pump();
         } else if (m.type === 'fatal') {
+          // The worker may hold resources that keep it alive (a GPU device): stop it.
+          void worker.terminate();
           reject(new InferenceError(`loading the model failed: ${m.message}`, 500, 'model_load_failed'));
         } else this.onMessage(m);
       });

@@ -3,13 +3,18 @@ import { BACKENDS } from '../../protocol/app.js';
 import '../training/gradients.js';
 import { loadNativeAddon, nativeLoadError, nativeWanted } from './nativeAddon.js';
 import { registerNativeWasmKernels } from './wasmKernels.js';
+import { BackendUnavailableError } from './backendErrors.js';
+import { registerWebGpuBackend, webGpuDescription } from './webgpu/webgpuBackend.js';
+import { gpuContext } from './webgpu/gpuContext.js';
+import { verifyOptionalKernels } from './webgpu/verifyKernels.js';
 
 /**
  * The tfjs backends ClawLoop can run on.
  * - `wasm`: default on CPU (XNNPACK + SIMD). Ships with ClawLoop.
  * - `cpu`: pure JavaScript; slow, used to cross-check numerics. Ships with ClawLoop.
- * - `webgpu`: GPU through Dawn; needs `npm install webgpu @tensorflow/tfjs-backend-webgpu` and a
- *   Vulkan/Metal/D3D12 driver.
+ * - `webgpu`: GPU through Dawn with ClawLoop's WGSL kernels; needs `npm install webgpu
+ *   @tensorflow/tfjs-backend-webgpu` and a Vulkan/Metal/D3D12 driver. CLAWLOOP_WEBGPU_ADAPTER=software
+ *   picks Mesa's software rasteriser instead (CI without a GPU: correct, never fast).
  * - `tensorflow`: libtensorflow through `@tensorflow/tfjs-node` or `@tensorflow/tfjs-node-gpu`
  *   (installed by the user; never a ClawLoop dependency).
  */
@@ -18,10 +23,7 @@ export type BackendName = (typeof BACKENDS)[number];
 /** The names are the contract's (main/protocol/app.ts), so the CLI and the app offer exactly these. */
 export const BACKEND_NAMES: readonly BackendName[] = BACKENDS;
 
-/** Raised when a backend cannot be loaded; the message says what to install. */
-export class BackendUnavailableError extends Error {
-  override name = 'BackendUnavailableError';
-}
+export { BackendUnavailableError };
 
 /** The backend named by `CLAWLOOP_BACKEND`, or `wasm`. Throws on an unknown name. */
 export function defaultBackendName(env: NodeJS.ProcessEnv = process.env): BackendName {
@@ -56,23 +58,9 @@ async function register(name: BackendName): Promise<void> {
     case 'cpu':
       await import('@tensorflow/tfjs-backend-cpu');
       return;
-    case 'webgpu': {
-      const dawn = (await importOptional('webgpu', 'npm install webgpu @tensorflow/tfjs-backend-webgpu')) as {
-        create: (flags: string[]) => unknown;
-        globals: Record<string, unknown>;
-      };
-      Object.assign(globalThis, dawn.globals);
-      const nav = ((globalThis as { navigator?: Record<string, unknown> }).navigator ??= {});
-      if (!nav.gpu) Object.defineProperty(nav, 'gpu', { value: dawn.create([]), configurable: true });
-      const gpu = nav.gpu as { requestAdapter(): Promise<unknown> };
-      if (!(await gpu.requestAdapter())) {
-        throw new BackendUnavailableError(
-          "webgpu: no GPU adapter found. Install your GPU vendor's Vulkan driver (Linux), or choose --backend wasm.",
-        );
-      }
-      await importOptional('@tensorflow/tfjs-backend-webgpu', 'npm install @tensorflow/tfjs-backend-webgpu');
+    case 'webgpu':
+      await registerWebGpuBackend();
       return;
-    }
     case 'tensorflow':
       try {
         await importOptional('@tensorflow/tfjs-node-gpu', 'npm install @tensorflow/tfjs-node-gpu');
@@ -119,6 +107,10 @@ export async function initBackend(
     } else if (nativeWanted()) {
       opts.log?.(`clawloop: warning: native kernels unavailable, using pure tfjs: ${nativeLoadError()}`);
     }
+  }
+  if (name === 'webgpu') {
+    detail = ` (${webGpuDescription()})`;
+    await verifyOptionalKernels(gpuContext()!, opts.log);
   }
   opts.log?.(`clawloop: tfjs backend '${name}'${detail}`);
   return name;

@@ -3,6 +3,7 @@ import type { CausalLM } from '../model/causalLM.js';
 import type { LoraAdapter } from '../model/lora.js';
 import { readAll } from '../model/tensorRead.js';
 import { pickTargets } from '../model/tensorUtil.js';
+import { logSoftmax, targetLogprobs } from '../ops/logSoftmax.js';
 
 /** A response to score by teacher forcing after a prompt. */
 export interface ScoreItem {
@@ -56,9 +57,10 @@ async function scoreBatch(
   const { T, ids, rows, targets } = layoutBatch(items, batch);
   const outs = tf.tidy(() => {
     const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter: opts.adapter ?? null });
-    const logp = tf.logSoftmax(lm.head(tf.gather(h, tf.tensor1d(rows, 'int32')))) as tf.Tensor2D; // [N, V]
+    const logits = lm.head(tf.gather(h, tf.tensor1d(rows, 'int32'))); // [N, V]
+    if (!topK) return [targetLogprobs(logits, targets)];
+    const logp = logSoftmax(logits);
     const picked = pickTargets(logp, targets);
-    if (!topK) return [picked];
     const tk = tf.topk(logp, topK);
     return [picked, tk.values, tk.indices];
   });

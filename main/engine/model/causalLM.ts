@@ -2,10 +2,21 @@ import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '../../util/random.js';
 import type { WeightFiles } from '../formats/weightFiles.js';
 import { expectedWeights, type ModelConfig } from './config.js';
-import { decoderBlock, layerParameters, loadLayerWeights, type BlockInputs, type LayerWeights, type TakeVariable } from './decoderBlock.js';
+import {
+  decoderBlock,
+  layerPackedWeights,
+  layerParameters,
+  loadLayerWeights,
+  type BlockInputs,
+  type LayerWeights,
+  type TakeProjection,
+  type TakeVariable,
+} from './decoderBlock.js';
+import { PackedWeight, type WeightFormat } from './packedWeight.js';
 import type { KVCache } from './kvCache.js';
-import { attentionMask, rowAttentionMask } from './layers/attention.js';
+import { AttentionMask } from './layers/attention.js';
 import { matmul } from './layers/matmul.js';
+import { gpuContext } from '../backends/webgpu/gpuContext.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
@@ -14,6 +25,23 @@ import { transpose2d, variableFrom } from './tensorUtil.js';
 import { assertWeights, checkAdapterFits, checkTensors, checkWeights, WeightsError } from './weightCheck.js';
 
 export { WeightsError };
+
+/**
+ * How projection weights are stored on a GPU backend: 'auto' keeps a checkpoint's F16/BF16
+ * weights 16-bit (exactly as stored, half the memory of float32) and float32 ones float32;
+ * 'f16'/'bf16' store every projection in that format (rounding float32 checkpoints); 'f32' never
+ * packs. CPU backends always use float32. Default: CLAWLOOP_GPU_WEIGHTS, else 'auto'.
+ */
+export type WeightStorage = 'auto' | 'f32' | WeightFormat;
+
+/** Where each projection weight's 16-bit storage comes from: its format in the file, if 16-bit. */
+type StorageOf = (name: string) => WeightFormat | null;
+
+export function weightStorageFromEnv(env: NodeJS.ProcessEnv = process.env): WeightStorage {
+  const raw = env.CLAWLOOP_GPU_WEIGHTS?.trim().toLowerCase() || 'auto';
+  if (raw === 'auto' || raw === 'f32' || raw === 'f16' || raw === 'bf16') return raw;
+  throw new Error(`CLAWLOOP_GPU_WEIGHTS is '${env.CLAWLOOP_GPU_WEIGHTS}'; valid: auto, f32, f16, bf16`);
+}
 
 export interface ForwardOptions {
   /** Appends this call's keys/values; positions continue from the cache's length. */
@@ -51,6 +79,7 @@ export class CausalLM {
   private constructor(
     readonly config: ModelConfig,
     take: (name: string) => Float32Array,
+    storage16: StorageOf = () => null,
   ) {
     const c = config;
     const v: TakeVariable = (name, shape, transpose = false) => {
@@ -61,24 +90,45 @@ export class CausalLM {
       }
       return variableFrom(data, shape, false);
     };
+    const proj: TakeProjection = (name, shape) => {
+      const format = storage16(name);
+      if (!format) return v(name, shape, true);
+      const [out, inp] = shape;
+      return PackedWeight.pack(transpose2d(take(name), out, inp), inp, out, format);
+    };
     const H = c.hiddenSize;
     this.embed = v('model.embed_tokens.weight', [c.vocabSize, H]);
     this.finalNorm = v('model.norm.weight', [H]);
     this.lmHeadT = c.tieWordEmbeddings ? null : v('lm_head.weight', [c.vocabSize, H], true);
-    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v));
+    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v, proj));
     this.invFreq = ropeInvFreq(c);
+  }
+
+  /** Which projection weights to keep 16-bit: none off the GPU; else as `storage` says (see WeightStorage). */
+  private static storageOf(storage: WeightStorage, fileFormat: (name: string) => string | undefined): StorageOf {
+    if (storage === 'f32' || !PackedWeight.supported()) return () => null;
+    return (name) => {
+      if (storage !== 'auto') return storage;
+      const f = fileFormat(name);
+      return f === 'BF16' ? 'bf16' : f === 'F16' ? 'f16' : null;
+    };
   }
 
   /**
    * Loads weights from safetensors, one tensor at a time. Every missing, extra or misshapen tensor
    * is reported by name before anything is allocated.
    */
-  static fromWeightFiles(config: ModelConfig, files: WeightFiles, opts: { log?: (line: string) => void } = {}): CausalLM {
+  static fromWeightFiles(
+    config: ModelConfig,
+    files: WeightFiles,
+    opts: { log?: (line: string) => void; weights?: WeightStorage } = {},
+  ): CausalLM {
     const { problems, ignored } = checkWeights(config, files);
     assertWeights(config, problems);
     if (ignored.length)
       opts.log?.(`clawloop: ignoring ${ignored.length} tensor(s) the model does not use: ${ignored.slice(0, 5).join(', ')}`);
-    return new CausalLM(config, (name) => files.read(name));
+    const storage = CausalLM.storageOf(opts.weights ?? weightStorageFromEnv(), (name) => files.get(name)?.dtype);
+    return new CausalLM(config, (name) => files.read(name), storage);
   }
 
   /** Builds a model from Hugging Face-layout tensors in memory. */
@@ -91,7 +141,7 @@ export class CausalLM {
    * A freshly initialised model (to train from scratch): normal(0, std) weights, unit norms, zero
    * biases, with the output projections of each block scaled down by 1/√(2·layers) (GPT-2's scheme).
    */
-  static random(config: ModelConfig, seed = 0, std = 0.02): CausalLM {
+  static random(config: ModelConfig, seed = 0, std = 0.02, opts: { weights?: WeightStorage } = {}): CausalLM {
     const rng = new Rng(seed);
     const residualStd = std / Math.sqrt(2 * config.numLayers);
     const shapes = expectedWeights(config);
@@ -104,7 +154,7 @@ export class CausalLM {
         for (let i = 0; i < out.length; i++) out[i] = rng.normal() * s;
       }
       return out;
-    });
+    }, CausalLM.storageOf(opts.weights ?? 'f32', () => 'F32'));
   }
 
   /**
@@ -150,8 +200,8 @@ export class CausalLM {
   }
 
   /**
-   * RoPE tables and the additive attention mask of T new positions: per row with `opts.rows`
-   * ([B, 1, T, S] mask), else every row continuing from the cache's length ([T, S] mask).
+   * RoPE tables and the attention mask of T new positions: per row with `opts.rows`, else every
+   * row continuing from the cache's length.
    */
   private positions(B: number, T: number, opts: ForwardOptions): Pick<BlockInputs, 'cos' | 'sin' | 'mask'> {
     const offset = opts.cache?.length ?? 0;
@@ -160,13 +210,19 @@ export class CausalLM {
     if (opts.rows) {
       const { start, pad } = opts.rows;
       if (start.length !== B || pad.length !== B) throw new RangeError(`rows describe ${start.length} rows; the batch has ${B}`);
-      return { ...ropeTablesRows(this.invFreq, start, T), mask: tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [B, 1, T, S]) };
+      return { ...ropeTablesRows(this.invFreq, start, T), mask: new AttentionMask(T, S, start, pad, window, true) };
     }
-    return { ...ropeTables(this.invFreq, offset, T), mask: tf.tensor2d(attentionMask(T, S, offset, window), [T, S]) };
+    const start = new Array<number>(B).fill(offset);
+    const pad = new Array<number>(B).fill(0);
+    return { ...ropeTables(this.invFreq, offset, T), mask: new AttentionMask(T, S, start, pad, window, false) };
   }
 
-  /** Projects hidden rows [N, H] to logits [N, V]. */
+  /**
+   * Projects hidden rows [N, H] to logits [N, V]. On the GPU a tied head reads the embedding
+   * directly (h·Eᵀ: its kernels read a transposed operand as fast), so no [H, V] copy is kept.
+   */
   head(hidden: tf.Tensor, training = false): tf.Tensor2D {
+    if (!this.lmHeadT && gpuContext()) return tf.matMul(hidden, this.embed, false, true) as tf.Tensor2D;
     return matmul(hidden, this.headMatrix(training)) as tf.Tensor2D;
   }
 
@@ -180,6 +236,9 @@ export class CausalLM {
 
   /** Turns full fine-tuning on or off (whether base weights receive gradients). */
   setTrainable(on: boolean): void {
+    if (on && this.packedWeights().size) {
+      throw new WeightsError('full fine-tuning needs float32 weights; this model keeps 16-bit projections on the GPU: load it with CLAWLOOP_GPU_WEIGHTS=f32');
+    }
     this.trainable = on;
     for (const v of this.parameters().values()) v.trainable = on;
   }
@@ -204,6 +263,13 @@ export class CausalLM {
     return out;
   }
 
+  /** The projection weights kept 16-bit on the GPU (frozen), by Hugging Face name, stored [in, out]. */
+  packedWeights(): Map<string, PackedWeight> {
+    const out = new Map<string, PackedWeight>();
+    this.layers.forEach((L, l) => layerPackedWeights(L, l, out));
+    return out;
+  }
+
   /** True for parameters stored transposed relative to Hugging Face's layout. */
   static isTransposed(name: string): boolean {
     return name === 'lm_head.weight' || /_proj\.weight$/.test(name);
@@ -222,6 +288,10 @@ export class CausalLM {
         out.push({ name, shape: [...v.shape], data: Float32Array.from(data) });
       }
     }
+    for (const [name, p] of this.packedWeights()) {
+      const [inp, o] = p.shape;
+      out.push({ name, shape: [o, inp], data: transpose2d(await p.toFloat32(), inp, o) });
+    }
     return out;
   }
 
@@ -236,6 +306,7 @@ export class CausalLM {
     if (this.disposed) return;
     this.weightsChanged();
     for (const v of this.parameters().values()) v.dispose();
+    for (const p of this.packedWeights().values()) p.dispose();
     this.disposed = true;
   }
 

@@ -2,15 +2,21 @@ import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '../../util/random.js';
 import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
 import type { KVCache } from './kvCache.js';
-import { groupedAttention } from './layers/attention.js';
+import { attention, type AttentionMask } from './layers/attention.js';
+import { addLoraUpdate } from './layers/loraUpdate.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
-import { applyRope } from './layers/rope.js';
+import { ropeHeads } from './layers/rope.js';
+import { swiglu } from './layers/swiglu.js';
 import type { LoraAdapter } from './lora.js';
+import { PackedWeight } from './packedWeight.js';
 
 interface ProjWeights {
-  /** [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain matmul. */
-  w: tf.Variable;
+  /**
+   * [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain
+   * matmul. On the GPU a checkpoint's 16-bit weights may stay 16-bit (frozen: LoRA only).
+   */
+  w: tf.Variable | PackedWeight;
   b?: tf.Variable;
 }
 
@@ -26,14 +32,17 @@ export interface LayerWeights {
 /** Makes a variable from the Hugging Face tensor `name` (transposed to [in, out] when asked). */
 export type TakeVariable = (name: string, shape: number[], transpose?: boolean) => tf.Variable;
 
+/** Makes a projection weight [in, out] from the Hugging Face tensor `name` ([out, in]). */
+export type TakeProjection = (name: string, shape: number[]) => tf.Variable | PackedWeight;
+
 /** Loads block `l`'s weights under their Hugging Face names. */
-export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable): LayerWeights {
+export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable, proj16: TakeProjection = (n, s) => v(n, s, true)): LayerWeights {
   const p = `model.layers.${l}.`;
   const dims = projectionDims(c);
   const proj = {} as Record<Projection, ProjWeights>;
   for (const name of PROJECTIONS) {
     const base = `${p}${projectionModule(name)}.${name}`;
-    proj[name] = { w: v(`${base}.weight`, dims[name], true) };
+    proj[name] = { w: proj16(`${base}.weight`, dims[name]) };
     if (c.biases.has(name)) proj[name].b = v(`${base}.bias`, [dims[name][0]]);
   }
   return {
@@ -54,8 +63,17 @@ export function layerParameters(L: LayerWeights, l: number, out: Map<string, tf.
   if (L.kNorm) out.set(`${p}self_attn.k_norm.weight`, L.kNorm);
   for (const name of PROJECTIONS) {
     const base = `${p}${projectionModule(name)}.${name}`;
-    out.set(`${base}.weight`, L.proj[name].w);
+    const w = L.proj[name].w;
+    if (!(w instanceof PackedWeight)) out.set(`${base}.weight`, w);
     if (L.proj[name].b) out.set(`${base}.bias`, L.proj[name].b!);
+  }
+}
+
+/** Adds block `l`'s 16-bit projection weights to `out` under their Hugging Face names. */
+export function layerPackedWeights(L: LayerWeights, l: number, out: Map<string, PackedWeight>): void {
+  for (const name of PROJECTIONS) {
+    const w = L.proj[name].w;
+    if (w instanceof PackedWeight) out.set(`model.layers.${l}.${projectionModule(name)}.${name}.weight`, w);
   }
 }
 
@@ -64,10 +82,10 @@ export interface BlockInputs {
   config: ModelConfig;
   B: number;
   T: number;
-  /** RoPE tables for the new positions, and the additive attention mask ([T, S] or [B, 1, T, S]). */
+  /** RoPE tables for the new positions, and which keys each query sees. */
   cos: tf.Tensor;
   sin: tf.Tensor;
-  mask: tf.Tensor2D | tf.Tensor4D;
+  mask: AttentionMask;
   cache?: KVCache;
   adapter: LoraAdapter | null;
   training: boolean;
@@ -77,14 +95,14 @@ export interface BlockInputs {
 /** x·W (+ b), plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
 function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs): tf.Tensor {
   const p = L.proj[name];
-  let y = matmul(x, p.w);
+  let y = p.w instanceof PackedWeight ? p.w.matmul(x) : matmul(x, p.w);
   if (p.b) y = tf.add(y, p.b);
   const { adapter } = run;
   const pair = adapter?.get(l, name);
   if (pair && adapter) {
     let xin = x;
     if (run.training && adapter.config.dropout > 0) xin = tf.dropout(x, adapter.config.dropout, undefined, (run.rng ?? new Rng()).fork());
-    y = tf.add(y, tf.mul(matmul(matmul(xin, pair.a), pair.b), adapter.scale));
+    y = addLoraUpdate(y, matmul(xin, pair.a), pair.b, adapter.scale);
   }
   return y;
 }
@@ -106,15 +124,14 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
     q = rmsNorm(q, L.qNorm, eps);
     k = rmsNorm(k, L.kNorm, eps);
   }
-  const qr = applyRope(tf.transpose(q, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, heads, T, D]
-  const kr = applyRope(tf.transpose(k, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, kv, T, D]
-  let kT = tf.transpose(kr, [0, 1, 3, 2]) as tf.Tensor4D; // [B, kv, D, T]
+  const qr = ropeHeads(q as tf.Tensor4D, cos, sin, false); // [B, heads, T, D]
+  let kT = ropeHeads(k as tf.Tensor4D, cos, sin, true); // [B, kv, D, T]
   let v = tf.transpose(v0, [0, 2, 1, 3]) as tf.Tensor4D; // [B, kv, T, D]
   if (run.cache) ({ kT, v } = run.cache.append(l, kT, v));
-  const attn = groupedAttention(qr, kT, v, run.mask); // [B, T, heads·D]
+  const attn = attention(qr, kT, v, run.mask, run.training); // [B, T, heads·D]
   x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run));
   const h2 = rmsNorm(x, L.postNorm, eps);
   const gate = linear(h2, L, l, 'gate_proj', run);
   const up = linear(h2, L, l, 'up_proj', run);
-  return tf.add(x, linear(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), L, l, 'down_proj', run)); // SwiGLU
+  return tf.add(x, linear(swiglu(gate, up), L, l, 'down_proj', run));
 }

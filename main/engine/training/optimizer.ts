@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { readSafetensors } from '../formats/safetensors.js';
 import { writeSafetensors } from '../formats/safetensorsWrite.js';
 import { readFloats } from '../model/tensorRead.js';
+import { adamwUpdate, type AdamWRule } from './adamwUpdate.js';
 
 /** AdamW hyper-parameters; defaults follow docs/learning-loop.md §5 (LoRA). */
 export interface AdamWConfig {
@@ -102,15 +103,11 @@ export class AdamW {
       const bc1 = 1 - b1 ** this.t;
       const bc2 = 1 - b2 ** this.t;
       for (const [name, p] of this.params) {
+        const decay = wd > 0 && (this.opts.decays?.(name) ?? true) ? 1 - lr * wd : 1;
+        const rule: AdamWRule = { beta1: b1, beta2: b2, eps, coef: clipped ? coef : 1, decay, sqrtBc2: Math.sqrt(bc2), step: lr / bc1 };
         const [m, v] = tf.tidy(() => {
-          const g = clipped ? tf.mul(grads.get(name)!, coef) : grads.get(name)!;
-          const m0 = this.m.get(name);
-          const v0 = this.v.get(name);
-          const m1 = m0 ? tf.add(tf.mul(m0, b1), tf.mul(g, 1 - b1)) : tf.mul(g, 1 - b1);
-          const v1 = v0 ? tf.add(tf.mul(v0, b2), tf.mul(tf.square(g), 1 - b2)) : tf.mul(tf.square(g), 1 - b2);
-          const denom = tf.add(tf.div(tf.sqrt(v1), Math.sqrt(bc2)), eps);
-          const decayed = wd > 0 && (this.opts.decays?.(name) ?? true) ? tf.mul(p, 1 - lr * wd) : p;
-          p.assign(tf.sub(decayed, tf.mul(tf.div(m1, denom), lr / bc1)));
+          const [p1, m1, v1] = adamwUpdate(p, grads.get(name)!, this.m.get(name) ?? null, this.v.get(name) ?? null, rule);
+          p.assign(p1);
           return [m1, v1];
         });
         this.m.get(name)?.dispose();

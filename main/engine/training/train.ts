@@ -5,6 +5,7 @@ import type { LoraAdapter } from '../model/lora.js';
 import type { Rng } from '../../util/random.js';
 import { readScalar } from '../model/tensorRead.js';
 import { pickTargets } from '../model/tensorUtil.js';
+import { logSoftmax } from '../ops/logSoftmax.js';
 
 /**
  * A training batch of token sequences with per-position values. All per-position arrays align
@@ -142,7 +143,7 @@ export async function computeGradients(
   const { value, grads } = tf.variableGrads(() => {
     const h = lm.hidden(tf.tensor2d(L.ids, [L.B, L.T], 'int32'), { adapter, training: true, rng: opts.rng });
     const logits = lm.head(tf.gather(h, tf.tensor1d(L.rows, 'int32')), true); // [N, V]
-    const logp = tf.logSoftmax(logits);
+    const logp = logSoftmax(logits);
     const inputs: LossInputs = {
       logprobs: pickTargets(logp, L.targets),
       logits,

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { FUSED, fusable, runFused } from '../../ops/fusedKernels.js';
 import { matmul } from './matmul.js';
 
 /** Additive mask value: finite, so masked rows never produce NaN in softmax or its gradient. */
@@ -67,4 +68,62 @@ export function groupedAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D
   const out = matmul(probs, v); // [B, kvH, G·T, D]
   const heads = tf.transpose(tf.reshape(out, [B, H, T, D]), [0, 2, 1, 3]); // [B, T, H, D]
   return tf.reshape(heads, [B, T, H * D]);
+}
+
+/**
+ * Which keys each query of a forward pass sees: row b's T queries sit at positions
+ * start[b]..start[b]+T−1, its first pad[b] cache slots are padding, and with a sliding window a
+ * key is visible only within `window` positions. The additive mask tensor is built only when the
+ * composite attention needs it (the GPU kernel computes visibility itself).
+ */
+export class AttentionMask {
+  private built: tf.Tensor2D | tf.Tensor4D | null = null;
+  private rows: tf.Tensor2D | null = null;
+
+  constructor(
+    readonly T: number,
+    readonly S: number,
+    readonly start: readonly number[],
+    readonly pad: readonly number[],
+    readonly window: number | null,
+    /** Rows at different positions need a mask per row ([B, 1, T, S]); else one [T, S] mask. */
+    readonly perRow: boolean,
+  ) {}
+
+  /** The additive mask: [T, S], or [B, 1, T, S] per row. Built once, in the caller's tidy scope. */
+  tensor(): tf.Tensor2D | tf.Tensor4D {
+    if (!this.built) {
+      const { T, S, start, pad, window } = this;
+      this.built = this.perRow
+        ? tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [start.length, 1, T, S])
+        : tf.tensor2d(attentionMask(T, S, start[0], window), [T, S]);
+    }
+    return this.built;
+  }
+
+  /** int32 [B, 2]: (start, pad) per row, for the GPU kernel. Built once, in the caller's tidy scope. */
+  rowsTensor(): tf.Tensor2D {
+    this.rows ??= tf.tensor2d(
+      this.start.flatMap((s, b) => [s, this.pad[b]]),
+      [this.start.length, 2],
+      'int32',
+    );
+    return this.rows;
+  }
+}
+
+/** Head sizes the GPU attention kernel takes (its tiles live in workgroup memory). */
+const FUSED_MAX_HEAD_DIM = 128;
+
+/**
+ * Causal grouped-query attention over a KV cache: one flash-style GPU kernel when inferring (no
+ * score matrix is stored), {@link groupedAttention} otherwise (and always while training, whose
+ * gradient it provides). Shapes as groupedAttention's; returns [B, T, heads·D].
+ */
+export function attention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, mask: AttentionMask, training: boolean): tf.Tensor3D {
+  const D = q.shape[3];
+  if (!training && D <= FUSED_MAX_HEAD_DIM && fusable(FUSED.attention, q, kT, v)) {
+    return runFused(FUSED.attention, { q, kT, v, rows: mask.rowsTensor() }, { window: mask.window ?? 0, scale: 1 / Math.sqrt(D) });
+  }
+  return groupedAttention(q, kT, v, mask.tensor());
 }

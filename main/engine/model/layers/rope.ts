@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelConfig } from '../config.js';
+import { FUSED, fusable, runFused } from '../../ops/fusedKernels.js';
 
 /**
  * RoPE inverse frequencies (length headDim/2), with the config's scaling applied:
@@ -70,4 +71,16 @@ export function ropeTablesRows(invFreq: Float64Array, start: readonly number[], 
 export function applyRope(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor4D {
   const [x1, x2] = tf.split(x, 2, -1);
   return tf.concat([tf.sub(tf.mul(x1, cos), tf.mul(x2, sin)), tf.add(tf.mul(x2, cos), tf.mul(x1, sin))], -1) as tf.Tensor4D;
+}
+
+/**
+ * RoPE on one projection's heads, with the transpose attention needs: x [B, T, heads, D] →
+ * [B, heads, T, D] (queries, values' layout), or [B, heads, D, T] with `keysT` (keys, which
+ * attention reads transposed so its scores are a plain matmul). cos/sin as {@link applyRope} takes
+ * them. One kernel on the GPU; transposes around {@link applyRope} elsewhere.
+ */
+export function ropeHeads(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor, keysT: boolean): tf.Tensor4D {
+  if (fusable(FUSED.rope, x, cos, sin)) return runFused(FUSED.rope, { x, cos, sin }, { keysT });
+  const r = applyRope(tf.transpose(x, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin);
+  return keysT ? (tf.transpose(r, [0, 1, 3, 2]) as tf.Tensor4D) : r;
 }
