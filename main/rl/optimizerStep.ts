@@ -1,6 +1,7 @@
 import { policyGradientStep, type AdamW, type LoraAdapter } from '../engine/index.js';
 import { effectiveKlCoef, type StepMetrics } from '../protocol/training.js';
 import { applyRetention } from './checkpointing.js';
+import { gateCheckpoint, gateOn, prepareGate } from './checkpointGate.js';
 import { checkpointId, saveCheckpoint } from './checkpointFiles.js';
 import { batchStats, buildTrainBatch } from './trainBatch.js';
 import type { TrainerContext } from './trainerContext.js';
@@ -17,10 +18,12 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
   const batch = store.takeBatch(c.batch_size, ctx.policy.version, c.max_staleness);
   if (!batch.length) return;
   ctx.setState('training');
-  const t0 = performance.now();
   const step = ctx.lastStep + 1;
   const ids = batch.map((b) => b.sample.id);
+  let gated = false;
   try {
+    await prepareGate(ctx);
+    const t0 = performance.now();
     const { adapter, optimizer } = ctx.policy.trainable(ctx.model.config, c, step);
     const trainBatch = await buildTrainBatch(ctx.model, c, batch);
     const r = policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
@@ -46,11 +49,14 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
       recordSkipped(ctx, step, 'the gradients are not finite', metrics, ids, 'non-finite gradient norm');
       return;
     }
-    commitStep(ctx, step, metrics, ids, adapter, optimizer);
+    gated = commitStep(ctx, step, metrics, ids, adapter, optimizer);
   } catch (err) {
     store.releaseBatch(ids);
     throw err;
   }
+  // The step is recorded: a failing check leaves the checkpoint pending (retried), never the samples queued again.
+  if (gated) await gateCheckpoint(ctx, store.checkpoint(checkpointId(step))!, ctx.policy.adapter!);
+  applyRetention(ctx);
 }
 
 function recordSkipped(
@@ -66,8 +72,18 @@ function recordSkipped(
   ctx.log(`step ${step} skipped: ${detail}; the adapter is unchanged`);
 }
 
-/** Saves the step's checkpoint, records the step and makes its adapter the live version. */
-function commitStep(ctx: TrainerContext, step: number, metrics: StepMetrics, ids: number[], adapter: LoraAdapter, optimizer: AdamW): void {
+/**
+ * Saves the step's checkpoint and records the step; makes its adapter the live version, or, with
+ * the competence gate on, leaves it waiting for the gate (returns true then; checkpointGate.ts).
+ */
+function commitStep(
+  ctx: TrainerContext,
+  step: number,
+  metrics: StepMetrics,
+  ids: number[],
+  adapter: LoraAdapter,
+  optimizer: AdamW,
+): boolean {
   const { store, policy } = ctx;
   const version = store.maxVersion() + 1;
   const id = checkpointId(step);
@@ -76,19 +92,32 @@ function commitStep(ctx: TrainerContext, step: number, metrics: StepMetrics, ids
   const meta = { id, step, adapter_version: version, parent_id: policy.checkpoint, metrics, lora };
   saveCheckpoint(ctx.opts.dataDir, id, adapter, optimizer, meta, ctx.model.name);
   const now = Date.now();
+  const gated = gateOn(ctx);
   store.commitStep({
     step,
     version,
-    checkpoint: { id, step, adapterVersion: version, parentId: policy.checkpoint, createdAt: now, metrics, samples: metrics.samples, lora },
+    checkpoint: {
+      id,
+      step,
+      adapterVersion: version,
+      parentId: policy.checkpoint,
+      createdAt: now,
+      metrics,
+      samples: metrics.samples,
+      lora,
+      gatePending: gated,
+    },
     sampleIds: ids,
     now,
   });
   ctx.lastStep = step;
-  policy.version = version;
-  policy.checkpoint = id;
-  ctx.emit(policy.event());
-  applyRetention(ctx);
+  if (!gated) {
+    policy.version = version;
+    policy.checkpoint = id;
+    ctx.emit(policy.event());
+  }
   ctx.log(
-    `step ${step}: loss ${metrics.loss.toFixed(4)}, ${metrics.samples.total} samples, ${metrics.tokens} tokens, ${metrics.step_ms.toFixed(0)} ms -> adapter version ${version}`,
+    `step ${step}: loss ${metrics.loss.toFixed(4)}, ${metrics.samples.total} samples, ${metrics.tokens} tokens, ${metrics.step_ms.toFixed(0)} ms -> ${gated ? `checkpoint ${id}, checked before it goes live` : `adapter version ${version}`}`,
   );
+  return gated;
 }
