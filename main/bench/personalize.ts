@@ -10,8 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BackendName } from '../engine/index.js';
-import type { TrainMethod, TrainingConfigPatch } from '../protocol/training.js';
+import type { TrainMethod, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import { launchClawLoop, type Launched } from '../server/launch.js';
+import { competenceSample, loadCompetenceSet } from '../tasks/competenceSet.js';
 import { loadKnowledgeBase } from '../tasks/knowledgeBase.js';
 import { Rand } from '../tasks/rand.js';
 import type { Task } from '../tasks/taskFamilies.js';
@@ -38,6 +39,8 @@ export interface PersonalizeOptions {
   maxTokens: number;
   /** Extra training settings (over the model's recommended ones). */
   trainingPatch?: TrainingConfigPatch;
+  /** Competence prompts per curve point (before and after use the whole set). Default 60. */
+  curveCompetencePrompts?: number;
   backend?: BackendName;
   /** Keep the data folder (its path is in the result). */
   keepData: boolean;
@@ -50,12 +53,23 @@ export interface PersonalizeResult {
   interactions: number;
   score_before: number;
   score_after: number;
+  /** Accuracy on the model folder's competence set (greedy), before and after; see `accuracy_on`. */
   accuracy_before: number;
   accuracy_after: number;
+  /** What the accuracy is measured on: "competence set (N prompts, greedy)" or, without a set, "the scored answers". */
+  accuracy_on: string;
+  /** Task accuracy of the answers the score was measured on (sampled), before and after. */
+  answer_accuracy_before: number;
+  answer_accuracy_after: number;
   /** Sessions until three satisfying responses in a row; null when it never happened. */
   sessions_to_3_in_a_row: number | null;
   wall_s: number;
   curve: Array<[number, number]>;
+  /** Accuracy on the first `curve_competence_prompts` of the competence set at each curve point. */
+  accuracy_curve: Array<[number, number]>;
+  curve_competence_prompts: number;
+  /** The competence gate: on or off (and why), checkpoints held back, seconds per check. */
+  gate: { on: boolean; detail: string; checked: number; held_back: number; check_s_mean: number | null; step_s_mean: number | null };
   sessions: number;
   /** Share of the interactions whose response satisfied the persona, in order. */
   online: boolean[];
@@ -90,17 +104,30 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
     const config = await client.config();
     const loadS = (performance.now() - t0) / 1000;
     o.log(
-      `bench: ${persona.name} · ${o.method} · ${o.interactions} interactions · model ${path.basename(o.modelDir)} · lr ${config.learning_rate}, batch ${config.batch_size}, LoRA r${config.lora_rank}`,
+      `bench: ${persona.name} · ${o.method} · ${o.interactions} interactions · seed ${o.seed} · model ${path.basename(o.modelDir)} · lr ${config.learning_rate}, batch ${config.batch_size}, LoRA r${config.lora_rank}`,
     );
+    const set = loadCompetenceSet(o.modelDir);
+    const competence = set ? competenceSample(set, set.items.length) : [];
+    const exclude = new Set(competence.map((it) => it.messages.at(-1)!.content));
     // The held-out prompts: the same for every measurement, never asked during the conversation.
     const evalRand = new Rand(o.seed ^ 0x5eed);
-    const evalTasks: Task[] = Array.from({ length: o.evalPrompts }, () => personaTask(evalRand, persona, kb));
-    const held = new HeldOutEval(client, persona, evalTasks, o.maxTokens, o.log);
-    const before = await held.measure('before');
-    const talk = new Conversation(o, client, held, new SimulatedUser(persona, o.seed, kb), config.batch_size, before.score);
+    const evalTasks: Task[] = Array.from({ length: o.evalPrompts }, () => personaTask(evalRand, persona, kb, true, exclude));
+    const subsetPrompts = Math.min(o.curveCompetencePrompts ?? 60, competence.length);
+    const held = new HeldOutEval(
+      client,
+      persona,
+      evalTasks,
+      competence,
+      { maxTokens: o.maxTokens, competenceMaxTokens: config.competence_max_tokens, subsetPrompts },
+      o.log,
+    );
+    const before = await held.measure('before', 'all');
+    const user = new SimulatedUser(persona, o.seed, kb, exclude);
+    const talk = new Conversation(o, client, held, user, config.batch_size, before);
     await talk.run();
-    const after = await held.measure('after');
+    const after = await held.measure('after', 'all');
     talk.curve.push([talk.interaction, after.score]);
+    talk.accuracyCurve.push([talk.interaction, after.subsetAccuracy]);
     const status = await client.status();
     return {
       persona: persona.name,
@@ -110,9 +137,15 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
       score_after: after.score,
       accuracy_before: before.accuracy,
       accuracy_after: after.accuracy,
+      accuracy_on: competence.length ? `competence set (${competence.length} prompts, greedy)` : 'the scored answers',
+      answer_accuracy_before: answerAccuracy(before),
+      answer_accuracy_after: answerAccuracy(after),
       sessions_to_3_in_a_row: talk.sessionsTo3,
       wall_s: (performance.now() - t0) / 1000,
       curve: talk.curve,
+      accuracy_curve: talk.accuracyCurve,
+      curve_competence_prompts: subsetPrompts,
+      gate: await gateSummary(client, status),
       sessions: talk.sessions,
       online: talk.online,
       training: { steps: status.step, adapter_version: status.adapter_version, config: { ...config } },
@@ -128,4 +161,23 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
     await launched?.close({ abort: true }).catch(() => {});
     if (!o.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function answerAccuracy(e: EvalResult): number {
+  return e.samples.filter((x) => x.correct).length / e.samples.length;
+}
+
+/** What the competence gate did during the run: its state, its verdicts, and a check's cost next to a step's. */
+async function gateSummary(client: BenchClient, status: TrainingStatus): Promise<PersonalizeResult['gate']> {
+  const checked = (await client.checkpoints()).filter((c) => c.competence);
+  const steps = (await client.metrics()).filter((m) => !m.skipped && m.step_ms !== undefined);
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+  return {
+    on: status.competence_gate?.on ?? false,
+    detail: status.competence_gate?.detail ?? 'unknown',
+    checked: checked.length,
+    held_back: checked.filter((c) => c.competence!.held_back).length,
+    check_s_mean: mean(checked.map((c) => c.competence!.seconds)),
+    step_s_mean: mean(steps.map((m) => m.step_ms! / 1000)),
+  };
 }

@@ -53,6 +53,28 @@ export const TrainingConfigSchema = z
     w_opd: z.number().min(0),
     /** Clip OPD advantages to [−C, C]; null = off (reference code). */
     opd_clip: z.number().gt(0).nullable(),
+    rl_skip_confident: z
+      .number()
+      .gt(0)
+      .max(1)
+      .nullable()
+      .describe(
+        'the RL reward skips response tokens the model sampled with at least this probability (it was sure of them: mostly competence, like the digits of a sum, not style); null: the reward pushes every token',
+      ),
+    replay_samples: z
+      .number()
+      .int()
+      .min(0)
+      .max(64)
+      .describe('samples the live adapter already learned from, replayed with every step (0: none)'),
+    lr_backoff: z
+      .number()
+      .gt(0)
+      .max(1)
+      .nullable()
+      .describe(
+        'multiply the learning rate by this for each checkpoint the competence gate held back in a row (null: the rate stays learning_rate)',
+      ),
     /** OPD as a per-token advantage (default) or as top-K reverse KL with a tail bin. */
     opd_loss: z.enum(['advantage', 'topk_reverse_kl']),
     opd_top_k: z.number().int().min(1).max(64),
@@ -118,6 +140,9 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   w_rl: 1,
   w_opd: 1,
   opd_clip: null,
+  rl_skip_confident: null,
+  replay_samples: 0,
+  lr_backoff: null,
   opd_loss: 'advantage',
   opd_top_k: 8,
   hint_selection: 'longest',

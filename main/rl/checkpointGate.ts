@@ -128,7 +128,8 @@ export function gateAfterRollback(ctx: TrainerContext, target: string | null): v
   const cp = target ? store.checkpoint(target) : null;
   const ref = store.competenceReference();
   if (!cp?.competence || !ref || !gate.set || cp.competenceKey !== ref.key || ref.key !== gate.key(c)) return;
-  if (cp.competence.accuracy > ref.accuracy) store.setCompetenceReference({ key: ref.key, accuracy: cp.competence.accuracy, source: cp.id });
+  if (cp.competence.accuracy > ref.accuracy)
+    store.setCompetenceReference({ key: ref.key, accuracy: cp.competence.accuracy, source: cp.id });
 }
 
 function pct(x: number): string {

@@ -3,6 +3,8 @@ import { effectiveKlCoef, type StepMetrics } from '../protocol/training.js';
 import { applyRetention } from './checkpointing.js';
 import { gateCheckpoint, gateOn, prepareGate } from './checkpointGate.js';
 import { checkpointId, saveCheckpoint } from './checkpointFiles.js';
+import { learningRateNow } from './learningRate.js';
+import { replayItems } from './replay.js';
 import { batchStats, buildTrainBatch } from './trainBatch.js';
 import type { TrainerContext } from './trainerContext.js';
 
@@ -25,18 +27,19 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
     await prepareGate(ctx);
     const t0 = performance.now();
     const { adapter, optimizer } = ctx.policy.trainable(ctx.model.config, c, step);
-    const trainBatch = await buildTrainBatch(ctx.model, c, batch);
+    const lr = learningRateNow(ctx);
+    const trainBatch = await buildTrainBatch(ctx.model, c, [...batch, ...replayItems(ctx, step)]);
     const r = policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
       epsLow: c.eps_low,
       epsHigh: c.eps_high,
       klCoef: effectiveKlCoef(c),
       entropyCoef: c.entropy_coef,
       topKReverseKl: c.opd_loss === 'topk_reverse_kl',
-      learningRate: c.learning_rate,
+      learningRate: lr,
     });
     const base: Omit<StepMetrics, 'grad_norm' | 'step_ms'> = {
       ...r.metrics,
-      learning_rate: c.learning_rate,
+      learning_rate: lr,
       ...batchStats(batch),
       tokens: r.tokens,
     };

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
+import type { TrainingConfigPatch } from '../../main/protocol/training.js';
 import { Model } from '../../main/engine/model/model.js';
 import { answerText, greedyAnswers, greedyAnswersLike } from '../../main/rl/competenceAnswers.js';
 import { competenceVerdict } from '../../main/rl/competenceGate.js';
@@ -100,7 +101,7 @@ describe('competence gate in the trainer', () => {
   });
   after(() => fs.rmSync(model, { recursive: true, force: true }));
 
-  async function start(margin: number) {
+  async function start(margin: number, extra: TrainingConfigPatch = {}) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-gate-'));
     const db: Db = openDatabase(path.join(dir, 'clawloop.db'));
     const store = new LearnStore(db);
@@ -118,6 +119,7 @@ describe('competence gate in the trainer', () => {
         competence_margin: margin,
         competence_prompts: PROMPTS.length,
         competence_max_tokens: MAX_TOKENS,
+        ...extra,
       },
       emit: (e) => events.push(e),
     });
@@ -174,6 +176,23 @@ describe('competence gate in the trainer', () => {
       assert.equal(r.checkpoint, cp.id);
       assert.deepEqual([app.stepOutcome(cp.step).live, app.stepOutcome(cp.step).heldBack], [true, null]);
       assert.ok(t.events.some((e) => e.type === 'adapter' && e.version === r.version && e.tensors !== null));
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("with lr_backoff, each checkpoint held back in a row lowers the next step's learning rate", async () => {
+    const t = await start(0, { lr_backoff: 0.5 });
+    try {
+      for (const step of [1, 2]) {
+        ratedTurn(t.store, -1, 'up');
+        ratedTurn(t.store, -0.5, 'down');
+        t.trainer.wake();
+        await waitFor(() => (t.store.checkpoints().filter((c) => c.competence).length === step ? true : null), `verdict ${step}`);
+      }
+      const [s1, s2] = t.store.steps(0);
+      assert.equal(t.store.checkpoint(s1.checkpointId!)!.competence!.held_back, true);
+      assert.deepEqual([s1.metrics.learning_rate, s2.metrics.learning_rate], [0.2, 0.1]);
     } finally {
       await t.close();
     }
