@@ -55,6 +55,8 @@ Learning (stored in the data folder; these flags override the stored settings):
   --judge-model DIR         judge with another local model (default: the served model, adapter off)
   --judge-url URL           judge with an OpenAI-compatible endpoint; with --judge-model-name NAME
                             and --judge-api-key KEY (or env CLAWLOOP_JUDGE_API_KEY)
+  --reset-training-config   forget the training settings stored in the data folder and start from
+                            the defaults (and these flags)
 
 Stop with Ctrl-C (SIGINT) or SIGTERM: requests in flight finish, then the database is closed.
 A second signal aborts them.`;
@@ -97,6 +99,7 @@ const SERVE_FLAGS = {
   'judge-url': { type: 'string' },
   'judge-model-name': { type: 'string' },
   'judge-api-key': { type: 'string' },
+  'reset-training-config': { type: 'boolean' },
 } as const;
 
 type ServeFlags = ReturnType<typeof parse<typeof SERVE_FLAGS>>['values'];
@@ -133,7 +136,8 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const backendName = values.backend ?? stored.backend ?? undefined;
   const backend = backendName ? parseBackendName(backendName) : undefined;
   const options = serverOptions(values, stored);
-  const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, options, log: io.log });
+  const resetTrainingConfig = values['reset-training-config'] === true;
+  const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, resetTrainingConfig, options, log: io.log });
   writeServerFile(dataDir, { pid: process.pid, url: launched.server.url, started_at: Date.now() });
   logStartup(io, launched, dataDir, options);
   await untilSignalled(io, launched);

@@ -27,7 +27,7 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
 ]);
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 
-/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (docs/learning-loop.md's in bold there). */
+/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (the reference's, except where docs/learning-loop.md says). */
 export const TrainingConfigSchema = z
   .object({
     /** off: record only · rl: PRM rewards · opd: hindsight hints · combine: both (default). */

@@ -1,5 +1,5 @@
 /**
- * Per-token advantages (learning-loop.md §4). Plain arithmetic on stored numbers: advantages do
+ * Per-token advantages (docs/learning-loop.md §4). Plain arithmetic on stored numbers: advantages do
  * not depend on the parameters being trained, so they are computed once, before the step.
  */
 

@@ -59,13 +59,15 @@ export function optimizerFile(dataDir: string, id: string): string {
   return path.join(checkpointDir(dataDir, id), 'optimizer.safetensors');
 }
 
-/** Removes temporary folders of saves that never finished. */
-export function cleanupCheckpointTemp(dataDir: string): number {
+/** Removes temporary folders of saves that never finished, and checkpoint folders no row in `known` lists. */
+export function cleanupCheckpointTemp(dataDir: string, known: ReadonlySet<string>): number {
   const root = checkpointsRoot(dataDir);
   if (!fs.existsSync(root)) return 0;
   let n = 0;
   for (const name of fs.readdirSync(root)) {
-    if (name.startsWith('.tmp-')) {
+    // Unfinished saves, and folders no row lists (retention deletes the row first, then the folder:
+    // a kill in between leaves a folder nothing would remove).
+    if (name.startsWith('.tmp-') || !known.has(name)) {
       fs.rmSync(path.join(root, name), { recursive: true, force: true });
       n++;
     }

@@ -88,7 +88,7 @@ function goLive(ctx: TrainerContext, cp: CheckpointRow, competence: Competence, 
   ctx.gate.setLive(ctx.config, cp.id, m);
   ctx.policy.version = cp.adapterVersion;
   ctx.policy.checkpoint = cp.id;
-  ctx.emit(ctx.policy.event());
+  ctx.emit(ctx.policy.event('trained'));
 }
 
 /** Keeps the checkpoint out of service; training continues from the live policy's adapter and optimizer. */
@@ -113,7 +113,7 @@ export async function resumePendingGate(ctx: TrainerContext): Promise<void> {
   ctx.store.recordGateVerdict(cp.id, null, null, cp.adapterVersion, null);
   ctx.policy.version = cp.adapterVersion;
   ctx.policy.checkpoint = cp.id;
-  ctx.emit(ctx.policy.event());
+  ctx.emit(ctx.policy.event('trained'));
   ctx.log(`${cp.id} was waiting for the competence gate, which is off now: live unchecked as adapter version ${cp.adapterVersion}`);
 }
 

@@ -41,7 +41,7 @@ export function rollbackTo(ctx: TrainerContext, id: string): { version: number; 
   gateAfterRollback(ctx, target);
   policy.version = version;
   policy.checkpoint = target;
-  ctx.emit(policy.event());
+  ctx.emit(policy.event('rollback'));
   ctx.log(`rolled back to ${target ?? 'the base model'} as adapter version ${version}`);
   ctx.publishStatus();
   return { version, checkpoint: target };

@@ -82,7 +82,7 @@ interface JudgeRun {
 }
 
 /**
- * Turns one main turn into at most one sample (learning-loop.md §2–3):
+ * Turns one main turn into at most one sample (docs/learning-loop.md §2–3):
  * - RL part: reward ±1 from 👍/👎, else the PRM's majority score; a 0 is kept (reward 0) only for the
  *   first turn of a session with a next state (the at-least-one rule).
  * - OPD part: a typed hint, else the hint judge's selected hint; the teacher's log-probs of the

@@ -26,6 +26,8 @@ export interface TrainerClientOptions {
   dataDir: string;
   backend?: BackendName;
   configPatch?: TrainingConfigPatch;
+  /** Start from the default settings, forgetting the stored ones (clawloop serve --reset-training-config). */
+  resetConfig?: boolean;
   /** A new live adapter: hand it to the inference engine. */
   onAdapter: (a: AdapterPayload) => Promise<void>;
   log?: (line: string) => void;
@@ -54,6 +56,7 @@ export class TrainerClient {
       dataDir: opts.dataDir,
       backend: opts.backend,
       configPatch: opts.configPatch,
+      resetConfig: opts.resetConfig,
     };
     this.worker = new Worker(new URL('../workers/trainerWorker.js', import.meta.url), { workerData: data });
   }
@@ -97,7 +100,7 @@ export class TrainerClient {
         this.publish({ event: 'error', data: { where: 'trainer', message: m.message } });
         break;
       case 'adapter':
-        await this.serveAdapter(m.adapter);
+        await this.serveAdapter(m);
         break;
       case 'status':
         this.updateStatus(m.status);
@@ -119,11 +122,15 @@ export class TrainerClient {
     }
   }
 
-  /** Hands a new adapter to serving; a version that cannot be loaded is reported, and the last good one keeps serving. */
-  private async serveAdapter(a: AdapterPayload): Promise<void> {
+  /**
+   * Hands a new adapter to serving and announces it once it serves; a version that cannot be
+   * loaded is reported, and the last good one keeps serving.
+   */
+  private async serveAdapter(m: Extract<FromTrainerWorker, { type: 'adapter' }>): Promise<void> {
     try {
-      await this.opts.onAdapter(a);
+      await this.opts.onAdapter(m.adapter);
       this.adapterError = null;
+      this.publish({ event: 'adapter.live', data: { version: m.adapter.version, checkpoint_id: m.checkpointId, reason: m.reason } });
     } catch (err) {
       this.adapterError = (err as Error).message;
       this.opts.log?.(`clawloop: ${this.adapterError}`);

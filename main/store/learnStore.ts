@@ -107,7 +107,7 @@ export class LearnStore {
   requeueUnfinished(): number {
     return this.samples.requeueUnfinished();
   }
-  takeBatch(n: number, liveVersion: number, maxStaleness: number | null): Array<{ sample: StoredSample; turn: StoredTurn }> {
+  takeBatch(n: number, liveVersion: number, maxStaleness: number | null): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
     return this.samples.takeBatch(n, liveVersion, maxStaleness);
   }
   releaseBatch(ids: number[]): void {

@@ -5,7 +5,7 @@ import type { StoredTurn, TurnStore } from './turnStore.js';
 
 export type SampleKind = 'rl' | 'opd' | 'both';
 
-/** A sample to store for a turn (learning-loop.md §3). */
+/** A sample to store for a turn (docs/learning-loop.md §3). */
 export interface NewSample {
   kind: SampleKind;
   reward: number | null;
@@ -122,23 +122,26 @@ export class SampleQueue {
   }
 
   /**
-   * Takes the oldest `n` queued samples for a step (status 'training'), first dropping samples
-   * generated more than `maxStaleness` versions before `liveVersion`.
+   * Takes the oldest `n` queued samples for a step (status 'training'). A sample generated more
+   * than `maxStaleness` adapter versions before `liveVersion` comes back marked `stale`: the step
+   * re-scores it under the current adapter instead of dropping what the user said.
    */
-  takeBatch(n: number, liveVersion: number, maxStaleness: number | null): Array<{ sample: StoredSample; turn: StoredTurn }> {
+  takeBatch(
+    n: number,
+    liveVersion: number,
+    maxStaleness: number | null,
+  ): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
     return this.db
       .transaction(() => {
-        if (maxStaleness !== null) {
-          this.q("UPDATE samples SET status = 'dropped', drop_reason = ? WHERE status = 'queued' AND adapter_version < ?").run(
-            `stale: generated more than ${maxStaleness} adapter versions before ${liveVersion}`,
-            liveVersion - maxStaleness,
-          );
-        }
         const rows = this.q("SELECT * FROM samples WHERE status = 'queued' ORDER BY id LIMIT ?").all(n) as SampleDbRow[];
         if (rows.length < n) return [];
         const mark = this.q("UPDATE samples SET status = 'training' WHERE id = ?");
         for (const r of rows) mark.run(r.id);
-        return rows.map((r) => ({ sample: toSample({ ...r, status: 'training' }), turn: this.turns.getTurn(r.turn_id)! }));
+        return rows.map((r) => ({
+          sample: toSample({ ...r, status: 'training' }),
+          turn: this.turns.getTurn(r.turn_id)!,
+          stale: maxStaleness !== null && r.adapter_version < liveVersion - maxStaleness,
+        }));
       })
       .immediate();
   }

@@ -21,6 +21,8 @@ export interface ModelInfo {
   backend: string;
   /** The backend line the engine logged (includes whether native kernels are on). */
   backendLog: string[];
+  /** The most characters one token stands for: a prompt longer than contextLength × this cannot fit. */
+  maxTokenChars: number;
 }
 
 /** A LoRA adapter version to serve: PEFT-layout tensors, or null for the base model. */

@@ -115,6 +115,7 @@ try {
       parameters: parameterCount(model.config),
       backend: data.backend ?? 'wasm',
       backendLog,
+      maxTokenChars: model.tokenizer.maxTokenChars(),
     },
   });
 } catch (err) {

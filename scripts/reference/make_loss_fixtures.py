@@ -1,4 +1,4 @@
-"""PyTorch reference for ClawLoop's advantages and policy losses (learning-loop.md §4).
+"""PyTorch reference for ClawLoop's advantages and policy losses (docs/learning-loop.md §4).
 
 Writes test/fixtures/rl/losses.json: for each case the inputs, the loss, its gradient with
 respect to the logits, and the step metrics. Written independently of main/rl/losses.ts.

@@ -5,7 +5,7 @@ import { initBackend } from '../../main/engine/backends/backend.js';
 import { generateText } from '../../main/engine/generation/generate.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
-import { loadNativeAddon } from '../../main/engine/backends/nativeAddon.js';
+import { loadNativeAddon, nativeLoadError } from '../../main/engine/backends/nativeAddon.js';
 import { broadcastPlan } from '../../main/engine/backends/broadcastPlan.js';
 import { registerNativeWasmKernels, unregisterNativeWasmKernels } from '../../main/engine/backends/wasmKernels.js';
 import { Rng } from '../../main/util/random.js';
@@ -50,6 +50,8 @@ function randomTensor(shape: number[], seed: number): tf.Tensor {
 
 describe('native kernels', { skip: SKIP }, () => {
   before(async () => {
+    // Built but not loadable (e.g. built from older sources): one clear failure, not a TypeError per test.
+    assert.ok(loadNativeAddon(), `the native addon is built but does not load: ${nativeLoadError()}. Rebuild it: npm run build:native`);
     await initBackend('wasm');
   });
 

@@ -30,6 +30,7 @@ export class FakeEngine implements InferenceEngine {
     parameters: 1,
     backend: 'none',
     backendLog: [],
+    maxTokenChars: 16,
   };
   readonly requests: ChatGenerationRequest[] = [];
   /** Replies that have started generating (past their start delay or gate). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { initBackend, type BackendName } from '../backends/backend.js';
 import { CausalLM } from './causalLM.js';
 import { ChatTemplate, type RenderOptions } from '../text/chatTemplate.js';
+import { LiteralGuard } from '../text/literalText.js';
 import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.js';
 import { WeightFiles } from '../formats/weightFiles.js';
 import { TextTokenizer } from '../text/tokenizer.js';
@@ -117,11 +118,20 @@ export class Model {
     return this.chatTemplate.render(opts);
   }
 
-  /** Renders and tokenizes a conversation exactly as the model will see it. */
+  /**
+   * Renders and tokenizes a conversation exactly as the model will see it. Special-token
+   * look-alikes in the messages and tools stay plain text (see LiteralGuard); only the template's
+   * markup becomes control tokens.
+   */
   encodeChat(opts: RenderOptions): { text: string; ids: number[] } {
-    const text = this.renderChat(opts);
-    return { text, ids: this.tokenizer.encode(text) };
+    this.literalGuard ??= new LiteralGuard(this.tokenizer);
+    const literals: string[] = [];
+    const { messages, tools } = this.literalGuard.protect(opts.messages, opts.tools, literals);
+    const rendered = this.renderChat({ ...opts, messages, tools });
+    return { text: this.literalGuard.restore(rendered, literals), ids: this.literalGuard.encode(rendered, literals) };
   }
+
+  private literalGuard: LiteralGuard | null = null;
 
   dispose(): void {
     this.lm.dispose();

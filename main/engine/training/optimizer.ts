@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { readSafetensors } from '../formats/safetensors.js';
 import { writeSafetensors } from '../formats/safetensorsWrite.js';
 
-/** AdamW hyper-parameters; defaults follow learning-loop.md §5 (LoRA). */
+/** AdamW hyper-parameters; defaults follow docs/learning-loop.md §5 (LoRA). */
 export interface AdamWConfig {
   /** Learning rate. Default 1e-4 (LoRA); use 1e-5 for full fine-tuning. */
   lr: number;

@@ -4,7 +4,7 @@ import type { LossFn, LossInputs } from './train.js';
 import type { StepMetrics } from '../../protocol/training.js';
 
 /**
- * The policy loss of learning-loop.md §4, on the engine's flattened token rows.
+ * The policy loss of docs/learning-loop.md §4, on the engine's flattened token rows.
  *
  * Per token t (π_old = the policy that sampled the response; its log-probs were recorded):
  *   ρ_t  = exp(log π_θ(a_t) − log π_old(a_t))

@@ -6,7 +6,7 @@ import { RESPONDED, type Handler } from '../../routeTypes.js';
 import type { ServerContext } from '../../serverContext.js';
 import { completionId, toolCallId } from '../../wireFormat.js';
 import { completionOf, type AnswerHead } from './chatAnswer.js';
-import { toGenerationRequest } from './chatRequest.js';
+import { checkPromptFits, toGenerationRequest } from './chatRequest.js';
 import { ChunkEmitter, finishStream } from './chatStream.js';
 import { openTurn, recordTurn, type CaptureInput } from './turnCapture.js';
 
@@ -25,6 +25,7 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
     gen: toGenerationRequest(r.body),
     adapterVersion: ctx.engine.adapterVersion,
   };
+  checkPromptFits(c.gen, ctx.engine.info);
   const episode = openTurn(ctx, c);
   const head: AnswerHead = {
     id: c.id,
