@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BackendName } from '../engine/index.js';
-import type { TrainMethod, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
+import type { TrainingConfig, TrainMethod, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import { launchClawLoop, type Launched } from '../server/launch.js';
 import { competenceSample, loadCompetenceSet } from '../tasks/competenceSet.js';
 import { loadKnowledgeBase } from '../tasks/knowledgeBase.js';
@@ -64,6 +64,11 @@ export interface PersonalizeResult {
   /** Sessions until three satisfying responses in a row; null when it never happened. */
   sessions_to_3_in_a_row: number | null;
   wall_s: number;
+  /**
+   * CPU seconds the run's process used (all its threads: HTTP, inference, trainer). On a machine
+   * shared with other work, wall time grows with the load and this does not.
+   */
+  cpu_s: number;
   curve: Array<[number, number]>;
   /** Accuracy on the first `curve_competence_prompts` of the competence set at each curve point. */
   accuracy_curve: Array<[number, number]>;
@@ -87,8 +92,7 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
   if (o.evalPrompts < 50) throw new Error(`--eval-prompts must be at least 50 (got ${o.evalPrompts})`);
   if (!(o.interactions >= 1)) throw new Error(`--interactions must be at least 1 (got ${o.interactions})`);
   const t0 = performance.now();
-  const kb = loadKnowledgeBase();
-  const persona = o.persona;
+  const cpu0 = process.cpuUsage();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-'));
   let launched: Launched | null = null;
   try {
@@ -98,69 +102,86 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
       backend: o.backend,
       trainingPatch: { ...o.trainingPatch, method: o.method },
       options: { host: '127.0.0.1', port: 0, maxQueue: 256, maxBatch: 64, sessionIdleMs: 0 },
-      log: (l) => (/warning|error/i.test(l) ? o.log(l) : undefined),
+      log: (l) => (/warning|error|competence gate/i.test(l) ? o.log(l) : undefined),
     });
     const client = new BenchClient(launched.server.url.replace(/\/v1$/, ''));
     const config = await client.config();
     const loadS = (performance.now() - t0) / 1000;
     o.log(
-      `bench: ${persona.name} · ${o.method} · ${o.interactions} interactions · seed ${o.seed} · model ${path.basename(o.modelDir)} · lr ${config.learning_rate}, batch ${config.batch_size}, LoRA r${config.lora_rank}`,
+      `bench: ${o.persona.name} · ${o.method} · ${o.interactions} interactions · seed ${o.seed} · model ${path.basename(o.modelDir)} · lr ${config.learning_rate}, batch ${config.batch_size}, LoRA r${config.lora_rank}`,
     );
-    const set = loadCompetenceSet(o.modelDir);
-    const competence = set ? competenceSample(set, set.items.length) : [];
-    const exclude = new Set(competence.map((it) => it.messages.at(-1)!.content));
-    // The held-out prompts: the same for every measurement, never asked during the conversation.
-    const evalRand = new Rand(o.seed ^ 0x5eed);
-    const evalTasks: Task[] = Array.from({ length: o.evalPrompts }, () => personaTask(evalRand, persona, kb, true, exclude));
-    const subsetPrompts = Math.min(o.curveCompetencePrompts ?? 60, competence.length);
-    const held = new HeldOutEval(
-      client,
-      persona,
-      evalTasks,
-      competence,
-      { maxTokens: o.maxTokens, competenceMaxTokens: config.competence_max_tokens, subsetPrompts },
-      o.log,
-    );
-    const before = await held.measure('before', 'all');
-    const user = new SimulatedUser(persona, o.seed, kb, exclude);
-    const talk = new Conversation(o, client, held, user, config.batch_size, before);
+    const m = measurements(o, client, config);
+    const before = await m.held.measure('before', 'all');
+    const talk = new Conversation(o, client, m.held, new SimulatedUser(o.persona, o.seed, m.kb, m.exclude), config.batch_size, before);
     await talk.run();
-    const after = await held.measure('after', 'all');
+    const after = await m.held.measure('after', 'all');
     talk.curve.push([talk.interaction, after.score]);
     talk.accuracyCurve.push([talk.interaction, after.subsetAccuracy]);
     const status = await client.status();
     return {
-      persona: persona.name,
-      method: o.method,
-      interactions: talk.interaction,
-      score_before: before.score,
-      score_after: after.score,
-      accuracy_before: before.accuracy,
-      accuracy_after: after.accuracy,
-      accuracy_on: competence.length ? `competence set (${competence.length} prompts, greedy)` : 'the scored answers',
-      answer_accuracy_before: answerAccuracy(before),
-      answer_accuracy_after: answerAccuracy(after),
-      sessions_to_3_in_a_row: talk.sessionsTo3,
+      ...outcome(o, before, after, talk, m),
       wall_s: (performance.now() - t0) / 1000,
-      curve: talk.curve,
-      accuracy_curve: talk.accuracyCurve,
-      curve_competence_prompts: subsetPrompts,
+      cpu_s: cpuSeconds(cpu0),
       gate: await gateSummary(client, status),
-      sessions: talk.sessions,
-      online: talk.online,
       training: { steps: status.step, adapter_version: status.adapter_version, config: { ...config } },
-      timing: { load_s: loadS, eval_s: held.seconds, talk_s: talk.talkMs / 1000, wait_s: talk.waitMs / 1000 },
-      model: path.basename(o.modelDir),
-      seed: o.seed,
-      eval_prompts: o.evalPrompts,
+      timing: { load_s: loadS, eval_s: m.held.seconds, talk_s: talk.talkMs / 1000, wait_s: talk.waitMs / 1000 },
       data_dir: o.keepData ? dataDir : null,
-      eval_before: before.samples,
-      eval_after: after.samples,
     };
   } finally {
     await launched?.close({ abort: true }).catch(() => {});
     if (!o.keepData) fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What the run measures with: the persona's held-out prompts (the same for every measurement,
+ * never asked in the conversation, in held-out phrasings), the model's competence set, and the
+ * questions the simulated user must never ask (the competence set's).
+ */
+function measurements(o: PersonalizeOptions, client: BenchClient, config: TrainingConfig) {
+  const kb = loadKnowledgeBase();
+  const set = loadCompetenceSet(o.modelDir);
+  const competence = set ? competenceSample(set, set.items.length) : [];
+  const exclude = new Set(competence.map((it) => it.messages.at(-1)!.content));
+  const evalRand = new Rand(o.seed ^ 0x5eed);
+  const evalTasks: Task[] = Array.from({ length: o.evalPrompts }, () => personaTask(evalRand, o.persona, kb, true, exclude));
+  const subsetPrompts = Math.min(o.curveCompetencePrompts ?? 60, competence.length);
+  const held = new HeldOutEval(
+    client,
+    o.persona,
+    evalTasks,
+    competence,
+    { maxTokens: o.maxTokens, competenceMaxTokens: config.competence_max_tokens, subsetPrompts },
+    o.log,
+  );
+  return { kb, competence, exclude, subsetPrompts, held };
+}
+
+/** The figures of a finished run that come from its measurements and its conversation. */
+function outcome(o: PersonalizeOptions, before: EvalResult, after: EvalResult, talk: Conversation, m: ReturnType<typeof measurements>) {
+  return {
+    persona: o.persona.name,
+    method: o.method,
+    interactions: talk.interaction,
+    score_before: before.score,
+    score_after: after.score,
+    accuracy_before: before.accuracy,
+    accuracy_after: after.accuracy,
+    accuracy_on: m.competence.length ? `competence set (${m.competence.length} prompts, greedy)` : 'the scored answers',
+    answer_accuracy_before: answerAccuracy(before),
+    answer_accuracy_after: answerAccuracy(after),
+    sessions_to_3_in_a_row: talk.sessionsTo3,
+    curve: talk.curve,
+    accuracy_curve: talk.accuracyCurve,
+    curve_competence_prompts: m.subsetPrompts,
+    sessions: talk.sessions,
+    online: talk.online,
+    model: path.basename(o.modelDir),
+    seed: o.seed,
+    eval_prompts: o.evalPrompts,
+    eval_before: before.samples,
+    eval_after: after.samples,
+  };
 }
 
 function answerAccuracy(e: EvalResult): number {
@@ -180,4 +201,9 @@ async function gateSummary(client: BenchClient, status: TrainingStatus): Promise
     check_s_mean: mean(checked.map((c) => c.competence!.seconds)),
     step_s_mean: mean(steps.map((m) => m.step_ms! / 1000)),
   };
+}
+
+function cpuSeconds(since: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1e6;
 }

@@ -174,7 +174,7 @@ function summary(result: PersonalizeResult): string {
       `  competence gate        ${result.gate.on ? `on: ${result.gate.checked} checked, ${result.gate.held_back} held back, ${result.gate.check_s_mean?.toFixed(1) ?? '-'} s per check (a step: ${result.gate.step_s_mean?.toFixed(1) ?? '-'} s)` : result.gate.detail}`,
       `  3 satisfying in a row  ${result.sessions_to_3_in_a_row === null ? 'never' : `after ${result.sessions_to_3_in_a_row} sessions`}`,
       `  training               ${result.training.steps} steps, adapter v${result.training.adapter_version}`,
-      `  wall time              ${(result.wall_s / 60).toFixed(1)} min (load ${result.timing.load_s.toFixed(0)} s, measuring ${result.timing.eval_s.toFixed(0)} s, talking ${result.timing.talk_s.toFixed(0)} s, waiting for the trainer ${result.timing.wait_s.toFixed(0)} s)`,
+      `  wall time              ${(result.wall_s / 60).toFixed(1)} min, ${(result.cpu_s / 60).toFixed(1)} CPU-min (load ${result.timing.load_s.toFixed(0)} s, measuring ${result.timing.eval_s.toFixed(0)} s, talking ${result.timing.talk_s.toFixed(0)} s, waiting for the trainer ${result.timing.wait_s.toFixed(0)} s)`,
       `  score curve            ${result.curve.map(([x, y]) => `${x}:${y.toFixed(2)}`).join(' ')}`,
       `  accuracy curve         ${result.accuracy_curve.map(([x, y]) => `${x}:${y.toFixed(2)}`).join(' ')} (${result.curve_competence_prompts} prompts)`,
       ...(result.data_dir ? [`  data folder            ${result.data_dir}`] : []),

@@ -155,7 +155,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   keep_checkpoints: 20,
   competence_gate: true,
   competence_margin: 0.03,
-  competence_prompts: 64,
+  competence_prompts: 48,
   competence_max_tokens: 160,
 };
 

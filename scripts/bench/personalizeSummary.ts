@@ -58,11 +58,11 @@ function meanTable(gs: Group[]): string {
 function runTable(results: PersonalizeResult[]): string {
   const rows = results.map(
     (r) =>
-      `| ${r.persona} | ${r.method} | ${r.seed} | ${r.score_before.toFixed(2)} → ${r.score_after.toFixed(2)} | ${(100 * r.accuracy_before).toFixed(1)} → ${(100 * r.accuracy_after).toFixed(1)} | ${r.sessions_to_3_in_a_row ?? 'never'} | ${r.training.steps} | ${r.gate.on ? `${r.gate.held_back} of ${r.gate.checked}` : 'gate off'} | ${r.gate.check_s_mean?.toFixed(1) ?? '–'} / ${r.gate.step_s_mean?.toFixed(1) ?? '–'} s | ${(r.wall_s / 60).toFixed(1)} min |`,
+      `| ${r.persona} | ${r.method} | ${r.seed} | ${r.score_before.toFixed(2)} → ${r.score_after.toFixed(2)} | ${(100 * r.accuracy_before).toFixed(1)} → ${(100 * r.accuracy_after).toFixed(1)} | ${r.sessions_to_3_in_a_row ?? 'never'} | ${r.training.steps} | ${r.gate.on ? `${r.gate.held_back} of ${r.gate.checked}` : 'gate off'} | ${r.gate.check_s_mean?.toFixed(1) ?? '–'} / ${r.gate.step_s_mean?.toFixed(1) ?? '–'} s | ${(r.wall_s / 60).toFixed(1)} min | ${((r.cpu_s ?? NaN) / 60).toFixed(1)} min |`,
   );
   return [
-    '| Persona | Method | Seed | Score | Accuracy (%) | Sessions to 3 in a row | Steps | Held back | Check / step | Wall time |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| Persona | Method | Seed | Score | Accuracy (%) | Sessions to 3 in a row | Steps | Held back | Check / step | Wall time | CPU time |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }
