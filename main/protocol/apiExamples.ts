@@ -98,6 +98,13 @@ const status = {
   step: 4,
   adapter_version: 4,
   last_step: { ...metrics, step: 4, skipped: false, skip_reason: null },
+  competence_gate: {
+    on: true,
+    detail:
+      'on: each checkpoint answers 48 of the 240 prompts of clawloop_competence.jsonl and is held back when its accuracy falls more than 3.0 points below the best live policy',
+    reference_accuracy: 0.729,
+    held_back: 1,
+  },
 };
 
 const config = {
@@ -127,6 +134,13 @@ const config = {
   eps_high: 0.28,
   max_staleness: 8,
   keep_checkpoints: 20,
+  rl_skip_confident: 0.9,
+  replay_samples: 0,
+  lr_backoff: null,
+  competence_gate: true,
+  competence_margin: 0.03,
+  competence_prompts: 48,
+  competence_max_tokens: 160,
 };
 
 export const EXAMPLES: Record<string, RouteExample> = {
