@@ -71,7 +71,11 @@ export async function greedyAnswersLike(
   o: AnswerOptions,
 ): Promise<GreedyAnswers> {
   if (reference.length !== prompts.length) throw new Error(`${reference.length} reference answers for ${prompts.length} prompts`);
-  const usable = prompts.map((_, i) => i).filter((i) => reference[i].length > 0);
+  // Sorted by length, so the sequences of one forward pass need little padding.
+  const usable = prompts
+    .map((_, i) => i)
+    .filter((i) => reference[i].length > 0)
+    .sort((a, b) => prompts[a].length + reference[a].length - (prompts[b].length + reference[b].length));
   const scored = await scoreResponses(
     model.lm,
     usable.map((i) => ({ promptIds: prompts[i], responseIds: reference[i] })),
