@@ -18,7 +18,7 @@ export { parameterCount, type ModelConfig } from './model/config.js';
 export { LoraAdapter, type LoraConfig } from './model/lora.js';
 
 // Generation and scoring
-export { generate } from './generation/generate.js';
+export { generate, generateText } from './generation/generate.js';
 export { DecodeBatcher } from './generation/decodeBatcher.js';
 export {
   ChatRequestError,

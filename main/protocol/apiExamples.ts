@@ -99,6 +99,13 @@ const status = {
   step: 4,
   adapter_version: 4,
   last_step: { ...metrics, step: 4, skipped: false, skip_reason: null },
+  competence_gate: {
+    on: true,
+    detail:
+      'on: each checkpoint answers 48 of the 240 prompts of clawloop_competence.jsonl and is held back when its accuracy falls more than 3.0 points below the best live policy',
+    reference_accuracy: 0.729,
+    held_back: 1,
+  },
 };
 
 /** The bundled model's settings: the defaults with its clawloop_training.json on top. */

@@ -1,9 +1,10 @@
 import { checkpointsToDelete, deleteCheckpointDir } from './checkpointFiles.js';
+import { gateAfterRollback } from './checkpointGate.js';
 import type { TrainerContext } from './trainerContext.js';
 import { TrainingConfigError } from './trainingConfig.js';
 
 /** Makes checkpoint `id` the trained policy; the LoRA settings follow the checkpoint's adapter. */
-function restoreCheckpoint(ctx: TrainerContext, id: string): void {
+export function restoreCheckpoint(ctx: TrainerContext, id: string): void {
   ctx.policy.restore(ctx.opts.dataDir, id, ctx.model.config, ctx.config);
   const lora = ctx.policy.adapter!.config;
   ctx.config = { ...ctx.config, lora_rank: lora.r, lora_alpha: lora.alpha, lora_targets: lora.targets, lora_dropout: lora.dropout };
@@ -37,6 +38,7 @@ export async function rollbackTo(ctx: TrainerContext, id: string): Promise<{ ver
   }
   const version = store.maxVersion() + 1;
   store.recordRollback(target, version, Date.now());
+  gateAfterRollback(ctx, target);
   policy.version = version;
   policy.checkpoint = target;
   ctx.emit(await policy.event('rollback'));

@@ -32,7 +32,7 @@ function sampleRows({ sample, turn }: BatchItem, c: TrainingConfig): SampleRows 
   const useRklForOpd = rkl && sample.teacherTopIds !== null;
   const adv = tokenAdvantages(
     { reward: sample.reward, teacherLogprobs: useRklForOpd ? null : sample.teacherLogprobs, oldLogprobs: turn.responseLogprobs },
-    { wRl: c.w_rl, wOpd: c.w_opd, opdClip: c.opd_clip },
+    { wRl: c.w_rl, wOpd: c.w_opd, opdClip: c.opd_clip, rlSkipConfident: c.rl_skip_confident },
   );
   const pad = (xs: number[]) => [...new Array<number>(P).fill(0), ...xs];
   const rows: SampleRows = {

@@ -3,6 +3,7 @@ import type { TrainingConfig, TrainingStatus } from '../protocol/training.js';
 import type { ReadyTurn } from '../store/learnStore.js';
 import { restoreLiveCheckpoint, rollbackTo } from './checkpointing.js';
 import { cleanupCheckpointTemp } from './checkpointFiles.js';
+import { resumePendingGate } from './checkpointGate.js';
 import { loadJudge, startJudge, swapJudge, type JudgeSetup } from './judgeSetup.js';
 import { adamConfig } from './livePolicy.js';
 import { runOptimizerStep } from './optimizerStep.js';
@@ -155,6 +156,10 @@ export class Trainer {
   private async workOnce(): Promise<boolean> {
     const { config: c, store } = this.ctx;
     if (c.method === 'off' || this.ctx.paused) return false;
+    if (store.pendingCheckpoint()) {
+      await resumePendingGate(this.ctx); // a checkpoint saved before a restart or a failed check
+      return true;
+    }
     if (store.queuedCount() >= c.batch_size) {
       await runOptimizerStep(this.ctx);
       return true;

@@ -1,6 +1,7 @@
 import type { BackendName, Model } from '../engine/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import type { LearnStore } from '../store/learnStore.js';
+import { CompetenceGate } from './competenceGate.js';
 import type { JudgeSetup } from './judgeSetup.js';
 import { LivePolicy } from './livePolicy.js';
 import type { TrainerEvent } from './trainerEvents.js';
@@ -37,6 +38,8 @@ export class TrainerContext {
   /** The adapter being trained and served. */
   readonly policy: LivePolicy;
   judge!: JudgeSetup;
+  /** The competence set and what a check compares with. */
+  readonly gate: CompetenceGate;
 
   constructor(
     readonly opts: TrainerOptions,
@@ -48,6 +51,7 @@ export class TrainerContext {
     this.paused = s.paused;
     this.lastStep = s.lastStep;
     this.policy = new LivePolicy(s.liveVersion, s.liveCheckpointId);
+    this.gate = CompetenceGate.load(opts.modelDir);
   }
 
   get store(): LearnStore {

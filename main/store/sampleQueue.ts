@@ -154,6 +154,18 @@ export class SampleQueue {
     this.db.transaction(() => ids.forEach((id) => stmt.run(id))).immediate();
   }
 
+  /**
+   * Up to `pool` of the newest samples trained in `steps` (the steps the live adapter is made of),
+   * with their turns, newest first: what a step may replay.
+   */
+  trainedIn(steps: readonly number[], pool: number): Array<{ sample: StoredSample; turn: StoredTurn }> {
+    if (!steps.length || pool <= 0) return [];
+    const rows = this.q(
+      "SELECT * FROM samples WHERE status = 'trained' AND step IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?",
+    ).all(JSON.stringify(steps), pool) as SampleDbRow[];
+    return rows.map((r) => ({ sample: toSample(r), turn: this.turns.getTurn(r.turn_id)! }));
+  }
+
   ofTurn(turnId: string): StoredSample[] {
     return (this.q('SELECT * FROM samples WHERE turn_id = ? ORDER BY id').all(turnId) as SampleDbRow[]).map(toSample);
   }

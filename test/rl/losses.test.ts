@@ -37,6 +37,7 @@ const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'rl', 'losses.jso
     wRl: number;
     wOpd: number;
     opdClip: number | null;
+    rlSkipConfident?: number | null;
     expected: number[];
   }>;
 };
@@ -134,10 +135,10 @@ describe('policy losses match PyTorch', () => {
 
 describe('advantages match the reference', () => {
   fixture.advantages.forEach((c, i) => {
-    it(`case ${i}: reward ${c.reward}, teacher ${c.teacher ? 'yes' : 'no'}, clip ${c.opdClip}, w ${c.wRl}/${c.wOpd}`, () => {
+    it(`case ${i}: reward ${c.reward}, teacher ${c.teacher ? 'yes' : 'no'}, clip ${c.opdClip}, w ${c.wRl}/${c.wOpd}, skip confident ${c.rlSkipConfident ?? 'off'}`, () => {
       const got = tokenAdvantages(
         { reward: c.reward, teacherLogprobs: c.teacher, oldLogprobs: c.old },
-        { wRl: c.wRl, wOpd: c.wOpd, opdClip: c.opdClip },
+        { wRl: c.wRl, wOpd: c.wOpd, opdClip: c.opdClip, rlSkipConfident: c.rlSkipConfident ?? null },
       );
       // A handful of float64 operations per token on both sides (weight, difference, clip, sum).
       assertClose(got, c.expected, tolerance({ dtype: 'float64', length: 1, chain: 4 }), 'advantages');
