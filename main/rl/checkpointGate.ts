@@ -55,7 +55,7 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   const v = competenceVerdict(m.accuracy, m.n, ref, c.competence_margin);
   const competence: Competence = { accuracy: m.accuracy, n: m.n, held_back: v.heldBack, reason: v.reason, seconds: m.seconds };
   if (v.heldBack) holdBack(ctx, cp, competence, key);
-  else goLive(ctx, cp, competence, m, ref);
+  else await goLive(ctx, cp, competence, m, ref);
   ctx.emit({
     type: 'event',
     event: {
@@ -81,7 +81,7 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   );
 }
 
-function goLive(ctx: TrainerContext, cp: CheckpointRow, competence: Competence, m: CompetenceMeasure, ref: CompetenceReference): void {
+async function goLive(ctx: TrainerContext, cp: CheckpointRow, competence: Competence, m: CompetenceMeasure, ref: CompetenceReference): Promise<void> {
   const key = ref.key;
   const next = m.accuracy > ref.accuracy ? { key, accuracy: m.accuracy, source: cp.id } : ref;
   ctx.store.recordGateVerdict(cp.id, competence, key, cp.adapterVersion, next);

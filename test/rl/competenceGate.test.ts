@@ -22,12 +22,12 @@ const PROMPTS = ['count to three', 'name a colour', 'say hello', 'what is two pl
 const MAX_TOKENS = 8;
 
 /** Perturbs every LoRA B matrix, so the adapter changes the model's outputs (B starts at zero). */
-function perturbed(model: Model, scale: number, seed: number): LoraAdapter {
+async function perturbed(model: Model, scale: number, seed: number): Promise<LoraAdapter> {
   const a = LoraAdapter.create(model.config, { r: 4, alpha: 8 }, seed);
   const tensors = new Map<string, Float32Array>();
   let s = seed;
   const uniform = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
-  for (const [name, x] of a.toTensors()) tensors.set(name, name.includes('lora_B') ? x.data.map(() => scale * uniform()) : x.data);
+  for (const [name, x] of await a.toTensors()) tensors.set(name, name.includes('lora_B') ? x.data.map(() => scale * uniform()) : x.data);
   const cfg = a.config;
   a.dispose();
   return LoraAdapter.fromTensors(model.config, cfg, tensors);
@@ -63,7 +63,7 @@ describe('competence gate: greedy answers diffed against a reference are exact',
     assert.deepEqual(same.ids, base.ids);
     assert.equal(same.generated, 0, 'the base model diffed against itself decodes nothing');
     for (const scale of [0.02, 0.3]) {
-      const adapter = perturbed(model, scale, 7);
+      const adapter = await perturbed(model, scale, 7);
       const scratch = await greedyAnswers(model, adapter, prompts, o);
       const diffed = await greedyAnswersLike(model, adapter, prompts, base.ids, o);
       assert.deepEqual(diffed.ids, scratch.ids, `scale ${scale}`);
@@ -151,7 +151,7 @@ describe('competence gate in the trainer', () => {
       assert.equal(t.store.trainerState().liveCheckpointId, null);
       assert.ok(!t.events.some((e) => e.type === 'adapter'), 'no adapter was published');
       assert.equal(
-        t.trainer.currentAdapter().tensors,
+        (await t.trainer.currentAdapter()).tensors,
         null,
         'training continues from the live policy (the base model), not the held-back adapter',
       );

@@ -29,11 +29,11 @@ describe('KL to the base model', () => {
   after(() => model.dispose());
 
   /** An adapter that has drifted from the base model: random B matrices. */
-  function drifted(): LoraAdapter {
+  async function drifted(): Promise<LoraAdapter> {
     const a = LoraAdapter.create(model.config, { r: 4, alpha: 8 }, 3);
     const t = new Map<string, Float32Array>();
     let s = 17;
-    for (const [n, x] of a.toTensors())
+    for (const [n, x] of await a.toTensors())
       t.set(n, n.includes('lora_B') ? x.data.map(() => 0.3 * (((s = (s * 48271) % 2147483647) / 2147483647) * 2 - 1)) : x.data);
     const cfg = a.config;
     a.dispose();
@@ -42,7 +42,7 @@ describe('KL to the base model', () => {
 
   /** Steps with no reward signal at all (advantages 0): only the KL term can move the adapter. Returns the KL after each. */
   async function klCurve(klCoef: number, steps: number): Promise<number[]> {
-    const adapter = drifted();
+    const adapter = await drifted();
     const opt = new AdamW(adapter.variables(), { lr: 0.01, weightDecay: 0 });
     const items = [
       { promptIds: [1, 5, 9, 14], responseIds: [20, 31, 7, 44, 8] },
@@ -72,7 +72,7 @@ describe('KL to the base model', () => {
           ref: items.map((it, b) => pad(it.promptIds, ref[b].logprobs)),
         },
       };
-      const r = policyGradientStep(model.lm, adapter, opt, batch, {
+      const r = await policyGradientStep(model.lm, adapter, opt, batch, {
         epsLow: 0.2,
         epsHigh: 0.28,
         klCoef,
