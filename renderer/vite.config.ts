@@ -1,31 +1,19 @@
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import { APP_CONTENT_SECURITY_POLICY } from '../main/protocol/contentSecurityPolicy.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-/**
- * The Content-Security-Policy of the built app: nothing loads from anywhere but the core that served
- * it. Added at build time only, because Vite's dev server injects inline scripts (hot reload).
- */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
+// The built page carries the app's Content-Security-Policy as a <meta> tag. Added at build time
+// only, because Vite's dev server injects inline scripts (hot reload).
 
 function contentSecurityPolicy(): Plugin {
   return {
     name: 'clawloop-csp',
     apply: 'build',
     transformIndexHtml: (html) =>
-      html.replace('<head>', `<head>\n    <meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}" />`),
+      html.replace('<head>', `<head>\n    <meta http-equiv="Content-Security-Policy" content="${APP_CONTENT_SECURITY_POLICY}" />`),
   };
 }
 

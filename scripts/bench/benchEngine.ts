@@ -25,24 +25,12 @@ import { ggufFromModel, type GgufVocab } from '../../main/engine/formats/ggufExp
 import { writeGguf } from '../../main/engine/formats/ggufFile.js';
 import { computeGradients, crossEntropyLoss, type TrainBatch } from '../../main/engine/training/train.js';
 import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
+import { medianSeconds as timed } from './timing.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 type Figures = { prefill_tok_s: number; decode_tok_s: number; train_lora_tok_s: number; train_full_tok_s: number };
 const KEYS: Array<keyof Figures> = ['prefill_tok_s', 'decode_tok_s', 'train_lora_tok_s', 'train_full_tok_s'];
-
-/** Median seconds of `iters` runs after one warm-up. */
-async function timed(fn: () => unknown, iters: number): Promise<number> {
-  await fn();
-  const times: number[] = [];
-  for (let i = 0; i < iters; i++) {
-    const t0 = performance.now();
-    await fn();
-    times.push((performance.now() - t0) / 1000);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
-}
 
 async function benchClawLoop(lm: CausalLM, iters: number): Promise<Figures> {
   const config = lm.config;

@@ -8,18 +8,7 @@ import { readFloats } from '../../main/engine/model/tensorRead.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { benchTokens, type GpuFigures, type GpuWorkload } from './gpuBenchShapes.js';
-
-/** Median seconds of `iters` runs after one warm-up. Each run ends with a read, so the GPU is done. */
-async function timed(fn: () => Promise<unknown>, iters: number): Promise<number> {
-  await fn();
-  const times: number[] = [];
-  for (let i = 0; i < iters; i++) {
-    const t0 = performance.now();
-    await fn();
-    times.push((performance.now() - t0) / 1000);
-  }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
-}
+import { medianSeconds as timed } from './timing.js';
 
 function argmaxRows(logits: Float32Array, rows: number): number[] {
   const V = logits.length / rows;

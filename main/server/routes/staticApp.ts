@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { APP_CONTENT_SECURITY_POLICY } from '../../protocol/contentSecurityPolicy.js';
 import { ApiError } from '../apiError.js';
 import { RESPONDED, type Handler } from '../routeTypes.js';
 
@@ -16,22 +17,8 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 
-/**
- * The app's Content-Security-Policy: everything from this origin only (no CDN, no remote fonts,
- * no inline scripts), so the app works offline and a rendered answer cannot load anything.
- */
-export const APP_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** Sent with the page: the app's policy, and no framing (a <meta> policy cannot say that). */
+const PAGE_CSP = `${APP_CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`;
 
 /** The file under `root` a request path names, or null when it escapes `root` or does not exist. */
 function fileFor(root: string, urlPath: string): string | null {
@@ -65,7 +52,7 @@ export const serveApp: Handler<'app'> = (ctx, { res, params }) => {
     'content-length': body.length,
     'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
     'x-content-type-options': 'nosniff',
-    ...(file === index ? { 'content-security-policy': APP_CSP, 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' } : {}),
+    ...(file === index ? { 'content-security-policy': PAGE_CSP, 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' } : {}),
   });
   res.end(body);
   return RESPONDED;

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { contextOf } from '../gpuContext.js';
 import { grid, uniformBlock } from './wgslCommon.js';
+import type { AdamWRule } from '../../../training/adamwUpdate.js';
 
 /**
  * One AdamW update of a parameter, its moments and gradient in one pass, with the operations in
@@ -33,25 +34,10 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
 }
 `;
 
-/** What one AdamW step needs besides the tensors. */
-export interface AdamWAttrs {
-  beta1: number;
-  beta2: number;
-  eps: number;
-  /** Gradient scale from clipping (1: none). */
-  coef: number;
-  /** p's factor from weight decay, 1 − lr·wd (1: none). */
-  decay: number;
-  /** √(1 − β2^t). */
-  sqrtBc2: number;
-  /** lr / (1 − β1^t). */
-  step: number;
-}
-
 /** ClawAdamW: inputs p, g, m, v of one shape; outputs [p', m', v']. */
 export const adamwKernel: tf.KernelFunc = ({ inputs, attrs, backend }) => {
   const { p, g, m, v } = inputs as Record<'p' | 'g' | 'm' | 'v', tf.TensorInfo>;
-  const a = attrs as unknown as AdamWAttrs;
+  const a = attrs as unknown as AdamWRule;
   const ctx = contextOf(backend);
   const n = tf.util.sizeFromShape(p.shape);
   return ctx.run({
