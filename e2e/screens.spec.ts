@@ -4,10 +4,6 @@ import path from 'node:path';
 import { ROOT } from './support/coreProcess.js';
 import { coreApi, ensureCheckpoint, expect, test, type Core } from './fixtures.js';
 
-const SHOTS = process.env.CLAWLOOP_UPDATE_SCREENSHOTS === '1'
-  ? path.join(ROOT, 'docs', 'screenshots')
-  : path.join(ROOT, 'dist', 'e2e-results', 'screenshots');
-
 const SCREENS = ['Chat', 'Dashboard', 'Checkpoints', 'Data', 'Connect', 'Settings'] as const;
 
 test.beforeAll(async ({ core }) => {
@@ -49,9 +45,7 @@ for (const scheme of ['light', 'dark'] as const) {
         const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
         expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
         // The README's screenshots come from the browser (the Electron window cannot emulate a scheme).
-        // A test run keeps its own copy; CLAWLOOP_UPDATE_SCREENSHOTS=1 writes the README's, so running
-        // the suite never leaves a clone with changed files.
-        if (testInfo.project.name === 'chromium') await app.screenshot({ path: path.join(SHOTS, `${name.toLowerCase()}-${scheme}.png`) });
+        if (testInfo.project.name === 'chromium') await app.screenshot({ path: path.join(ROOT, 'docs', 'screenshots', `${name.toLowerCase()}-${scheme}.png`) });
       });
     }
   });
