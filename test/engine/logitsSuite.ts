@@ -9,9 +9,9 @@ import { assertClose, tolerance } from '../helpers/numeric.js';
 import { FIXTURE_MODELS, modelDir } from '../helpers/paths.js';
 
 /** The logits and log-prob checks against PyTorch, on one backend. */
-export function logitsSuite(backend: 'wasm' | 'cpu'): void {
+export function logitsSuite(backend: 'native' | 'wasm' | 'cpu', skip: string | false = false): void {
   for (const name of FIXTURE_MODELS) {
-    describe(`${name} matches PyTorch (${backend})`, () => {
+    describe(`${name} matches PyTorch (${backend})`, { skip }, () => {
       let model: Model;
       const e = expected(name);
       after(() => model?.dispose());

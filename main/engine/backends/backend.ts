@@ -1,31 +1,38 @@
 import * as tf from '@tensorflow/tfjs-core';
 import '../training/gradients.js';
-import { loadNativeAddon, nativeLoadError, nativeWanted } from './nativeAddon.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted, type NativeAddon } from './nativeAddon.js';
+import { registerNativeBackend } from './native/registerNativeBackend.js';
 import { registerNativeWasmKernels } from './wasmKernels.js';
 
 /**
  * The tfjs backends ClawLoop can run on.
- * - `wasm`: default on CPU (XNNPACK + SIMD). Ships with ClawLoop.
+ * - `native`: the default wherever the native addon builds: tensors in native memory (no 4 GB
+ *   limit), 16-bit weights kept 16-bit and memory-mapped, kernels in C++ on BLAS.
+ * - `wasm`: the fallback on CPU (XNNPACK + SIMD; every tensor in the 4 GB WebAssembly heap).
+ *   Ships with ClawLoop; uses the addon's kernels for its hot ops when the addon loads.
  * - `cpu`: pure JavaScript; slow, used to cross-check numerics. Ships with ClawLoop.
  * - `webgpu`: GPU through Dawn; needs `npm install webgpu @tensorflow/tfjs-backend-webgpu` and a
  *   Vulkan/Metal/D3D12 driver.
  * - `tensorflow`: libtensorflow through `@tensorflow/tfjs-node` or `@tensorflow/tfjs-node-gpu`
  *   (installed by the user; never a ClawLoop dependency).
  */
-export type BackendName = 'wasm' | 'cpu' | 'webgpu' | 'tensorflow';
+export type BackendName = 'native' | 'wasm' | 'cpu' | 'webgpu' | 'tensorflow';
 
-export const BACKEND_NAMES: readonly BackendName[] = ['wasm', 'cpu', 'webgpu', 'tensorflow'];
+export const BACKEND_NAMES: readonly BackendName[] = ['native', 'wasm', 'cpu', 'webgpu', 'tensorflow'];
 
 /** Raised when a backend cannot be loaded; the message says what to install. */
 export class BackendUnavailableError extends Error {
   override name = 'BackendUnavailableError';
 }
 
-/** The backend named by `CLAWLOOP_BACKEND`, or `wasm`. Throws on an unknown name. */
+/**
+ * The backend named by `CLAWLOOP_BACKEND`, else `native` when the addon loads, else `wasm`.
+ * Throws on an unknown name.
+ */
 export function defaultBackendName(env: NodeJS.ProcessEnv = process.env): BackendName {
   const raw = env.CLAWLOOP_BACKEND?.trim();
-  if (!raw) return 'wasm';
-  return parseBackendName(raw, 'CLAWLOOP_BACKEND');
+  if (raw) return parseBackendName(raw, 'CLAWLOOP_BACKEND');
+  return nativeWanted(env) && loadNativeAddon() ? 'native' : 'wasm';
 }
 
 export function parseBackendName(raw: string, source = '--backend'): BackendName {
@@ -48,6 +55,13 @@ async function importOptional(specifier: string, install: string): Promise<unkno
 
 async function register(name: BackendName): Promise<void> {
   switch (name) {
+    case 'native': {
+      const addon = loadNativeAddon();
+      if (!addon) throw new BackendUnavailableError(`the native backend is unavailable: ${nativeLoadError()}`);
+      registerNativeBackend(addon);
+      addon.nd.setHalfGemm(halfGemmMode(addon) === 'sbgemm' ? 1 : 0);
+      return;
+    }
     case 'wasm':
       await import('@tensorflow/tfjs-backend-wasm');
       return;
@@ -106,18 +120,41 @@ export async function initBackend(
   if (!ok) throw new BackendUnavailableError(`backend '${name}' failed to initialise`);
   await tf.ready();
   active = name;
-  let detail = '';
-  if (name === 'wasm') {
-    detail = ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})`;
-    const addon = loadNativeAddon();
-    if (addon) {
-      registerNativeWasmKernels(addon);
-      const i = addon.info();
-      detail += `, native kernels (${i.blas}, ${i.threads} threads)`;
-    } else if (nativeWanted()) {
-      opts.log?.(`clawloop: warning: native kernels unavailable, using pure tfjs: ${nativeLoadError()}`);
-    }
-  }
+  const detail = backendDetail(name); // also routes wasm's hot kernels to the addon
   opts.log?.(`clawloop: tfjs backend '${name}'${detail}`);
   return name;
+}
+
+/** What the start-up line says about a backend: how it computes, and for wasm why native is not used. */
+function backendDetail(name: BackendName): string {
+  const addon = nativeWanted() ? loadNativeAddon() : null;
+  if (name === 'native') return ` (tensors in native memory; ${kernelsDetail(addon!)}, 16-bit weights: ${addon!.nd.cpu().halfGemm})`;
+  if (name !== 'wasm') return '';
+  let detail = ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})`;
+  if (addon) {
+    registerNativeWasmKernels(addon);
+    detail += `, native kernels (${kernelsDetail(addon)})`;
+  } else {
+    detail += `; the native backend is unavailable: ${nativeLoadError()}`;
+  }
+  return detail;
+}
+
+function kernelsDetail(addon: NativeAddon): string {
+  const i = addon.info();
+  return `${i.blas}, ${i.threads} threads`;
+}
+
+/**
+ * How products with BF16 weights run: `CLAWLOOP_BF16_GEMM=sbgemm` (OpenBLAS's BF16 GEMM,
+ * activations rounded to bfloat16) or `widen` (weights widened to float32 a cache-sized panel at
+ * a time, float32 activations). Default: sbgemm where the CPU has AVX512-BF16 or AMX (OpenBLAS
+ * then has hardware BF16 kernels), else widen.
+ */
+export function halfGemmMode(addon: NativeAddon, env: NodeJS.ProcessEnv = process.env): 'sbgemm' | 'widen' {
+  const raw = env.CLAWLOOP_BF16_GEMM?.trim().toLowerCase();
+  if (raw === 'sbgemm' || raw === 'widen') return raw;
+  if (raw) throw new Error(`CLAWLOOP_BF16_GEMM is '${env.CLAWLOOP_BF16_GEMM}'; expected sbgemm or widen`);
+  const f = addon.nd.cpu().features;
+  return f.avx512bf16 || f.amxBf16 ? 'sbgemm' : 'widen';
 }

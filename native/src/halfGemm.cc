@@ -1,0 +1,159 @@
+#include "halfGemm.h"
+
+#include <algorithm>
+#include <vector>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define CLAWLOOP_AVX2 1
+#endif
+
+#include "blas.h"
+#include "threadPool.h"
+
+namespace clawloop {
+namespace {
+
+HalfGemmMode mode = HalfGemmMode::Widen;
+
+#if defined(CLAWLOOP_AVX2)
+// 8 values of B widened to float32 lanes.
+inline __m256 load8(const uint16_t* p, Kind kind) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+#if defined(__F16C__)
+  if (kind == Kind::F16) return _mm256_cvtph_ps(h);
+#endif
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+inline float hsum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+#endif
+
+inline float widen1(uint16_t h, Kind kind) { return kind == Kind::BF16 ? bf16ToF32(h) : f16ToF32(h); }
+
+// Up to 4 rows of A against one row of B (B stored [n, k]): 4 dot products of length k.
+void dotRows(const float* a, size_t lda, int rows, const uint16_t* brow, Kind kind, int k, float* out) {
+  int j = 0;
+  float acc[4] = {0, 0, 0, 0};
+#if defined(CLAWLOOP_AVX2)
+  __m256 v[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  for (; j + 8 <= k; j += 8) {
+    const __m256 bv = load8(brow + j, kind);
+    for (int r = 0; r < rows; r++) v[r] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + j), bv, v[r]);
+  }
+  for (int r = 0; r < rows; r++) acc[r] = hsum(v[r]);
+#endif
+  for (; j < k; j++) {
+    const float bv = widen1(brow[j], kind);
+    for (int r = 0; r < rows; r++) acc[r] += a[r * lda + j] * bv;
+  }
+  for (int r = 0; r < rows; r++) out[r] = acc[r];
+}
+
+// C [m, n] = A [m, k] · Bᵀ with B stored [n, k], for small m: B is read once, spread over threads by rows.
+void smallMTransB(const float* a, const uint16_t* b, Kind kind, float* c, int m, int n, int k) {
+  parallelFor(n, 16, [&](size_t s, size_t e) {
+    float tmp[4];
+    for (size_t j = s; j < e; j++) {
+      for (int r0 = 0; r0 < m; r0 += 4) {
+        const int rows = std::min(4, m - r0);
+        dotRows(a + static_cast<size_t>(r0) * k, k, rows, b + j * k, kind, k, tmp);
+        for (int r = 0; r < rows; r++) c[static_cast<size_t>(r0 + r) * n + j] = tmp[r];
+      }
+    }
+  });
+}
+
+// C [m, n] = A [m, k] · B with B stored [k, n], for small m: threads split the columns.
+void smallMPlainB(const float* a, const uint16_t* b, Kind kind, float* c, int m, int n, int k) {
+  parallelFor(n, 256, [&](size_t s, size_t e) {
+    std::vector<float> row(e - s);
+    for (int r = 0; r < m; r++) {
+      float* out = c + static_cast<size_t>(r) * n + s;
+      std::fill(out, out + (e - s), 0.0f);
+      for (int kk = 0; kk < k; kk++) {
+        widen(b + static_cast<size_t>(kk) * n + s, kind, row.data(), e - s);
+        const float av = a[static_cast<size_t>(r) * k + kk];
+        for (size_t j = 0; j < e - s; j++) out[j] += av * row[j];
+      }
+    }
+  });
+}
+
+// Widens rows [r0, r1) × cols [c0, c1) of a row-major 16-bit matrix with `ld` columns into dst.
+void widenBlock(const uint16_t* src, Kind kind, size_t ld, size_t r0, size_t r1, size_t c0, size_t c1, float* dst) {
+  const size_t w = c1 - c0;
+  parallelFor(r1 - r0, std::max<size_t>(1, 8192 / std::max<size_t>(w, 1)), [&](size_t s, size_t e) {
+    for (size_t r = s; r < e; r++) widen(src + (r0 + r) * ld + c0, kind, dst + r * w, w);
+  });
+}
+
+// One product through float32 panels of B of about 4 MB (cache-sized), each multiplied by sgemm.
+void panelGemm(const float* a, const uint16_t* b, Kind kind, float* c, int m, int n, int k, bool ta, bool tb, std::vector<float>& scratch) {
+  int nb = std::max(16, static_cast<int>((size_t(1) << 20) / std::max(k, 1)));
+  nb = std::min(n, (nb + 15) / 16 * 16);
+  scratch.resize(static_cast<size_t>(nb) * k);
+  const int lda = ta ? m : k;
+  for (int n0 = 0; n0 < n; n0 += nb) {
+    const int w = std::min(nb, n - n0);
+    if (tb) {  // B [n, k]: rows n0..n0+w are one contiguous block
+      widenBlock(b, kind, k, n0, n0 + w, 0, k, scratch.data());
+      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasTrans, m, w, k, 1.0f, a, lda, scratch.data(), k, 0.0f, c + n0, n);
+    } else {  // B [k, n]: columns n0..n0+w of every row
+      widenBlock(b, kind, n, 0, k, n0, n0 + w, scratch.data());
+      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, CblasNoTrans, m, w, k, 1.0f, a, lda, scratch.data(), w, 0.0f, c + n0, n);
+    }
+  }
+}
+
+#if !defined(CLAWLOOP_ACCELERATE)
+// OpenBLAS's BF16 GEMM: A rounded to bfloat16, products accumulated in float32.
+void sbGemm(const float* a, const uint16_t* b, float* c, int m, int n, int k, bool ta, bool tb, std::vector<uint16_t>& abf) {
+  abf.resize(static_cast<size_t>(m) * k);
+  cblas_sbstobf16(m * k, a, 1, reinterpret_cast<bfloat16*>(abf.data()), 1);
+  cblas_sbgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
+               reinterpret_cast<const bfloat16*>(abf.data()), ta ? m : k, reinterpret_cast<const bfloat16*>(b), tb ? k : n, 0.0f, c, n);
+}
+#endif
+
+}  // namespace
+
+void setHalfGemmMode(HalfGemmMode m) { mode = m; }
+HalfGemmMode halfGemmMode() { return mode; }
+
+void gemmHalfB(const float* a, const uint16_t* b, Kind kind, float* c, size_t batch, int m, int n, int k, bool transA, bool transB,
+               size_t strideA, size_t strideB, size_t strideC) {
+  std::vector<float> scratch;
+  std::vector<uint16_t> abf;
+  std::vector<float> aPlain;
+  for (size_t i = 0; i < batch; i++) {
+    const float* ai = a + i * strideA;
+    const uint16_t* bi = b + i * strideB;
+    float* ci = c + i * strideC;
+    if (m <= 8) {
+      if (transA) {  // the few rows of Aᵀ, gathered into a plain [m, k] block
+        aPlain.resize(static_cast<size_t>(m) * k);
+        for (int r = 0; r < m; r++)
+          for (int kk = 0; kk < k; kk++) aPlain[static_cast<size_t>(r) * k + kk] = ai[static_cast<size_t>(kk) * m + r];
+        ai = aPlain.data();
+      }
+      if (transB) smallMTransB(ai, bi, kind, ci, m, n, k);
+      else smallMPlainB(ai, bi, kind, ci, m, n, k);
+      continue;
+    }
+#if !defined(CLAWLOOP_ACCELERATE)
+    if (mode == HalfGemmMode::SbGemm && kind == Kind::BF16) {
+      sbGemm(ai, bi, ci, m, n, k, transA, transB, abf);
+      continue;
+    }
+#endif
+    panelGemm(ai, bi, kind, ci, m, n, k, transA, transB, scratch);
+  }
+}
+
+}  // namespace clawloop
