@@ -5,12 +5,14 @@ import { expectedWeights, type ModelConfig } from './config.js';
 import { decoderBlock, layerParameters, loadLayerWeights, type BlockInputs, type LayerWeights, type TakeVariable } from './decoderBlock.js';
 import type { KVCache } from './kvCache.js';
 import { attentionMask, rowAttentionMask } from './layers/attention.js';
+import { preferredLayout, project, type WeightLayout } from './layers/linear.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
 import { shapeSize } from './shapes.js';
-import { transpose2d, variableFrom } from './tensorUtil.js';
+import { transpose2d, variableFrom, variableOf } from './tensorUtil.js';
+import { mappedWeight } from '../backends/native/mappedWeights.js';
 import { assertWeights, checkAdapterFits, checkTensors, checkWeights, WeightsError } from './weightCheck.js';
 
 export { WeightsError };
@@ -34,13 +36,22 @@ export interface ForwardOptions {
   rows?: { start: readonly number[]; pad: readonly number[] };
 }
 
+/** Where a model's weights come from, by Hugging Face name and in Hugging Face layout. */
+interface WeightSource {
+  /** The tensor as it is stored (a memory-mapped file on the native backend), or null to use float32(). */
+  direct?(name: string): tf.Tensor | null;
+  float32(name: string): Float32Array;
+}
+
 /**
  * A Llama-family decoder (Llama, Mistral, Qwen2, Qwen3) in tfjs: token ids in, logits out.
  * Weights are tfjs Variables, frozen unless {@link setTrainable} turns full fine-tuning on.
  */
 export class CausalLM {
+  /** How projection and lm_head weights are held (see WeightLayout); chosen for the backend at load. */
+  readonly layout: WeightLayout;
   private readonly embed: tf.Variable; // [V, H]
-  private readonly lmHeadT: tf.Variable | null; // [H, V], when untied
+  private readonly lmHead: tf.Variable | null; // [V, H] (outIn) or [H, V] (inOut), when untied
   private readonly finalNorm: tf.Variable;
   private readonly layers: LayerWeights[];
   private readonly invFreq: Float64Array;
@@ -50,12 +61,17 @@ export class CausalLM {
 
   private constructor(
     readonly config: ModelConfig,
-    take: (name: string) => Float32Array,
+    source: WeightSource,
   ) {
     const c = config;
-    const v: TakeVariable = (name, shape, transpose = false) => {
-      const data = take(name);
-      if (transpose) {
+    this.layout = preferredLayout();
+    const v: TakeVariable = (name, shape, projection = false) => {
+      if (!projection || this.layout === 'outIn') {
+        const direct = source.direct?.(name);
+        if (direct) return variableOf(direct);
+      }
+      const data = source.float32(name);
+      if (projection && this.layout === 'inOut') {
         const [out, inp] = shape;
         return variableFrom(transpose2d(data, out, inp), [inp, out], false);
       }
@@ -64,27 +80,35 @@ export class CausalLM {
     const H = c.hiddenSize;
     this.embed = v('model.embed_tokens.weight', [c.vocabSize, H]);
     this.finalNorm = v('model.norm.weight', [H]);
-    this.lmHeadT = c.tieWordEmbeddings ? null : v('lm_head.weight', [c.vocabSize, H], true);
-    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v));
+    this.lmHead = c.tieWordEmbeddings ? null : v('lm_head.weight', [c.vocabSize, H], true);
+    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v, this.layout));
     this.invFreq = ropeInvFreq(c);
   }
 
   /**
-   * Loads weights from safetensors, one tensor at a time. Every missing, extra or misshapen tensor
-   * is reported by name before anything is allocated.
+   * Loads weights from safetensors. Every missing, extra or misshapen tensor is reported by name
+   * before anything is allocated. On the native backend the matrices are memory-mapped as they
+   * are on disk (BF16 and F16 stay 16-bit; the pages are the OS cache's); elsewhere, and for
+   * vectors, they are read one at a time as float32.
    */
   static fromWeightFiles(config: ModelConfig, files: WeightFiles, opts: { log?: (line: string) => void } = {}): CausalLM {
     const { problems, ignored } = checkWeights(config, files);
     assertWeights(config, problems);
     if (ignored.length)
       opts.log?.(`clawloop: ignoring ${ignored.length} tensor(s) the model does not use: ${ignored.slice(0, 5).join(', ')}`);
-    return new CausalLM(config, (name) => files.read(name));
+    return new CausalLM(config, {
+      direct: (name) => {
+        const e = files.get(name)!;
+        return e.shape.length === 2 ? mappedWeight(e) : null;
+      },
+      float32: (name) => files.read(name),
+    });
   }
 
   /** Builds a model from Hugging Face-layout tensors in memory. */
   static fromTensors(config: ModelConfig, tensors: Map<string, Float32Array>): CausalLM {
     checkTensors(config, tensors);
-    return new CausalLM(config, (name) => tensors.get(name)!);
+    return new CausalLM(config, { float32: (name) => tensors.get(name)! });
   }
 
   /**
@@ -95,7 +119,7 @@ export class CausalLM {
     const rng = new Rng(seed);
     const residualStd = std / Math.sqrt(2 * config.numLayers);
     const shapes = expectedWeights(config);
-    return new CausalLM(config, (name) => {
+    return new CausalLM(config, { float32: (name) => {
       const shape = shapes.get(name)!;
       const out = new Float32Array(shapeSize(shape));
       if (name.endsWith('norm.weight')) out.fill(1);
@@ -104,7 +128,7 @@ export class CausalLM {
         for (let i = 0; i < out.length; i++) out[i] = rng.normal() * s;
       }
       return out;
-    });
+    } });
   }
 
   /**
@@ -167,12 +191,22 @@ export class CausalLM {
 
   /** Projects hidden rows [N, H] to logits [N, V]. */
   head(hidden: tf.Tensor, training = false): tf.Tensor2D {
+    if (this.layout === 'outIn') return project(hidden, this.lmHead ?? this.embed, 'outIn') as tf.Tensor2D;
     return matmul(hidden, this.headMatrix(training)) as tf.Tensor2D;
   }
 
-  /** The output projection [H, V]. A tied head uses a cached transpose of the embedding, except while full fine-tuning. */
+  /**
+   * The output projection as a [V, H] matrix in the model's layout (the embedding when tied): for
+   * callers that compute parts of the head themselves (fused vocabulary statistics).
+   */
+  headWeight(training = false): { w: tf.Tensor; layout: WeightLayout } {
+    if (this.layout === 'outIn') return { w: this.lmHead ?? this.embed, layout: 'outIn' };
+    return { w: this.headMatrix(training), layout: 'inOut' };
+  }
+
+  /** The output projection [H, V] (inOut layout). A tied head uses a cached transpose of the embedding, except while full fine-tuning. */
   private headMatrix(training: boolean): tf.Tensor {
-    if (this.lmHeadT) return this.lmHeadT;
+    if (this.lmHead) return this.lmHead;
     if (training && this.trainable) return tf.transpose(this.embed);
     if (!this.tiedHeadT) this.tiedHeadT = tf.keep(tf.transpose(this.embed) as tf.Tensor2D);
     return this.tiedHeadT;
@@ -191,22 +225,22 @@ export class CausalLM {
   }
 
   /**
-   * Every weight, keyed by its Hugging Face name. Projection and lm_head weights are held
-   * transposed ([in, out]); {@link exportTensors} converts back.
+   * Every weight, keyed by its Hugging Face name. In the inOut layout, projection and lm_head
+   * weights are held transposed ([in, out]); {@link exportTensors} converts back.
    */
   parameters(): Map<string, tf.Variable> {
     this.assertLive();
     const out = new Map<string, tf.Variable>();
     out.set('model.embed_tokens.weight', this.embed);
     out.set('model.norm.weight', this.finalNorm);
-    if (this.lmHeadT) out.set('lm_head.weight', this.lmHeadT);
+    if (this.lmHead) out.set('lm_head.weight', this.lmHead);
     this.layers.forEach((L, l) => layerParameters(L, l, out));
     return out;
   }
 
-  /** True for parameters stored transposed relative to Hugging Face's layout. */
-  static isTransposed(name: string): boolean {
-    return name === 'lm_head.weight' || /_proj\.weight$/.test(name);
+  /** True for parameters this model holds transposed relative to Hugging Face's layout. */
+  isTransposed(name: string): boolean {
+    return this.layout === 'inOut' && (name === 'lm_head.weight' || /_proj\.weight$/.test(name));
   }
 
   /** Weights in Hugging Face layout, to save as model.safetensors. */
@@ -214,7 +248,7 @@ export class CausalLM {
     const out: Array<{ name: string; shape: number[]; data: Float32Array }> = [];
     for (const [name, v] of this.parameters()) {
       const data = v.dataSync() as Float32Array;
-      if (CausalLM.isTransposed(name)) {
+      if (this.isTransposed(name)) {
         const [inp, o] = v.shape;
         out.push({ name, shape: [o, inp], data: transpose2d(data, inp, o) });
       } else {

@@ -3,19 +3,22 @@ import { Rng } from '../../util/random.js';
 import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
 import type { KVCache } from './kvCache.js';
 import { groupedAttention } from './layers/attention.js';
+import { project, type WeightLayout } from './layers/linear.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { applyRope } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
 
 interface ProjWeights {
-  /** [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain matmul. */
+  /** Hugging Face's Linear weight [out, in], or its transpose [in, out]: see {@link LayerWeights.layout}. */
   w: tf.Variable;
   b?: tf.Variable;
 }
 
 /** The weights of one decoder block. */
 export interface LayerWeights {
+  /** How the projection weights are held (the same for every layer of a model). */
+  layout: WeightLayout;
   inputNorm: tf.Variable;
   postNorm: tf.Variable;
   qNorm?: tf.Variable;
@@ -23,11 +26,14 @@ export interface LayerWeights {
   proj: Record<Projection, ProjWeights>;
 }
 
-/** Makes a variable from the Hugging Face tensor `name` (transposed to [in, out] when asked). */
-export type TakeVariable = (name: string, shape: number[], transpose?: boolean) => tf.Variable;
+/**
+ * Makes a variable from the Hugging Face tensor `name` of `shape`; a projection (`projection`
+ * true) is held in the model's layout.
+ */
+export type TakeVariable = (name: string, shape: number[], projection?: boolean) => tf.Variable;
 
 /** Loads block `l`'s weights under their Hugging Face names. */
-export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable): LayerWeights {
+export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable, layout: WeightLayout): LayerWeights {
   const p = `model.layers.${l}.`;
   const dims = projectionDims(c);
   const proj = {} as Record<Projection, ProjWeights>;
@@ -37,6 +43,7 @@ export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable): La
     if (c.biases.has(name)) proj[name].b = v(`${base}.bias`, [dims[name][0]]);
   }
   return {
+    layout,
     inputNorm: v(`${p}input_layernorm.weight`, [c.hiddenSize]),
     postNorm: v(`${p}post_attention_layernorm.weight`, [c.hiddenSize]),
     qNorm: c.qkNorm ? v(`${p}self_attn.q_norm.weight`, [c.headDim]) : undefined,
@@ -74,10 +81,10 @@ export interface BlockInputs {
   rng?: Rng;
 }
 
-/** x·W (+ b), plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
+/** x·Wᵀ (+ b) with W [out, in], plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
 function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs): tf.Tensor {
   const p = L.proj[name];
-  let y = matmul(x, p.w);
+  let y = project(x, p.w, L.layout);
   if (p.b) y = tf.add(y, p.b);
   const { adapter } = run;
   const pair = adapter?.get(l, name);

@@ -10,6 +10,11 @@ function indexBuf(backend: NativeBackend, t: tf.TensorInfo) {
   throw new Error(`native gather: indices must be int32, got ${t.dtype}`);
 }
 
+/** tfjs's gather/scatter strides count slices (and end with a 1); the addon wants element strides per index dim. */
+function elementStrides(strides: number[], nd: number, sliceSize: number): number[] {
+  return strides.slice(0, nd).map((s) => s * sliceSize);
+}
+
 /**
  * The batch dims of a matmul operand broadcast to `to`: the same buffer when its batch already
  * matches or is a single matrix (stride 0), else a tiled copy.
@@ -33,14 +38,16 @@ export const INDEX_KERNELS: tf.KernelConfig[] = [
   }),
   nativeKernel('GatherNd', (backend, { params, indices }) => {
     const [shape, numSlices, sliceSize, strides] = backendUtil.prepareAndValidate(params as tf.Tensor, indices as tf.Tensor);
-    const buf = backend.nd.gatherNd(words(backend, params), indexBuf(backend, indices), numSlices, strides, sliceSize);
+    const nd = indices.shape[indices.shape.length - 1];
+    const buf = backend.nd.gatherNd(words(backend, params), indexBuf(backend, indices), numSlices, elementStrides(strides, nd, sliceSize), sliceSize);
     return backend.makeOutput(buf, shape, params.dtype);
   }),
   nativeKernel('ScatterNd', (backend, { indices, updates }, attrs) => {
     const shape = attrs.shape as number[];
     const s = backendUtil.calculateShapes(updates as tf.Tensor, indices as tf.Tensor, shape);
     if (updates.dtype !== 'float32') throw new Error(`native ScatterNd: updates must be float32, got ${updates.dtype}`);
-    const buf = backend.nd.scatterNd(indexBuf(backend, indices), words(backend, updates), s.numUpdates, s.strides, s.sliceSize, s.outputSize);
+    const strides = elementStrides(s.strides, s.sliceRank, s.sliceSize);
+    const buf = backend.nd.scatterNd(indexBuf(backend, indices), words(backend, updates), s.numUpdates, strides, s.sliceSize, s.outputSize);
     return backend.makeOutput(buf, [...shape], 'float32');
   }),
   nativeKernel('BatchMatMul', (backend, { a, b }, attrs) => {
