@@ -45,7 +45,7 @@ napi_value ApiBinary(napi_env env, napi_callback_info info) {
     return nullptr;
   const NdBinary bop = static_cast<NdBinary>(op);
   Buf* o;
-  napi_value out = newBuf(env, writesBool(bop) ? Kind::I32 : a->kind, product(os), &o);
+  napi_value out = newBuf(env, writesBool(bop) || bop == NdBinary::FloorDiv ? Kind::I32 : a->kind, product(os), &o);
   if (!out || product(os) == 0) return out;
   if (a->kind == Kind::F32) binaryF32(bop, plan, a->f32(), b->f32(), o->data);
   else binaryI32(bop, plan, a->i32(), b->i32(), o->i32());

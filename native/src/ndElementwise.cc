@@ -81,8 +81,8 @@ void map(size_t n, F f) {
 
 void binaryF32(NdBinary op, const BroadcastPlan& p, const float* a, const float* b, void* out) {
   if (writesBool(op)) return compare(op, p, a, b, static_cast<int32_t*>(out));
-  if (op == NdBinary::FloorDiv)
-    return forRows(p, a, b, static_cast<float*>(out), [](float x, float y) { return std::floor(x / y); });
+  if (op == NdBinary::FloorDiv)  // int32, as tfjs's floorDiv
+    return forRows(p, a, b, static_cast<int32_t*>(out), [](float x, float y) { return static_cast<int32_t>(std::floor(x / y)); });
   dispatch(op, p, a, b, static_cast<float*>(out));
 }
 

@@ -8,7 +8,8 @@
 
 namespace clawloop {
 
-// Binary ops. Arithmetic ones keep the operands' type; comparisons and logic write int32 0/1.
+// Binary ops. Arithmetic ones keep the operands' type; comparisons and logic write int32 0/1, and
+// FloorDiv writes int32 (as tfjs's floorDiv does).
 enum class NdBinary : int32_t {
   Add = 0, Sub = 1, Mul = 2, Div = 3, Max = 4, Min = 5,
   Equal = 6, NotEqual = 7, Greater = 8, GreaterEqual = 9, Less = 10, LessEqual = 11,

@@ -21,7 +21,8 @@ function binary(name: keyof typeof BINARY): tf.KernelConfig {
     if (kindOf(a.dtype) !== kindOf(b.dtype)) throw new Error(`native ${name}: operands are ${a.dtype} and ${b.dtype}`);
     const op = name === 'RealDiv' && a.dtype !== 'float32' ? BINARY.FloorDiv : BINARY[name];
     const buf = backend.nd.binary(op, words(backend, a), [...a.shape], words(backend, b), [...b.shape], shape);
-    return backend.makeOutput(buf, shape, BOOL_OUT.has(name) ? 'bool' : a.dtype);
+    const dtype = BOOL_OUT.has(name) ? 'bool' : op === BINARY.FloorDiv ? 'int32' : a.dtype;
+    return backend.makeOutput(buf, shape, dtype);
   });
 }
 
