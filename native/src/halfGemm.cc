@@ -1,6 +1,7 @@
 #include "halfGemm.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #if defined(__AVX2__) && defined(__FMA__)
@@ -10,6 +11,13 @@
 
 #include "blas.h"
 #include "threadPool.h"
+
+#if !defined(_WIN32)
+#include <dlfcn.h>
+#else
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#endif
 
 namespace clawloop {
 namespace {
@@ -111,19 +119,45 @@ void panelGemm(const float* a, const uint16_t* b, Kind kind, float* c, int m, in
   }
 }
 
-#if !defined(CLAWLOOP_ACCELERATE)
-// OpenBLAS's BF16 GEMM: A rounded to bfloat16, products accumulated in float32.
-void sbGemm(const float* a, const uint16_t* b, float* c, int m, int n, int k, bool ta, bool tb, std::vector<uint16_t>& abf) {
-  abf.resize(static_cast<size_t>(m) * k);
-  cblas_sbstobf16(m * k, a, 1, reinterpret_cast<bfloat16*>(abf.data()), 1);
-  cblas_sbgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
-               reinterpret_cast<const bfloat16*>(abf.data()), ta ? m : k, reinterpret_cast<const bfloat16*>(b), tb ? k : n, 0.0f, c, n);
-}
+// OpenBLAS's BF16 GEMM, looked up at run time: only builds with BUILD_BFLOAT16 have it (Debian's
+// 0.3.21 does not; conda's and most recent distributions' do).
+using SbGemmFn = void (*)(int order, int ta, int tb, int m, int n, int k, float alpha, const uint16_t* a, int lda, const uint16_t* b,
+                          int ldb, float beta, float* c, int ldc);
+SbGemmFn lookupSbGemm() {
+#if defined(CLAWLOOP_ACCELERATE)
+  return nullptr;
+#elif defined(_WIN32)
+  HMODULE blas = GetModuleHandleA("libopenblas.dll");
+  return blas ? reinterpret_cast<SbGemmFn>(GetProcAddress(blas, "cblas_sbgemm")) : nullptr;
+#else
+  return reinterpret_cast<SbGemmFn>(dlsym(RTLD_DEFAULT, "cblas_sbgemm"));
 #endif
+}
+const SbGemmFn sbgemmFn = lookupSbGemm();
+
+// Round to nearest even, as PyTorch's float -> bfloat16 conversion.
+inline uint16_t toBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((bits >> 16) | 0x40);  // NaN stays NaN
+  return static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+// A rounded to bfloat16, then OpenBLAS's sbgemm (float32 accumulation).
+void sbGemm(const float* a, const uint16_t* b, float* c, int m, int n, int k, bool ta, bool tb, std::vector<uint16_t>& abf) {
+  const size_t count = static_cast<size_t>(m) * k;
+  abf.resize(count);
+  parallelFor(count, 1 << 16, [&](size_t s, size_t e) {
+    for (size_t i = s; i < e; i++) abf[i] = toBf16(a[i]);
+  });
+  sbgemmFn(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, abf.data(), ta ? m : k, b, tb ? k : n,
+           0.0f, c, n);
+}
 
 }  // namespace
 
-void setHalfGemmMode(HalfGemmMode m) { mode = m; }
+bool sbgemmAvailable() { return sbgemmFn != nullptr; }
+void setHalfGemmMode(HalfGemmMode m) { mode = m == HalfGemmMode::SbGemm && !sbgemmFn ? HalfGemmMode::Widen : m; }
 HalfGemmMode halfGemmMode() { return mode; }
 
 void gemmHalfB(const float* a, const uint16_t* b, Kind kind, float* c, size_t batch, int m, int n, int k, bool transA, bool transB,
@@ -146,12 +180,10 @@ void gemmHalfB(const float* a, const uint16_t* b, Kind kind, float* c, size_t ba
       else smallMPlainB(ai, bi, kind, ci, m, n, k);
       continue;
     }
-#if !defined(CLAWLOOP_ACCELERATE)
     if (mode == HalfGemmMode::SbGemm && kind == Kind::BF16) {
       sbGemm(ai, bi, ci, m, n, k, transA, transB, abf);
       continue;
     }
-#endif
     panelGemm(ai, bi, kind, ci, m, n, k, transA, transB, scratch);
   }
 }

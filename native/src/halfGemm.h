@@ -5,7 +5,8 @@
 // - many rows: B is widened one panel of columns at a time into a small float32 buffer that
 //   stays in cache, and BLAS's sgemm multiplies it, so only that panel is ever float32;
 // - or, when `halfGemmMode` says so (the default on CPUs with AVX512-BF16 or AMX), OpenBLAS's
-//   sbgemm with A rounded to bfloat16 (FP32 accumulation, as PyTorch's BF16 matmul).
+//   sbgemm with A rounded to bfloat16 (FP32 accumulation, as PyTorch's BF16 matmul), where the
+//   OpenBLAS build has it.
 #pragma once
 #include <cstddef>
 
@@ -14,6 +15,9 @@
 namespace clawloop {
 
 enum class HalfGemmMode : int { Widen = 0, SbGemm = 1 };
+// Whether the BLAS library has cblas_sbgemm (OpenBLAS built with BUILD_BFLOAT16).
+bool sbgemmAvailable();
+// Sets the mode; SbGemm without sbgemmAvailable() stays Widen.
 void setHalfGemmMode(HalfGemmMode mode);
 HalfGemmMode halfGemmMode();
 

@@ -191,7 +191,7 @@ napi_value Cpu(napi_env env, napi_callback_info) {
   napi_create_object(env, &feats);
   const std::pair<const char*, bool> flags[] = {{"avx2", c.avx2}, {"fma", c.fma}, {"f16c", c.f16c}, {"avx512f", c.avx512f},
                                                 {"avx512bf16", c.avx512bf16}, {"amxBf16", c.amxBf16}, {"amxTile", c.amxTile},
-                                                {"neon", c.neon}, {"armBf16", c.armBf16}};
+                                                {"neon", c.neon}, {"armBf16", c.armBf16}, {"blasSbgemm", sbgemmAvailable()}};
   for (const auto& f : flags) {
     napi_get_boolean(env, f.second, &v);
     napi_set_named_property(env, feats, f.first, v);

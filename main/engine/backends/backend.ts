@@ -147,14 +147,18 @@ function kernelsDetail(addon: NativeAddon): string {
 
 /**
  * How products with BF16 weights run: `CLAWLOOP_BF16_GEMM=sbgemm` (OpenBLAS's BF16 GEMM,
- * activations rounded to bfloat16) or `widen` (weights widened to float32 a cache-sized panel at
- * a time, float32 activations). Default: sbgemm where the CPU has AVX512-BF16 or AMX (OpenBLAS
- * then has hardware BF16 kernels), else widen.
+ * activations rounded to bfloat16, as PyTorch's BF16 matmul) or `widen` (weights widened to
+ * float32 a cache-sized panel at a time, float32 activations). Default: sbgemm where the CPU has
+ * AVX512-BF16 or AMX and the OpenBLAS build has cblas_sbgemm (built with BUILD_BFLOAT16; Debian
+ * 12's is not), else widen.
  */
 export function halfGemmMode(addon: NativeAddon, env: NodeJS.ProcessEnv = process.env): 'sbgemm' | 'widen' {
+  const f = addon.nd.cpu().features;
   const raw = env.CLAWLOOP_BF16_GEMM?.trim().toLowerCase();
+  if (raw === 'sbgemm' && !f.blasSbgemm) {
+    throw new Error('CLAWLOOP_BF16_GEMM=sbgemm, but this OpenBLAS has no cblas_sbgemm: install one built with BUILD_BFLOAT16=1, or use widen');
+  }
   if (raw === 'sbgemm' || raw === 'widen') return raw;
   if (raw) throw new Error(`CLAWLOOP_BF16_GEMM is '${env.CLAWLOOP_BF16_GEMM}'; expected sbgemm or widen`);
-  const f = addon.nd.cpu().features;
-  return f.avx512bf16 || f.amxBf16 ? 'sbgemm' : 'widen';
+  return f.blasSbgemm && (f.avx512bf16 || f.amxBf16) ? 'sbgemm' : 'widen';
 }

@@ -60,7 +60,8 @@ export const REDUCE = { Sum: 0, Mean: 1, Max: 2, Min: 3, ArgMax: 4, ArgMin: 5, P
 export interface CpuReport {
   model: string;
   arch: string;
-  features: Record<'avx2' | 'fma' | 'f16c' | 'avx512f' | 'avx512bf16' | 'amxBf16' | 'amxTile' | 'neon' | 'armBf16', boolean>;
+  /** CPU extensions (the OS enables), and `blasSbgemm`: whether the BLAS library has cblas_sbgemm. */
+  features: Record<'avx2' | 'fma' | 'f16c' | 'avx512f' | 'avx512bf16' | 'amxBf16' | 'amxTile' | 'neon' | 'armBf16' | 'blasSbgemm', boolean>;
   physicalCores: number;
   logicalCpus: number;
   /** The kernel set OpenBLAS chose for this CPU, e.g. 'Haswell', 'Zen', 'Cooperlake'. */
