@@ -153,11 +153,24 @@ export class CausalLM {
    * logits for a few positions only (scoring, training) gather rows first and then call {@link head}.
    */
   hidden(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
+    const start = this.begin(ids, opts);
+    let x: tf.Tensor = start.x;
+    for (let l = 0; l < this.config.numLayers; l++) x = this.layer(l, x, start.run);
+    return this.normalize(x);
+  }
+
+  /**
+   * The first step of a forward pass: the token embeddings [B·T, H] and what every layer shares
+   * (positions, mask, adapter, per-layer dropout seeds drawn from `opts.rng`). With {@link layer}
+   * and {@link normalize}, for callers that run the layers one by one (activation checkpointing).
+   */
+  begin(ids: tf.Tensor2D, opts: ForwardOptions = {}): { x: tf.Tensor2D; run: BlockInputs } {
     this.assertLive();
     const c = this.config;
     const [B, T] = ids.shape;
     const adapter = opts.adapter ?? null;
     if (adapter) this.checkAdapter(adapter);
+    const rng = opts.rng;
     const run: BlockInputs = {
       config: c,
       B,
@@ -166,11 +179,31 @@ export class CausalLM {
       cache: opts.cache,
       adapter,
       training: opts.training ?? false,
-      rng: opts.rng,
+      seeds: rng ? Array.from({ length: c.numLayers }, () => rng.fork()) : undefined,
     };
-    let x: tf.Tensor = tf.gather(this.embed, tf.reshape(ids, [B * T])); // [B·T, H]
-    for (let l = 0; l < c.numLayers; l++) x = decoderBlock(x, this.layers[l], l, run);
-    return rmsNorm(x, this.finalNorm, c.rmsNormEps) as tf.Tensor2D;
+    return { x: tf.tidy(() => this.embedTokens(ids)), run };
+  }
+
+  /** The embeddings of token ids [B, T]: [B·T, H]. */
+  embedTokens(ids: tf.Tensor2D): tf.Tensor2D {
+    return tf.gather(this.embed, tf.reshape(ids, [ids.size])) as tf.Tensor2D;
+  }
+
+  /** Decoder layer `l` on x [B·T, H] (see {@link begin}). */
+  layer(l: number, x: tf.Tensor, run: BlockInputs): tf.Tensor {
+    return decoderBlock(x, this.layers[l], l, run);
+  }
+
+  /** The final RMSNorm: [B·T, H]. */
+  normalize(x: tf.Tensor): tf.Tensor2D {
+    return rmsNorm(x, this.finalNorm, this.config.rmsNormEps) as tf.Tensor2D;
+  }
+
+  /** Layer `l`'s weights by Hugging Face name (for full fine-tuning layer by layer). */
+  layerParameters(l: number): Map<string, tf.Variable> {
+    const out = new Map<string, tf.Variable>();
+    layerParameters(this.layers[l], l, out);
+    return out;
   }
 
   /**

@@ -78,11 +78,15 @@ export interface BlockInputs {
   cache?: KVCache;
   adapter: LoraAdapter | null;
   training: boolean;
-  rng?: Rng;
+  /**
+   * Seeds of LoRA dropout, one per layer: a layer run twice with the same seed (activation
+   * checkpointing recomputes it) draws the same masks. Absent: unseeded.
+   */
+  seeds?: readonly number[];
 }
 
 /** x·Wᵀ (+ b) with W [out, in], plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
-function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs): tf.Tensor {
+function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs, rng: Rng): tf.Tensor {
   const p = L.proj[name];
   let y = project(x, p.w, L.layout);
   if (p.b) y = tf.add(y, p.b);
@@ -90,7 +94,7 @@ function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run:
   const pair = adapter?.get(l, name);
   if (pair && adapter) {
     let xin = x;
-    if (run.training && adapter.config.dropout > 0) xin = tf.dropout(x, adapter.config.dropout, undefined, (run.rng ?? new Rng()).fork());
+    if (run.training && adapter.config.dropout > 0) xin = tf.dropout(x, adapter.config.dropout, undefined, rng.fork());
     y = tf.add(y, tf.mul(matmul(matmul(xin, pair.a), pair.b), adapter.scale));
   }
   return y;
@@ -105,10 +109,11 @@ function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run:
 export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: BlockInputs): tf.Tensor {
   const { config: c, B, T, cos, sin } = run;
   const eps = c.rmsNormEps;
+  const rng = new Rng(run.seeds?.[l]);
   const h = rmsNorm(x, L.inputNorm, eps);
-  let q = tf.reshape(linear(h, L, l, 'q_proj', run), [B, T, c.numHeads, c.headDim]);
-  let k = tf.reshape(linear(h, L, l, 'k_proj', run), [B, T, c.numKvHeads, c.headDim]);
-  const v0 = tf.reshape(linear(h, L, l, 'v_proj', run), [B, T, c.numKvHeads, c.headDim]);
+  let q = tf.reshape(linear(h, L, l, 'q_proj', run, rng), [B, T, c.numHeads, c.headDim]);
+  let k = tf.reshape(linear(h, L, l, 'k_proj', run, rng), [B, T, c.numKvHeads, c.headDim]);
+  const v0 = tf.reshape(linear(h, L, l, 'v_proj', run, rng), [B, T, c.numKvHeads, c.headDim]);
   if (L.qNorm && L.kNorm) {
     q = rmsNorm(q, L.qNorm, eps);
     k = rmsNorm(k, L.kNorm, eps);
@@ -119,9 +124,9 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
   let v = tf.transpose(v0, [0, 2, 1, 3]) as tf.Tensor4D; // [B, kv, T, D]
   if (run.cache) ({ kT, v } = run.cache.append(l, kT, v));
   const attn = groupedAttention(qr, kT, v, run.mask); // [B, T, heads·D]
-  x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run));
+  x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run, rng));
   const h2 = rmsNorm(x, L.postNorm, eps);
-  const gate = linear(h2, L, l, 'gate_proj', run);
-  const up = linear(h2, L, l, 'up_proj', run);
-  return tf.add(x, linear(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), L, l, 'down_proj', run)); // SwiGLU
+  const gate = linear(h2, L, l, 'gate_proj', run, rng);
+  const up = linear(h2, L, l, 'up_proj', run, rng);
+  return tf.add(x, linear(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), L, l, 'down_proj', run, rng)); // SwiGLU
 }
