@@ -175,12 +175,19 @@ napi_value SetNum(napi_env env, napi_value obj, const char* key, double v) {
   return obj;
 }
 
-// memory() -> { nativeBytes, mappedFiles }
+// memory() -> { nativeBytes, cachedBytes, mappedFiles }
 napi_value Memory(napi_env env, napi_callback_info) {
   napi_value out;
   napi_create_object(env, &out);
   SetNum(env, out, "nativeBytes", static_cast<double>(nativeBytes.load()));
+  SetNum(env, out, "cachedBytes", static_cast<double>(cachedBytes()));
   return SetNum(env, out, "mappedFiles", static_cast<double>(liveFileMaps()));
+}
+
+// trimCache(): frees the blocks kept for reuse.
+napi_value TrimCache(napi_env env, napi_callback_info) {
+  trimCache();
+  return undefinedValue(env);
 }
 
 // cpu() -> { model, arch, features: {...}, physicalCores, logicalCpus, blasCore, halfGemm }
@@ -225,7 +232,7 @@ napi_value SetHalfGemm(napi_env env, napi_callback_info info) {
 
 void storageEntries(std::vector<Entry>* out) {
   out->insert(out->end(), {{"bufFromArray", BufFromArray}, {"bufRead", BufRead}, {"bufFree", BufFree}, {"bufWiden", BufWiden},
-                           {"mapTensor", MapTensor}, {"memory", Memory}, {"cpu", Cpu}, {"setHalfGemm", SetHalfGemm}});
+                           {"mapTensor", MapTensor}, {"memory", Memory}, {"trimCache", TrimCache}, {"cpu", Cpu}, {"setHalfGemm", SetHalfGemm}});
 }
 
 napi_value makeNdObject(napi_env env) {

@@ -11,31 +11,35 @@ namespace {
 
 constexpr size_t kGrain = 1 << 15;
 
-// Runs out[row, j] = f(a[offA + j·sa], b[offB + j·sb]) row by row; the inner loop specialises on
-// which side is contiguous or broadcast, so the compiler vectorises it.
+// Runs out[row, j] = f(a[offA + j·sa], b[offB + j·sb]) over the output in flat element ranges
+// (one per thread, whatever the row count: a same-shape op is a single long row); within a range,
+// row by row, with the inner loop specialised on which side is contiguous or broadcast, so the
+// compiler vectorises it.
 template <typename A, typename R, typename F>
 void forRows(const BroadcastPlan& p, const A* a, const A* b, R* out, F f) {
-  const int64_t inner = p.inner();
+  const size_t inner = p.inner();
   const int64_t sa = p.strideA[p.rank - 1], sb = p.strideB[p.rank - 1];
-  const size_t rows = p.rows();
-  parallelFor(rows, std::max<size_t>(1, kGrain / std::max<int64_t>(inner, 1)), [&](size_t s, size_t e) {
-    for (size_t r = s; r < e; r++) {
+  const size_t n = p.size();
+  parallelFor(n, kGrain, [&](size_t s, size_t e) {
+    while (s < e) {
+      const size_t r = s / inner, j0 = s % inner, j1 = std::min(inner, j0 + (e - s));
       int64_t oa, ob;
       p.rowOffsets(r, &oa, &ob);
       const A* x = a + oa;
       const A* y = b + ob;
       R* o = out + r * inner;
       if (sa == 1 && sb == 1) {
-        for (int64_t j = 0; j < inner; j++) o[j] = f(x[j], y[j]);
+        for (size_t j = j0; j < j1; j++) o[j] = f(x[j], y[j]);
       } else if (sa == 1 && sb == 0) {
         const A yv = y[0];
-        for (int64_t j = 0; j < inner; j++) o[j] = f(x[j], yv);
+        for (size_t j = j0; j < j1; j++) o[j] = f(x[j], yv);
       } else if (sa == 0 && sb == 1) {
         const A xv = x[0];
-        for (int64_t j = 0; j < inner; j++) o[j] = f(xv, y[j]);
+        for (size_t j = j0; j < j1; j++) o[j] = f(xv, y[j]);
       } else {
-        for (int64_t j = 0; j < inner; j++) o[j] = f(x[j * sa], y[j * sb]);
+        for (size_t j = j0; j < j1; j++) o[j] = f(x[j * sa], y[j * sb]);
       }
+      s += j1 - j0;
     }
   });
 }

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #if defined(__F16C__)
 #include <immintrin.h>
@@ -38,11 +41,86 @@ void alignedFree(void* p) {
 
 void finalize(napi_env, void* data, void*) { delete static_cast<Buf*>(data); }
 
+// Freed blocks of 64 KB and more are kept by size class and reused: a training or decoding loop
+// allocates the same shapes step after step, and a fresh block of that size would come from the
+// OS as zeroed pages, one page fault per 4 KB (a large share of an element-wise op's time). Size
+// classes are 4 per power of two (at most 25 % unused), and the cache holds at most
+// CLAWLOOP_NATIVE_CACHE_MB (default 256) MB, beyond which freed blocks go back to the OS.
+constexpr size_t kCacheMin = 64 * 1024;
+std::mutex cacheMu;
+std::map<size_t, std::vector<void*>> freeBlocks;
+size_t cached = 0;
+
+size_t cacheCap() {
+  static const size_t cap = [] {
+    const char* v = std::getenv("CLAWLOOP_NATIVE_CACHE_MB");
+    const long mb = v ? std::strtol(v, nullptr, 10) : 256;
+    return static_cast<size_t>(mb < 0 ? 0 : mb) << 20;
+  }();
+  return cap;
+}
+
+size_t sizeClass(size_t bytes) {
+  if (bytes < kCacheMin) return (std::max<size_t>(64, bytes) + 63) & ~size_t(63);
+  size_t pow = kCacheMin;
+  while (pow * 2 <= bytes) pow *= 2;
+  const size_t step = pow / 4;
+  return (bytes + step - 1) / step * step;
+}
+
+void* blockAlloc(size_t bytes) {
+  if (bytes >= kCacheMin) {
+    std::lock_guard<std::mutex> lock(cacheMu);
+    auto it = freeBlocks.find(bytes);
+    if (it != freeBlocks.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      cached -= bytes;
+      return p;
+    }
+  }
+  return alignedAlloc(bytes);
+}
+
+void blockFree(void* p, size_t bytes) {
+  if (bytes >= kCacheMin && bytes <= cacheCap() / 4) {
+    std::lock_guard<std::mutex> lock(cacheMu);
+    // Make room by dropping the largest cached blocks first.
+    while (cached + bytes > cacheCap() && !freeBlocks.empty()) {
+      auto last = std::prev(freeBlocks.end());
+      if (last->second.empty()) {
+        freeBlocks.erase(last);
+        continue;
+      }
+      alignedFree(last->second.back());
+      last->second.pop_back();
+      cached -= last->first;
+    }
+    freeBlocks[bytes].push_back(p);
+    cached += bytes;
+    return;
+  }
+  alignedFree(p);
+}
+
 }  // namespace
+
+int64_t cachedBytes() {
+  std::lock_guard<std::mutex> lock(cacheMu);
+  return static_cast<int64_t>(cached);
+}
+
+void trimCache() {
+  std::lock_guard<std::mutex> lock(cacheMu);
+  for (auto& [size, blocks] : freeBlocks)
+    for (void* p : blocks) alignedFree(p);
+  freeBlocks.clear();
+  cached = 0;
+}
 
 void Buf::release() {
   if (owned && data) {
-    alignedFree(data);
+    blockFree(data, capacity);
     nativeBytes -= static_cast<int64_t>(count * kindBytes(kind));
   }
   data = nullptr;
@@ -52,11 +130,12 @@ void Buf::release() {
 
 Buf* allocBuf(Kind kind, size_t count) {
   // At least one cache line, so empty tensors still have an address.
-  const size_t bytes = std::max<size_t>(64, (count * kindBytes(kind) + 63) & ~size_t(63));
-  void* p = alignedAlloc(bytes);
+  const size_t bytes = sizeClass(count * kindBytes(kind));
+  void* p = blockAlloc(bytes);
   if (!p) return nullptr;
   Buf* b = new Buf();
   b->data = p;
+  b->capacity = bytes;
   b->count = count;
   b->kind = kind;
   b->owned = true;

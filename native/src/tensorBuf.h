@@ -23,6 +23,7 @@ struct FileMap;
 struct Buf {
   void* data = nullptr;  // null once released
   size_t count = 0;      // elements
+  size_t capacity = 0;   // bytes allocated (owned buffers)
   Kind kind = Kind::F32;
   bool owned = false;         // data was allocated here (else it points into `map`)
   std::shared_ptr<FileMap> map;  // keeps a mapped file alive while a view of it lives
@@ -35,6 +36,10 @@ struct Buf {
 
 // Bytes allocated by allocBuf and not yet released (process-wide).
 extern std::atomic<int64_t> nativeBytes;
+
+// Bytes of freed blocks kept for reuse (see allocBuf), and a way to hand them back to the OS.
+int64_t cachedBytes();
+void trimCache();
 
 // A new uninitialised buffer, 64-byte aligned; nullptr when memory is exhausted.
 Buf* allocBuf(Kind kind, size_t count);

@@ -24,6 +24,7 @@ import { ggufFromModel, type GgufVocab } from '../../main/engine/formats/ggufExp
 import { writeGguf } from '../../main/engine/formats/ggufFile.js';
 import { computeGradients, crossEntropyLoss, type TrainBatch } from '../../main/engine/training/train.js';
 import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
+import { cpuLine, cpuSummary, cpuTag } from './cpuReport.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -211,8 +212,10 @@ async function main(): Promise<void> {
   });
   const iters = Math.max(1, Number(values.iters));
   const backend = await initBackend(values.backend ? parseBackendName(values.backend) : undefined);
-  const threads = os.availableParallelism();
+  const cpu = cpuSummary();
+  const threads = cpu.threads; // the peers run on as many threads as ClawLoop
   const config = parseModelConfig(BENCH_CONFIG);
+  console.log(cpuLine(cpu));
   console.log(
     `ClawLoop engine benchmark: Qwen3-shaped, ${(parameterCount(config) / 1e6).toFixed(2)} M parameters ` +
       `(hidden 256, 4 layers, vocab 2048), batch ${BATCH} x seq ${SEQ}; decode ${DECODE_TOKENS} tokens after a ${SEQ}-token prompt`,
@@ -227,7 +230,7 @@ async function main(): Promise<void> {
   const ratios: Partial<Figures> = {};
   const cppRatios: { prefill_tok_s?: number; decode_tok_s?: number } = {};
   console.log(
-    `${''.padEnd(22)}${'ClawLoop'.padStart(12)}${'PyTorch'.padStart(12)}${'ratio'.padStart(9)}${'llama.cpp'.padStart(12)}${'ratio'.padStart(9)}`,
+    `${''.padEnd(22)}${'ClawLoop'.padStart(12)}${'PyTorch'.padStart(12)}${'ratio'.padStart(9)}${'llama.cpp'.padStart(12)}${'ratio'.padStart(9)}  CPU`,
   );
   for (const k of KEYS) {
     const theirs = 'figures' in peer ? peer.figures[k] : undefined;
@@ -238,7 +241,7 @@ async function main(): Promise<void> {
     const ratio = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2) + 'x');
     const label = k.replace(/_tok_s$/, '').replace('_', ' ') + ' tok/s';
     console.log(
-      `${label.padEnd(22)}${fmt(ours[k]).padStart(12)}${fmt(theirs).padStart(12)}${ratio(ratios[k]).padStart(9)}${fmt(c).padStart(12)}${ratio(c ? ours[k] / c : undefined).padStart(9)}`,
+      `${label.padEnd(22)}${fmt(ours[k]).padStart(12)}${fmt(theirs).padStart(12)}${ratio(ratios[k]).padStart(9)}${fmt(c).padStart(12)}${ratio(c ? ours[k] / c : undefined).padStart(9)}  ${cpuTag(cpu)}`,
     );
   }
   if ('error' in peer) console.log(peer.error);
@@ -252,6 +255,7 @@ async function main(): Promise<void> {
       llamacpp_ratios: cppRatios,
       backend,
       threads,
+      cpu,
       config: BENCH_CONFIG,
     };
     fs.writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n');

@@ -155,7 +155,14 @@ export class CausalLM {
   hidden(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
     const start = this.begin(ids, opts);
     let x: tf.Tensor = start.x;
-    for (let l = 0; l < this.config.numLayers; l++) x = this.layer(l, x, start.run);
+    for (let l = 0; l < this.config.numLayers; l++) {
+      // Each layer's intermediates are freed as soon as it ends, not with the caller's scope: a
+      // forward pass then holds one layer's activations, not all of them. (A gradient tape keeps
+      // its own references to what the backward pass needs.)
+      const next = tf.tidy(() => this.layer(l, x, start.run));
+      x.dispose();
+      x = next;
+    }
     return this.normalize(x);
   }
 

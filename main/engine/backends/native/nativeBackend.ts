@@ -89,7 +89,7 @@ export class NativeBackend extends tf.KernelBackend {
     return this.data.numDataIds();
   }
 
-  override memory(): { unreliable: boolean; reasons?: string[]; nativeBytes: number; mappedFiles: number } {
+  override memory(): { unreliable: boolean; reasons?: string[]; nativeBytes: number; cachedBytes: number; mappedFiles: number } {
     return { unreliable: false, ...this.nd.memory() };
   }
 

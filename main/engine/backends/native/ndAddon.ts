@@ -79,7 +79,10 @@ export interface NdAddon {
   bufWiden(buf: Buf): Buf;
   /** A read-only view of `count` elements at `byteOffset` of a file, mapped once per process. */
   mapTensor(path: string, byteOffset: number, count: number, kind: Kind): Buf;
-  memory(): { nativeBytes: number; mappedFiles: number };
+  /** Bytes held by live tensors, bytes of freed blocks kept for reuse, and files mapped (process-wide). */
+  memory(): { nativeBytes: number; cachedBytes: number; mappedFiles: number };
+  /** Hands the blocks kept for reuse back to the OS. */
+  trimCache(): void;
   cpu(): CpuReport;
   setHalfGemm(mode: 0 | 1): void;
 
