@@ -240,6 +240,7 @@ napi_value makeNdObject(napi_env env) {
   storageEntries(&entries);
   mathEntries(&entries);
   layoutEntries(&entries);
+  fusedEntries(&entries);
   napi_value obj;
   napi_create_object(env, &obj);
   for (const auto& e : entries) {

@@ -1,5 +1,9 @@
 /**
- * `npm run bench:engine [-- --json FILE] [--iters N] [--backend NAME]`
+ * `npm run bench:engine [-- --json FILE] [--iters N] [--backend NAME] [--large [--large-dir DIR]
+ *   [--keep-large] [--large-seq N] [--large-budget S] [--large-only] [--ours-only]]`
+ *
+ * `--large` adds the 1.7B configuration (benchLarge.ts: ~3.4 GB of random BF16 weights written to
+ * --large-dir, default the OS temp folder, removed afterwards unless --keep-large; tens of minutes).
  *
  * Prefill, decode and training throughput of ClawLoop's engine on a fixed ~3.7 M-parameter
  * Qwen3-shaped model, next to the same workload in PyTorch (scripts/reference/bench_engine.py,
@@ -25,6 +29,7 @@ import { writeGguf } from '../../main/engine/formats/ggufFile.js';
 import { computeGradients, crossEntropyLoss, type TrainBatch } from '../../main/engine/training/train.js';
 import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
 import { cpuLine, cpuSummary, cpuTag } from './cpuReport.js';
+import { benchLarge } from './benchLarge.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -208,8 +213,26 @@ async function benchPyTorch(iters: number, threads: number): Promise<{ figures: 
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { json: { type: 'string' }, iters: { type: 'string', default: '5' }, backend: { type: 'string' } },
+    options: {
+      json: { type: 'string' },
+      iters: { type: 'string', default: '5' },
+      backend: { type: 'string' },
+      large: { type: 'boolean', default: false },
+      'large-only': { type: 'boolean', default: false },
+      'large-dir': { type: 'string' },
+      'keep-large': { type: 'boolean', default: false },
+      'large-seq': { type: 'string', default: '256' },
+      'large-budget': { type: 'string', default: '300' },
+      'ours-only': { type: 'boolean', default: false },
+    },
   });
+  if (values['large-only']) {
+    const cpu = cpuSummary();
+    console.log(cpuLine(cpu));
+    const large = await benchLarge(largeOptions(values, cpu.threads), cpu);
+    if (values.json) fs.writeFileSync(values.json, JSON.stringify({ cpu, large }, null, 2) + '\n');
+    return;
+  }
   const iters = Math.max(1, Number(values.iters));
   const backend = await initBackend(values.backend ? parseBackendName(values.backend) : undefined);
   const cpu = cpuSummary();
@@ -246,8 +269,10 @@ async function main(): Promise<void> {
   }
   if ('error' in peer) console.log(peer.error);
   if ('error' in cpp) console.log(cpp.error);
+  const large = values.large ? await benchLarge(largeOptions(values, threads), cpu) : null;
   if (values.json) {
     const report = {
+      large,
       clawloop: ours,
       pytorch: 'figures' in peer ? peer.figures : null,
       ratios,
@@ -264,3 +289,14 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+function largeOptions(values: Record<string, string | boolean | undefined>, threads: number) {
+  return {
+    dir: (values['large-dir'] as string | undefined) ?? path.join(os.tmpdir(), 'clawloop-bench-qwen3-1.7b'),
+    keep: values['keep-large'] === true,
+    threads,
+    seq: Number(values['large-seq']),
+    budget: Number(values['large-budget']),
+    oursOnly: values['ours-only'] === true,
+  };
+}

@@ -4,7 +4,8 @@ import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../main/engine/backends/backend.js';
 import { NATIVE_KERNELS } from '../../main/engine/backends/native/registerNativeBackend.js';
 import { Rng } from '../../main/util/random.js';
-import { assertClose, tolerance, UNIT_ROUNDOFF } from '../helpers/numeric.js';
+import { assertClose, maxAbsOf, tolerance, UNIT_ROUNDOFF } from '../helpers/numeric.js';
+import { nativeVocabStats } from '../../main/engine/backends/native/fusedOps.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 
 /**
@@ -181,6 +182,35 @@ describe('native backend kernels equal tfjs-cpu', { skip: nativeSkipReason() }, 
       'Sigmoid', 'Sign', 'Slice', 'Softmax', 'Softplus', 'SplitV', 'Sqrt', 'Square', 'Sub', 'Sum', 'Tanh', 'Tile', 'TopK', 'Transpose', 'ZerosLike'];
     const have = new Set(NATIVE_KERNELS.map((k) => k.kernelName));
     assert.deepEqual(used.filter((k) => !have.has(k)), []);
+  });
+
+  it('fused vocabulary statistics across several panels equal log-softmax and entropy, value and gradients', async () => {
+    await initBackend('native');
+    // H = 8192 makes the kernel's panels 128 vocabulary rows: 320 rows take three, with a rescale at each.
+    const [N, V, H] = [5, 320, 8192];
+    const h = tf.mul(make([N, H], 1), 0.05) as tf.Tensor2D;
+    const w = tf.mul(make([V, H], 2), 0.05);
+    const dy = make([N, 2], 3);
+    const loss = (stats: tf.Tensor) => tf.sum(tf.mul(stats, dy));
+    const fused = tf.grads((x: tf.Tensor, wv: tf.Tensor) => loss(nativeVocabStats(x as tf.Tensor2D, wv, true)));
+    const plain = tf.grads((x: tf.Tensor, wv: tf.Tensor) => {
+      const logits = tf.matMul(x, wv, false, true);
+      const lse = tf.logSumExp(logits, -1, true);
+      const logp = tf.sub(logits, lse);
+      const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1, true));
+      return loss(tf.concat([lse, entropy], 1));
+    });
+    const [a, b] = [fused([h, w]), plain([h, w])];
+    const stats = nativeVocabStats(h, w, false).dataSync();
+    const logits = tf.matMul(h, w, false, true);
+    const lse = tf.logSumExp(logits, -1).dataSync();
+    for (let n = 0; n < N; n++) assertClose([stats[2 * n]], [lse[n]], tolerance({ dtype: 'float32', length: H + V }), `lse ${n}`, { scale: Math.abs(lse[n]) + 1 });
+    // dz = p·(dlse − dH·(log p + H)) cancels terms of about |log p| ≈ log V (≈ 6) times the result's
+    // size: the rounding errors are relative to those terms, hence the scale of 4× the largest gradient.
+    const tol = tolerance({ dtype: 'float32', length: H + 2 * V, chain: 3 });
+    assertClose(a[0].dataSync(), b[0].dataSync(), tol, 'dh', { scale: maxAbsOf(b[0].dataSync()) * 4 });
+    assertClose(a[1].dataSync(), b[1].dataSync(), tol, 'dW', { scale: maxAbsOf(b[1].dataSync()) * 4 });
+    tf.dispose([h, w, dy, ...a, ...b, logits]);
   });
 
   it('errors name the kernel and what is wrong', async () => {

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { nativeVocabStats } from '../backends/native/fusedOps.js';
 import { project, type WeightLayout } from '../model/layers/linear.js';
 
 /**
@@ -59,6 +60,8 @@ function byChunks(rows: number, chunk: number, f: (r0: number, n: number) => tf.
  * h [N, H]. Differentiable in h, and in the head weight when `weightGrad` (full fine-tuning).
  */
 export function vocabStats(h: tf.Tensor2D, head: HeadWeight, weightGrad: boolean): tf.Tensor2D {
+  // The native backend has a kernel for the whole of it: one pass over the vocabulary per direction.
+  if (tf.getBackend() === 'native' && head.layout === 'outIn') return nativeVocabStats(h, head.w, weightGrad);
   const [N, H] = h.shape;
   const V = (head.layout === 'outIn' ? head.w.shape[0] : head.w.shape[1]) as number;
   const chunk = chunkRows(V, N);

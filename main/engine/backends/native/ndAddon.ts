@@ -105,5 +105,9 @@ export interface NdAddon {
   gatherNd(x: Buf, indices: Buf, numSlices: number, strides: number[], sliceSize: number): Buf;
   scatterNd(indices: Buf, updates: Buf, numSlices: number, strides: number[], sliceSize: number, outSize: number): Buf;
   fill(kind: Kind, count: number, valueBits: number): Buf;
+  /** [N, 2] log-sum-exp and entropy of softmax(h·wᵀ), h [N, H], w [V, H] (16-bit or float32). */
+  vocabStats(h: Buf, w: Buf, N: number, V: number, H: number): Buf;
+  /** Gradients of vocabStats: [dh] or [dh, dW]. */
+  vocabStatsGrad(h: Buf, w: Buf, stats: Buf, dstats: Buf, N: number, V: number, H: number, weightGrad: boolean): Buf[];
   matmul(a: Buf, b: Buf, batch: number, m: number, n: number, k: number, transA: boolean, transB: boolean, strideA: number, strideB: number): Buf;
 }
