@@ -6,7 +6,8 @@ import { groupedAttention } from './layers/attention.js';
 import { project, type WeightLayout } from './layers/linear.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
-import { applyRope } from './layers/rope.js';
+import { FUSED, fusedSwiglu, hasKernel } from './layers/fused.js';
+import { ropeHeads } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
 
 interface ProjWeights {
@@ -118,8 +119,8 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
     q = rmsNorm(q, L.qNorm, eps);
     k = rmsNorm(k, L.kNorm, eps);
   }
-  const qr = applyRope(tf.transpose(q, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, heads, T, D]
-  const kr = applyRope(tf.transpose(k, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin); // [B, kv, T, D]
+  const qr = ropeHeads(q as tf.Tensor4D, cos, sin); // [B, heads, T, D]
+  const kr = ropeHeads(k as tf.Tensor4D, cos, sin); // [B, kv, T, D]
   let kT = tf.transpose(kr, [0, 1, 3, 2]) as tf.Tensor4D; // [B, kv, D, T]
   let v = tf.transpose(v0, [0, 2, 1, 3]) as tf.Tensor4D; // [B, kv, T, D]
   if (run.cache) ({ kT, v } = run.cache.append(l, kT, v));
@@ -128,5 +129,6 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
   const h2 = rmsNorm(x, L.postNorm, eps);
   const gate = linear(h2, L, l, 'gate_proj', run, rng);
   const up = linear(h2, L, l, 'up_proj', run, rng);
-  return tf.add(x, linear(tf.mul(tf.mul(gate, tf.sigmoid(gate)), up), L, l, 'down_proj', run, rng)); // SwiGLU
+  const act = hasKernel(FUSED.SWIGLU) ? fusedSwiglu(gate, up) : tf.mul(tf.mul(gate, tf.sigmoid(gate)), up); // SwiGLU
+  return tf.add(x, linear(act, L, l, 'down_proj', run, rng));
 }

@@ -109,5 +109,16 @@ export interface NdAddon {
   vocabStats(h: Buf, w: Buf, N: number, V: number, H: number): Buf;
   /** Gradients of vocabStats: [dh] or [dh, dW]. */
   vocabStatsGrad(h: Buf, w: Buf, stats: Buf, dstats: Buf, N: number, V: number, H: number, weightGrad: boolean): Buf[];
+  /** RMSNorm of rows: [y, r] with r = 1/√(mean(x²) + eps) per row. */
+  rmsNorm(x: Buf, w: Buf, R: number, D: number, eps: number): [Buf, Buf];
+  rmsNormGrad(x: Buf, w: Buf, r: Buf, dy: Buf, R: number, D: number): [Buf, Buf];
+  /** silu(g)·u. */
+  swiglu(g: Buf, u: Buf): Buf;
+  swigluGrad(g: Buf, u: Buf, dy: Buf): [Buf, Buf];
+  /** Rotate-half RoPE of [B, H, T, D] heads (read as [B, T, H, D] with fromBTHD); `inverse` for the backward. */
+  rope(x: Buf, cos: Buf, sin: Buf, B: number, H: number, T: number, D: number, perRow: boolean, fromBTHD: boolean, inverse: boolean): Buf;
+  /** softmax(scale·s + mask) over rows of S, s [B, K, G·T, S], mask [T, S] or [B, 1, T, S]. */
+  maskedSoftmax(s: Buf, mask: Buf, B: number, K: number, GT: number, T: number, S: number, perRow: boolean, scale: number): Buf;
+  maskedSoftmaxGrad(p: Buf, dp: Buf, rows: number, S: number, scale: number): Buf;
   matmul(a: Buf, b: Buf, batch: number, m: number, n: number, k: number, transA: boolean, transB: boolean, strideA: number, strideB: number): Buf;
 }

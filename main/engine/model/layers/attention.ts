@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { FUSED, fusedMaskedSoftmax, hasKernel } from './fused.js';
 import { matmul } from './matmul.js';
 
 /** Additive mask value: finite, so masked rows never produce NaN in softmax or its gradient. */
@@ -61,10 +62,16 @@ export function groupedAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D
   const G = H / kvH;
   // [B, H, T, D] is [B, kvH, G, T, D] in memory, hence [B, kvH, G·T, D]: heads kv·G..kv·G+G−1 share KV head kv.
   const qg = tf.reshape(q, [B, kvH, G * T, D]);
-  const fullMask = G === 1 ? mask : mask.rank === 2 ? tf.tile(mask, [G, 1]) : tf.tile(mask, [1, 1, G, 1]); // [G·T, S] or [B, 1, G·T, S]
-  const scores = tf.add(tf.mul(matmul(qg, kT), 1 / Math.sqrt(D)), fullMask); // [B, kvH, G·T, S]
-  const probs = tf.softmax(scores, -1);
+  const probs = hasKernel(FUSED.MASKED_SOFTMAX)
+    ? fusedMaskedSoftmax(matmul(qg, kT) as tf.Tensor4D, mask, 1 / Math.sqrt(D))
+    : unfusedProbs(matmul(qg, kT), mask, G, D);
   const out = matmul(probs, v); // [B, kvH, G·T, D]
   const heads = tf.transpose(tf.reshape(out, [B, H, T, D]), [0, 2, 1, 3]); // [B, T, H, D]
   return tf.reshape(heads, [B, T, H * D]);
+}
+
+/** softmax(scores/√D + mask) with tfjs ops: the mask tiled for the G query heads of each KV head. */
+function unfusedProbs(raw: tf.Tensor, mask: tf.Tensor2D | tf.Tensor4D, G: number, D: number): tf.Tensor {
+  const fullMask = G === 1 ? mask : mask.rank === 2 ? tf.tile(mask, [G, 1]) : tf.tile(mask, [1, 1, G, 1]); // [G·T, S] or [B, 1, G·T, S]
+  return tf.softmax(tf.add(tf.mul(raw, 1 / Math.sqrt(D)), fullMask), -1); // [B, kvH, G·T, S]
 }

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelConfig } from '../config.js';
+import { FUSED, fusedRopeHeads, hasKernel } from './fused.js';
 
 /**
  * RoPE inverse frequencies (length headDim/2), with the config's scaling applied:
@@ -70,4 +71,10 @@ export function ropeTablesRows(invFreq: Float64Array, start: readonly number[], 
 export function applyRope(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor4D {
   const [x1, x2] = tf.split(x, 2, -1);
   return tf.concat([tf.sub(tf.mul(x1, cos), tf.mul(x2, sin)), tf.add(tf.mul(x2, cos), tf.mul(x1, sin))], -1) as tf.Tensor4D;
+}
+
+/** RoPE of heads x [B, T, heads, D], returned in attention's layout [B, heads, T, D]. */
+export function ropeHeads(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor4D {
+  if (hasKernel(FUSED.ROPE)) return fusedRopeHeads(x, cos, sin);
+  return applyRope(tf.transpose(x, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin);
 }
