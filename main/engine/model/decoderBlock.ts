@@ -4,6 +4,7 @@ import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type P
 import type { KVCache } from './kvCache.js';
 import { groupedAttention } from './layers/attention.js';
 import { project, type WeightLayout } from './layers/linear.js';
+import { dropoutMask, loraProject } from './layers/loraProject.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { FUSED, fusedSwiglu, hasKernel } from './layers/fused.js';
@@ -89,15 +90,17 @@ export interface BlockInputs {
 /** x·Wᵀ (+ b) with W [out, in], plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
 function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs, rng: Rng): tf.Tensor {
   const p = L.proj[name];
-  let y = project(x, p.w, L.layout);
-  if (p.b) y = tf.add(y, p.b);
   const { adapter } = run;
   const pair = adapter?.get(l, name);
-  if (pair && adapter) {
-    let xin = x;
-    if (run.training && adapter.config.dropout > 0) xin = tf.dropout(x, adapter.config.dropout, undefined, rng.fork());
-    y = tf.add(y, tf.mul(matmul(matmul(xin, pair.a), pair.b), adapter.scale));
+  const rate = run.training && adapter ? adapter.config.dropout : 0;
+  const drop = pair && rate > 0 ? dropoutMask(x, rate, rng.fork()) : null;
+  // A frozen projection with an adapter: one op that keeps only what the adapter's gradients need.
+  if (pair && adapter && !p.w.trainable && !p.b?.trainable) {
+    return loraProject(x, { w: p.w, layout: L.layout, bias: p.b, a: pair.a, b: pair.b, scale: adapter.scale }, drop);
   }
+  let y = project(x, p.w, L.layout);
+  if (p.b) y = tf.add(y, p.b);
+  if (pair && adapter) y = tf.add(y, tf.mul(matmul(matmul(drop ? tf.mul(x, drop) : x, pair.a), pair.b), adapter.scale));
   return y;
 }
 
