@@ -23,7 +23,7 @@ const addon = path.join(root, 'native', 'build', 'Release', 'clawloop_native.nod
 const flags = fs.existsSync('/proc/cpuinfo') ? (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1] ?? '') : '';
 const has = (f) => flags.split(/\s+/).includes(f);
 const CORE_TYPES = [
-  ['Prescott', 'pni'], // Linux calls SSE3 'pni',
+  ['Prescott', 'pni'], // Linux's name for SSE3
   ['Core2', 'ssse3'],
   ['Nehalem', 'sse4_2'],
   ['Sandybridge', 'avx'],

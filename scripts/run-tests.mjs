@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // Runs the compiled tests (dist/test/**/*.test.js) with node:test:
 //   1. every test, with the native kernels when the addon is built;
-//   2. the numerics tests (engine, RL losses) again on pure tfjs (CLAWLOOP_NATIVE=0), so they hold both ways.
-// Ends with one line "N passed, N failed" summing both runs, after a line for each suite that was
+//   2. the numerics tests (engine, RL losses) again on pure tfjs (CLAWLOOP_NATIVE=0), so they hold both ways;
+//   3. the GPU suites (test/gpu/) on the WebGPU adapter CLAWLOOP_WEBGPU_ADAPTER names, by default
+//      Mesa's software rasteriser, so machines without a GPU check the GPU backend too;
+//   4. the app's end-to-end suite (e2e/, Playwright in Chromium against a real clawloop serve).
+// Ends with one line "N passed, N failed" summing the runs, after a line for each suite that was
 // skipped for a missing prerequisite (see scripts/summary-reporter.mjs). Arguments filter test files
-// by substring: `npm test -- engine/lora`.
+// by substring: `npm test -- engine/lora`; `npm test -- e2e` runs the end-to-end suite alone.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,7 +31,8 @@ const files = [];
 })(testDir);
 files.sort();
 const selected = filters.length ? files.filter((f) => filters.some((s) => path.relative(testDir, f).includes(s))) : files;
-if (!selected.length) {
+const e2eWanted = !filters.length || filters.some((f) => f === 'e2e' || f.startsWith('e2e/'));
+if (!selected.length && !e2eWanted) {
   console.error(`no test files match ${filters.join(', ')}`);
   process.exit(2);
 }
@@ -83,15 +87,25 @@ function run(label, testFiles, env) {
 const addonFile = path.join(root, 'native', 'build', 'Release', 'clawloop_native.node');
 const nativeOff = process.env.CLAWLOOP_NATIVE === '0';
 const addonBuilt = fs.existsSync(addonFile) && !nativeOff;
-run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', selected, {});
+const isGpu = (f) => path.relative(testDir, f).startsWith(`gpu${path.sep}`);
+const gpuFiles = selected.filter(isGpu);
+const cpuFiles = selected.filter((f) => !isGpu(f));
+if (cpuFiles.length) run(addonBuilt ? 'all tests, native kernels' : 'all tests, pure tfjs', cpuFiles, {});
 // The numerics: engine tests and the RL loss fixtures.
-const engineFiles = selected.filter((f) => {
+const engineFiles = cpuFiles.filter((f) => {
   const rel = path.relative(testDir, f);
   return rel.startsWith(`engine${path.sep}`) || rel.startsWith(`rl${path.sep}losses`);
 });
 if (addonBuilt && engineFiles.length) {
   run('numerics tests, pure tfjs (CLAWLOOP_NATIVE=0)', engineFiles, { CLAWLOOP_NATIVE: '0' });
 }
+if (gpuFiles.length) {
+  const adapter = process.env.CLAWLOOP_WEBGPU_ADAPTER || 'software';
+  run(`GPU suites, webgpu on the ${adapter} adapter`, gpuFiles, { CLAWLOOP_WEBGPU_ADAPTER: adapter });
+}
+// The app's end-to-end suite (e2e/, Playwright in Debian's Chromium against a real clawloop serve),
+// counted in the same summary. It runs with the whole suite, or when a filter is `e2e`.
+if (e2eWanted) runE2e();
 fs.rmSync(path.dirname(countsFile), { recursive: true, force: true });
 if (!addonBuilt && engineFiles.length) {
   console.log(`note: the engine tests ran once, on pure tfjs (${nativeOff ? 'CLAWLOOP_NATIVE=0' : 'the native addon is not built'})`);
@@ -99,3 +113,41 @@ if (!addonBuilt && engineFiles.length) {
 for (const [what, runs] of skipped) console.log(`skipped (${runs.join('; ')}): ${what}`);
 console.log(`${total.passed} passed, ${total.failed} failed`);
 process.exit(status);
+
+function runE2e() {
+  const chromium = process.env.CLAWLOOP_CHROMIUM ?? '/usr/bin/chromium';
+  if (process.env.CLAWLOOP_E2E === '0') return skipped.set('e2e: CLAWLOOP_E2E=0', ['app']);
+  if (!fs.existsSync(chromium)) {
+    const why = `e2e: requires Chromium at ${chromium} (Debian/Ubuntu: apt-get install chromium; or set CLAWLOOP_CHROMIUM)`;
+    if (process.env.CLAWLOOP_REQUIRE_E2E !== '1') return skipped.set(why, ['app']);
+    console.error(why);
+    total.failed += 1;
+    status = 1;
+    return;
+  }
+  const bin = path.join(root, 'node_modules', '.bin');
+  const typecheck = spawnSync(path.join(bin, 'tsc'), ['-p', 'e2e/tsconfig.json'], { stdio: 'inherit', cwd: root });
+  if (typecheck.status !== 0) {
+    console.error('e2e: the specs do not type-check');
+    total.failed += 1;
+    status = 1;
+    return;
+  }
+  const report = path.join(path.dirname(countsFile), 'e2e.json');
+  const res = spawnSync(path.join(bin, 'playwright'), ['test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'], {
+    stdio: 'inherit',
+    cwd: root,
+    timeout: 60 * 60 * 1000,
+    killSignal: 'SIGKILL',
+    env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: report },
+  });
+  if (res.status !== 0) status = res.status ?? 1;
+  if (!fs.existsSync(report)) {
+    total.failed += 1;
+    return;
+  }
+  const stats = JSON.parse(fs.readFileSync(report, 'utf8')).stats;
+  total.passed += stats.expected + stats.flaky;
+  total.failed += stats.unexpected;
+  if (stats.flaky) console.log(`e2e: ${stats.flaky} test(s) passed only on a retry`);
+}

@@ -28,7 +28,12 @@ export class BenchClient {
    * A main turn as the RL build of OpenClaw sends it: streamed, with X-Session-Id and
    * X-Turn-Type: main, user content as an array of text parts.
    */
-  async mainTurn(sessionId: string, messages: Array<{ role: string; content: string }>, maxTokens: number): Promise<ChatReply> {
+  async mainTurn(
+    sessionId: string,
+    messages: Array<{ role: string; content: string }>,
+    maxTokens: number,
+    seed: number,
+  ): Promise<ChatReply> {
     const res = await fetch(`${this.baseUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: this.headers({ 'x-session-id': sessionId, 'x-turn-type': 'main', accept: 'application/json' }),
@@ -39,6 +44,7 @@ export class BenchClient {
         stream_options: { include_usage: true },
         store: false,
         max_completion_tokens: maxTokens,
+        seed,
       }),
     });
     if (!res.ok || !res.body) throw new Error(`chat request answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
@@ -67,14 +73,36 @@ export class BenchClient {
     return { id, content, adapterVersion };
   }
 
-  /** A side request (never trained on): one question, sampled with `seed`. */
-  async sideTurn(question: string, seed: number, maxTokens: number): Promise<string> {
+  /**
+   * A side request (never trained on, never judged): a conversation answered with `seed`, at the
+   * model's default temperature unless `temperature` is given (0: greedy).
+   */
+  async sideTurn(
+    messages: Array<{ role: string; content: string }>,
+    o: { seed: number; maxTokens: number; temperature?: number },
+  ): Promise<string> {
     const r = await this.json<{ choices: Array<{ message: { content: string | null } }> }>('/v1/chat/completions', {
       method: 'POST',
       headers: { 'x-turn-type': 'side' },
-      body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: question }], seed, max_tokens: maxTokens }),
+      body: JSON.stringify({ model: 'default', messages, seed: o.seed, max_tokens: o.maxTokens, temperature: o.temperature }),
     });
     return r.choices[0].message.content ?? '';
+  }
+
+  /** Every checkpoint with the competence gate's verdict (GET /api/checkpoints). */
+  async checkpoints(): Promise<
+    Array<{ id: string; step: number; competence: { accuracy: number; held_back: boolean; seconds: number } | null }>
+  > {
+    return (
+      await this.json<{
+        data: Array<{ id: string; step: number; competence: { accuracy: number; held_back: boolean; seconds: number } | null }>;
+      }>('/api/checkpoints')
+    ).data;
+  }
+
+  /** Every step's metrics (GET /api/metrics). */
+  async metrics(): Promise<Array<{ step: number; skipped: boolean; step_ms?: number }>> {
+    return (await this.json<{ data: Array<{ step: number; skipped: boolean; step_ms?: number }> }>('/api/metrics')).data;
   }
 
   /** Ends a session with the user's final message as the next state of its last turn. */

@@ -17,6 +17,8 @@ export class Conversation {
   readonly online: boolean[] = [];
   /** The held-out score after each measurement: [interactions, score]. */
   readonly curve: Array<[number, number]>;
+  /** Accuracy on the competence subset after each measurement: [interactions, accuracy]. */
+  readonly accuracyCurve: Array<[number, number]>;
   /** Sessions until three satisfying responses in a row; null while it has not happened. */
   sessionsTo3: number | null = null;
   /** Time spent waiting for the trainer, and talking (without measuring or waiting), in ms. */
@@ -32,9 +34,10 @@ export class Conversation {
     private readonly user: SimulatedUser,
     /** The trainer's batch size: pacing waits until fewer samples than this wait. */
     private readonly batchSize: number,
-    scoreBefore: number,
+    before: { score: number; subsetAccuracy: number },
   ) {
-    this.curve = [[0, scoreBefore]];
+    this.curve = [[0, before.score]];
+    this.accuracyCurve = [[0, before.subsetAccuracy]];
     this.nextCurve = o.curveEvery > 0 ? o.curveEvery : Infinity;
   }
 
@@ -47,7 +50,9 @@ export class Conversation {
       if (this.interaction >= this.nextCurve && this.interaction < this.o.interactions) {
         await this.pace();
         const e0 = performance.now();
-        this.curve.push([this.interaction, (await this.held.measure(`after ${this.interaction} interactions`)).score]);
+        const m = await this.held.measure(`after ${this.interaction} interactions`, 'subset');
+        this.curve.push([this.interaction, m.score]);
+        this.accuracyCurve.push([this.interaction, m.subsetAccuracy]);
         evalMs += performance.now() - e0;
         while (this.nextCurve <= this.interaction) this.nextCurve += this.o.curveEvery;
       }
@@ -69,7 +74,8 @@ export class Conversation {
     const messages: Array<{ role: string; content: string }> = [{ role: 'user', content: user.nextTask().question }];
     for (let turn = 1; ; turn++) {
       await this.pace();
-      const reply = await client.mainTurn(sessionId, messages, o.maxTokens);
+      // Seeded per interaction, so the same seed replays the same conversation.
+      const reply = await client.mainTurn(sessionId, messages, o.maxTokens, o.seed * 100_003 + this.interaction);
       this.interaction++;
       const reaction = user.react(reply.content);
       this.online.push(reaction.ok);

@@ -10,6 +10,14 @@
  * Rule types: absent / present (a regular expression must not / must match), max_sentences,
  * max_chars, min_chars (a number `value`), starts_with / ends_with (a regular expression `pattern`
  * anchored at the start / end, or a literal string `value`). Unknown fields are kept and reported.
+ *
+ * Optional: "prompts": {"train": [templates], "held_out": [templates]}, how the user phrases a
+ * request around the task's question (`{question}` marks where it goes; default just the
+ * question). The conversation uses `train` with the task generators' training phrasings; the
+ * score is measured on new questions in the generators' held-out phrasings inside `held_out`
+ * templates, so it shows whether the preference generalises to requests never used in training.
+ * "split": "tune" (the personas a method may be tuned on; default) or "test" (written for the test
+ * set only: never used to choose settings).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -35,6 +43,10 @@ const RuleSchema = z.looseObject({
   value: z.union([z.number(), z.string()]).optional(),
 });
 
+const Templates = z
+  .array(z.string().refine((t) => t.includes('{question}'), 'every template must contain {question}'))
+  .min(1, 'needs at least one template');
+
 const PersonaSchema = z.looseObject({
   name: z.string().trim().min(1),
   description: z.string().default(''),
@@ -45,6 +57,8 @@ const PersonaSchema = z.looseObject({
     satisfied: Phrases,
     violated: z.record(z.string(), Phrases),
   }),
+  prompts: z.object({ train: Templates, held_out: Templates }).strict().optional(),
+  split: z.enum(['tune', 'test']).default('tune'),
 });
 
 export interface Rule {
@@ -65,6 +79,10 @@ export interface Persona {
   satisfied: string[];
   /** Phrases per rule id, plus `default` for rules without their own. */
   violated: Record<string, string[]>;
+  /** How requests are phrased around a question (`{question}`): in the conversation, and when measuring. */
+  prompts: { train: string[]; heldOut: string[] };
+  /** 'test': written for the test set only, never used to choose settings. */
+  split: 'tune' | 'test';
   /** Where it was read from. */
   file: string;
   /** Fields the schema does not know (kept, reported once). */
@@ -172,7 +190,7 @@ export function parsePersona(json: unknown, file: string): Persona {
   const missing = rules.filter((rule) => !p.feedback.violated[rule.id]).map((rule) => rule.id);
   if (missing.length && !p.feedback.violated.default)
     throw new PersonaError(`persona ${file}: feedback.violated has no phrases for ${missing.join(', ')} and no "default" list`);
-  const known = new Set(['name', 'description', 'task', 'max_turns_per_session', 'rules', 'feedback']);
+  const known = new Set(['name', 'description', 'task', 'max_turns_per_session', 'rules', 'feedback', 'prompts', 'split']);
   const knownRule = new Set(['id', 'type', 'pattern', 'flags', 'value']);
   const unknownFields = [
     ...Object.keys(p).filter((k) => !known.has(k)),
@@ -190,6 +208,8 @@ export function parsePersona(json: unknown, file: string): Persona {
     rules,
     satisfied: p.feedback.satisfied,
     violated: p.feedback.violated,
+    prompts: { train: p.prompts?.train ?? ['{question}'], heldOut: p.prompts?.held_out ?? ['{question}'] },
+    split: p.split,
     file,
     unknownFields,
   };

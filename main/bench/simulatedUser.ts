@@ -5,10 +5,20 @@ import { checkResponse, type Persona } from './persona.js';
 
 const MIXED: TaskFamily[] = ['arithmetic', 'units', 'facts'];
 
-/** A task of the persona's family ("mixed": arithmetic, units or facts). */
-export function personaTask(r: Rand, persona: Persona, kb: KnowledgeBase): Task {
-  const family = persona.task === 'mixed' ? r.pick(MIXED) : persona.task;
-  return makeTask(r, family, kb);
+/**
+ * A task of the persona's family ("mixed": arithmetic, units or facts), phrased as the persona
+ * asks in the conversation (`heldOut` false: the generators' training phrasings in a `train`
+ * template) or as it is measured (`heldOut` true: held-out phrasings in a `held_out` template).
+ * Questions in `exclude` (the competence set's: never trained on) are drawn again.
+ */
+export function personaTask(r: Rand, persona: Persona, kb: KnowledgeBase, heldOut = false, exclude?: ReadonlySet<string>): Task {
+  for (;;) {
+    const family = persona.task === 'mixed' ? r.pick(MIXED) : persona.task;
+    const task = makeTask(r, family, kb, { heldOutPhrasing: heldOut });
+    if (exclude?.has(task.question)) continue;
+    const template = r.pick(heldOut ? persona.prompts.heldOut : persona.prompts.train);
+    return { ...task, question: template.replace('{question}', task.question) };
+  }
 }
 
 export interface Reaction {
@@ -32,12 +42,14 @@ export class SimulatedUser {
     readonly persona: Persona,
     seed: number,
     private readonly kb: KnowledgeBase,
+    /** Questions never to ask (the competence set's). */
+    private readonly exclude?: ReadonlySet<string>,
   ) {
     this.r = new Rand(seed);
   }
 
   nextTask(): Task {
-    return personaTask(this.r, this.persona, this.kb);
+    return personaTask(this.r, this.persona, this.kb, false, this.exclude);
   }
 
   react(response: string): Reaction {

@@ -31,9 +31,12 @@ took to get three satisfying responses in a row, and the wall time.
   --lr X, --batch-size N, --lora-rank N   training settings over the model's recommended ones
   --set KEY=VALUE       any other training setting (repeatable), e.g. --set kl_coef=0.05
   --keep-data           keep the temporary data folder (printed at the end)
-  --backend NAME        wasm (default), cpu, webgpu or tensorflow`;
+  --backend NAME        native (default where the addon loads), wasm, cpu, webgpu or tensorflow`;
 
-/** Plots one or more runs' curves (score against interactions). */
+/**
+ * Plots one or more runs: the persona's score (solid) and the accuracy on the competence set
+ * (dashed, same colour) against interactions.
+ */
 export function plotRuns(runs: PersonalizeResult[], file: string, title?: string): void {
   const palette: Array<[number, number, number]> = [
     [214, 39, 40],
@@ -43,17 +46,20 @@ export function plotRuns(runs: PersonalizeResult[], file: string, title?: string
     [255, 127, 14],
     [140, 86, 75],
   ];
+  const samePersona = runs.every((x) => x.persona === runs[0].persona);
   const png = renderLineChart({
     title: title ?? (runs.length === 1 ? `${runs[0].persona}: ${runs[0].method}` : 'personalization'),
     xLabel: 'interactions',
-    yLabel: 'personalization score',
+    yLabel: 'score (solid), accuracy (dashed)',
     yRange: [0, 1],
-    series: runs.map((r, i) => ({
-      label: runs.every((x) => x.persona === runs[0].persona) ? r.method : `${r.persona} ${r.method}`,
-      points: r.curve,
-      color: palette[i % palette.length],
-      dashed: r.method === 'off',
-    })),
+    series: runs.flatMap((r, i) => {
+      const name = samePersona ? r.method : `${r.persona} ${r.method}`;
+      const color = palette[i % palette.length];
+      return [
+        { label: `${name} score`, points: r.curve, color, dashed: false },
+        ...(r.accuracy_curve ? [{ label: `${name} accuracy`, points: r.accuracy_curve, color, dashed: true }] : []),
+      ];
+    }),
     hLines: [{ y: 0.85, label: 'target 0.85', color: [120, 120, 120] }],
   });
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -159,16 +165,18 @@ function trainingPatchOf(values: BenchFlags): TrainingConfigPatch {
 
 /** The result as a few lines for a person. */
 function summary(result: PersonalizeResult): string {
-  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   return (
     [
       `persona ${result.persona}, method ${result.method}, ${result.interactions} interactions in ${result.sessions} sessions`,
       `  personalization score  ${result.score_before.toFixed(2)} -> ${result.score_after.toFixed(2)}`,
-      `  task accuracy          ${pct(result.accuracy_before)} -> ${pct(result.accuracy_after)}`,
+      `  accuracy               ${pct(result.accuracy_before)} -> ${pct(result.accuracy_after)} (${result.accuracy_on})`,
+      `  competence gate        ${result.gate.on ? `on: ${result.gate.checked} checked, ${result.gate.held_back} held back, ${result.gate.check_s_mean?.toFixed(1) ?? '-'} s per check (a step: ${result.gate.step_s_mean?.toFixed(1) ?? '-'} s)` : result.gate.detail}`,
       `  3 satisfying in a row  ${result.sessions_to_3_in_a_row === null ? 'never' : `after ${result.sessions_to_3_in_a_row} sessions`}`,
       `  training               ${result.training.steps} steps, adapter v${result.training.adapter_version}`,
-      `  wall time              ${(result.wall_s / 60).toFixed(1)} min (load ${result.timing.load_s.toFixed(0)} s, measuring ${result.timing.eval_s.toFixed(0)} s, talking ${result.timing.talk_s.toFixed(0)} s, waiting for the trainer ${result.timing.wait_s.toFixed(0)} s)`,
-      `  curve                  ${result.curve.map(([x, y]) => `${x}:${y.toFixed(2)}`).join(' ')}`,
+      `  wall time              ${(result.wall_s / 60).toFixed(1)} min, ${(result.cpu_s / 60).toFixed(1)} CPU-min (load ${result.timing.load_s.toFixed(0)} s, measuring ${result.timing.eval_s.toFixed(0)} s, talking ${result.timing.talk_s.toFixed(0)} s, waiting for the trainer ${result.timing.wait_s.toFixed(0)} s)`,
+      `  score curve            ${result.curve.map(([x, y]) => `${x}:${y.toFixed(2)}`).join(' ')}`,
+      `  accuracy curve         ${result.accuracy_curve.map(([x, y]) => `${x}:${y.toFixed(2)}`).join(' ')} (${result.curve_competence_prompts} prompts)`,
       ...(result.data_dir ? [`  data folder            ${result.data_dir}`] : []),
     ].join('\n') + '\n'
   );

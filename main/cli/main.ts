@@ -1,25 +1,41 @@
-import { GENERATE_USAGE, generateCommand } from './generateCommand.js';
 import { processIo, type Io } from './io.js';
-import { LOGPROBS_USAGE, logprobsCommand } from './logprobsCommand.js';
 import { UsageError } from './args.js';
-import { CHECKPOINTS_USAGE, checkpointsCommand } from './checkpointsCommand.js';
-import { EXPORT_USAGE, exportCommand } from './exportCommand.js';
-import { SERVE_USAGE, serveCommand } from './serveCommand.js';
-import { BENCH_USAGE, benchCommand } from './benchCommand.js';
 
 interface Command {
   summary: string;
-  usage: string;
-  run: (argv: string[], io: Io) => Promise<number>;
+  /** Loads the command's module only when it runs: `serve` must not load the engine (tfjs) on its HTTP thread. */
+  load: () => Promise<{ usage: string; run: (argv: string[], io: Io) => Promise<number> }>;
 }
 
 const COMMANDS: Record<string, Command> = {
-  serve: { summary: 'serve a model through an OpenAI-compatible API and record conversations', usage: SERVE_USAGE, run: serveCommand },
-  export: { summary: 'write recorded conversations as JSON Lines', usage: EXPORT_USAGE, run: exportCommand },
-  checkpoints: { summary: 'list, roll back to or export training checkpoints', usage: CHECKPOINTS_USAGE, run: checkpointsCommand },
-  logprobs: { summary: 'print each token with log p(token | previous tokens)', usage: LOGPROBS_USAGE, run: logprobsCommand },
-  generate: { summary: 'complete a prompt with a model', usage: GENERATE_USAGE, run: generateCommand },
-  bench: { summary: 'measure that the agent learns a persona by being talked to', usage: BENCH_USAGE, run: benchCommand },
+  serve: {
+    summary: 'serve a model through an OpenAI-compatible API and record conversations',
+    load: async () => import('./serveCommand.js').then((m) => ({ usage: m.SERVE_USAGE, run: m.serveCommand })),
+  },
+  export: {
+    summary: 'write recorded conversations as JSON Lines',
+    load: async () => import('./exportCommand.js').then((m) => ({ usage: m.EXPORT_USAGE, run: m.exportCommand })),
+  },
+  checkpoints: {
+    summary: 'list, roll back to or export training checkpoints',
+    load: async () => import('./checkpointsCommand.js').then((m) => ({ usage: m.CHECKPOINTS_USAGE, run: m.checkpointsCommand })),
+  },
+  logprobs: {
+    summary: 'print each token with log p(token | previous tokens)',
+    load: async () => import('./logprobsCommand.js').then((m) => ({ usage: m.LOGPROBS_USAGE, run: m.logprobsCommand })),
+  },
+  generate: {
+    summary: 'complete a prompt with a model',
+    load: async () => import('./generateCommand.js').then((m) => ({ usage: m.GENERATE_USAGE, run: m.generateCommand })),
+  },
+  bench: {
+    summary: 'measure that the agent learns a persona by being talked to',
+    load: async () => import('./benchCommand.js').then((m) => ({ usage: m.BENCH_USAGE, run: m.benchCommand })),
+  },
+  doctor: {
+    summary: 'show what ClawLoop can run on here (CPU kernels, GPU adapter) and what to install',
+    load: async () => import('./doctorCommand.js').then((m) => ({ usage: m.DOCTOR_USAGE, run: m.doctorCommand })),
+  },
 };
 
 function overview(): string {
@@ -34,11 +50,11 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     io.out(overview() + '\n');
     return name ? 0 : 2;
   }
-  const cmd = COMMANDS[name];
-  if (!cmd) {
+  if (!Object.hasOwn(COMMANDS, name)) {
     io.log(`clawloop: unknown command '${name}'\n\n${overview()}`);
     return 2;
   }
+  const cmd = await COMMANDS[name].load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.out(cmd.usage + '\n');
     return 0;

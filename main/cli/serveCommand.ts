@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseBackendName } from '../engine/index.js';
+import { BACKENDS } from '../protocol/app.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
 import { launchClawLoop, type Launched } from '../server/launch.js';
 import { openClawProvider } from '../server/openclawProvider.js';
@@ -28,7 +28,7 @@ GET /healthz) and records every conversation in the data folder.
   --api-key KEY             require "Authorization: Bearer KEY" (or env CLAWLOOP_API_KEY; default: none)
   --data-dir DIR            where conversations are stored (default: env CLAWLOOP_HOME, else ~/.clawloop)
   --served-model-name NAME  the model id clients use (default: the model folder's name)
-  --backend NAME            wasm (default), cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND
+  --backend NAME            native (default where the addon loads), wasm, cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND
   --max-batch N             requests generated at once, decoded as one batch (default ${D.maxBatch}; 1 = one at a time)
   --max-queue N             requests that may wait while --max-batch run; more get 429 (default ${D.maxQueue})
   --max-body-bytes N        largest request body; larger gets 413 (default ${D.maxBodyBytes})
@@ -55,6 +55,8 @@ Learning (stored in the data folder; these flags override the stored settings):
   --judge-model DIR         judge with another local model (default: the served model, adapter off)
   --judge-url URL           judge with an OpenAI-compatible endpoint; with --judge-model-name NAME
                             and --judge-api-key KEY (or env CLAWLOOP_JUDGE_API_KEY)
+  --reset-training-config   forget the training settings stored in the data folder and start from
+                            the defaults (and these flags)
 
 Stop with Ctrl-C (SIGINT) or SIGTERM: requests in flight finish, then the database is closed.
 A second signal aborts them.`;
@@ -97,6 +99,7 @@ const SERVE_FLAGS = {
   'judge-url': { type: 'string' },
   'judge-model-name': { type: 'string' },
   'judge-api-key': { type: 'string' },
+  'reset-training-config': { type: 'boolean' },
 } as const;
 
 type ServeFlags = ReturnType<typeof parse<typeof SERVE_FLAGS>>['values'];
@@ -131,9 +134,10 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const stored = SettingsFile.read(dataDir);
   const modelDir = resolveModelDir(values.model ?? stored.model_dir ?? undefined);
   const backendName = values.backend ?? stored.backend ?? undefined;
-  const backend = backendName ? parseBackendName(backendName) : undefined;
+  const backend = backendName ? backendFlag(backendName) : undefined;
   const options = serverOptions(values, stored);
-  const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, options, log: io.log });
+  const resetTrainingConfig = values['reset-training-config'] === true;
+  const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, resetTrainingConfig, options, log: io.log });
   writeServerFile(dataDir, { pid: process.pid, url: launched.server.url, started_at: Date.now() });
   logStartup(io, launched, dataDir, options);
   await untilSignalled(io, launched);
@@ -193,6 +197,13 @@ function untilSignalled(io: Io, launched: Launched): Promise<void> {
 /** The app's address; with an API key, the key rides in the fragment (never sent to a server or logged by one). */
 function appUrl(origin: string, apiKey: string | null): string {
   return apiKey ? `${origin}/#key=${encodeURIComponent(apiKey)}` : `${origin}/`;
+}
+
+/** --backend, checked here without loading the engine (which loads tfjs) on the HTTP thread. */
+function backendFlag(raw: string): (typeof BACKENDS)[number] {
+  const name = raw.trim().toLowerCase();
+  if ((BACKENDS as readonly string[]).includes(name)) return name as (typeof BACKENDS)[number];
+  throw new UsageError(`--backend is '${raw}'; valid backends: ${BACKENDS.join(', ')}`);
 }
 
 /** A repeatable flag's values; each may also be a comma-separated list. */

@@ -9,6 +9,8 @@ export * from './formats/index.js';
 
 // Backends
 export { parseBackendName, type BackendName } from './backends/backend.js';
+export { cpuReport, type CpuReport } from './backends/cpuReport.js';
+export { gpuMemory, releaseGpuPool, resetGpuPeak, type GpuMemory } from './backends/webgpu/gpuMemory.js';
 
 // The model
 export { Model } from './model/model.js';
@@ -16,7 +18,7 @@ export { parameterCount, type ModelConfig } from './model/config.js';
 export { LoraAdapter, type LoraConfig } from './model/lora.js';
 
 // Generation and scoring
-export { generate } from './generation/generate.js';
+export { generate, generateText } from './generation/generate.js';
 export { DecodeBatcher } from './generation/decodeBatcher.js';
 export {
   ChatRequestError,

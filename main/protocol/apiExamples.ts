@@ -2,6 +2,7 @@
  * One example per route for docs/api.md: what to send and what comes back. A test checks every
  * example against its route's schemas, so the documentation cannot drift from the code.
  */
+import { DEFAULT_TRAINING_CONFIG } from './training.js';
 
 export interface RouteExample {
   /** Path parameters. */
@@ -98,36 +99,17 @@ const status = {
   step: 4,
   adapter_version: 4,
   last_step: { ...metrics, step: 4, skipped: false, skip_reason: null },
+  competence_gate: {
+    on: true,
+    detail:
+      'on: each checkpoint answers 48 of the 240 prompts of clawloop_competence.jsonl and is held back when its accuracy falls more than 3.0 points below the best live policy',
+    reference_accuracy: 0.729,
+    held_back: 1,
+  },
 };
 
-const config = {
-  method: 'combine',
-  batch_size: 4,
-  learning_rate: 0.0025,
-  weight_decay: 0.1,
-  max_grad_norm: 1,
-  lora_rank: 8,
-  lora_alpha: 16,
-  lora_targets: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'],
-  lora_dropout: 0,
-  votes: null,
-  judge_temperature: 0.6,
-  judge_max_tokens: 256,
-  judge: { kind: 'base' },
-  w_rl: 0.25,
-  w_opd: 1,
-  opd_clip: null,
-  opd_loss: 'advantage',
-  opd_top_k: 8,
-  hint_selection: 'longest',
-  teacher: 'base',
-  kl_coef: null,
-  entropy_coef: 0,
-  eps_low: 0.2,
-  eps_high: 0.28,
-  max_staleness: 8,
-  keep_checkpoints: 20,
-};
+/** The bundled model's settings: the defaults with its clawloop_training.json on top. */
+const config = { ...DEFAULT_TRAINING_CONFIG, learning_rate: 0.0025, w_rl: 0.25, batch_size: 4, lora_rank: 16, lora_alpha: 32 };
 
 export const EXAMPLES: Record<string, RouteExample> = {
   health: { response: { status: 'ok', model: 'clawloop-mini', running: 1, queued: 0 } },

@@ -69,6 +69,8 @@ export const ChatCompletionRequestSchema = z.object({
   enable_thinking: z.boolean().nullable().optional(),
   /** vLLM's extension: extra variables for the chat template. */
   chat_template_kwargs: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** ClawLoop: which adapter answers: "live" (default), "base" (no adapter) or a checkpoint id such as step-000012 (to compare versions). */
+  adapter: z.string().min(1).optional().describe('which adapter answers: "live" (default), "base", or a checkpoint id such as step-000012'),
   /** OpenClaw-RL metadata fallbacks for the X-Session-Id / X-Turn-Type / X-Session-Done headers. */
   session_id: z.string().optional(),
   turn_type: z.string().optional(),

@@ -27,7 +27,7 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
 ]);
 export type JudgeSpec = z.infer<typeof JudgeSpecSchema>;
 
-/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (docs/learning-loop.md's in bold there). */
+/** Every knob of the learning loop; defaults in DEFAULT_TRAINING_CONFIG (the reference's, except where docs/learning-loop.md says). */
 export const TrainingConfigSchema = z
   .object({
     /** off: record only · rl: PRM rewards · opd: hindsight hints · combine: both (default). */
@@ -53,6 +53,28 @@ export const TrainingConfigSchema = z
     w_opd: z.number().min(0),
     /** Clip OPD advantages to [−C, C]; null = off (reference code). */
     opd_clip: z.number().gt(0).nullable(),
+    rl_skip_confident: z
+      .number()
+      .gt(0)
+      .max(1)
+      .nullable()
+      .describe(
+        'the RL reward skips response tokens the model sampled with at least this probability (it was sure of them: mostly competence, like the digits of a sum, not style); null: the reward pushes every token',
+      ),
+    replay_samples: z
+      .number()
+      .int()
+      .min(0)
+      .max(64)
+      .describe('samples the live adapter already learned from, replayed with every step (0: none)'),
+    lr_backoff: z
+      .number()
+      .gt(0)
+      .max(1)
+      .nullable()
+      .describe(
+        'multiply the learning rate by this for each checkpoint the competence gate held back in a row (null: the rate stays learning_rate)',
+      ),
     /** OPD as a per-token advantage (default) or as top-K reverse KL with a tail bin. */
     opd_loss: z.enum(['advantage', 'topk_reverse_kl']),
     opd_top_k: z.number().int().min(1).max(64),
@@ -69,6 +91,30 @@ export const TrainingConfigSchema = z
     max_staleness: z.number().int().min(0).nullable(),
     /** Checkpoints kept besides pinned ones. */
     keep_checkpoints: z.number().int().min(1).max(100000),
+    competence_gate: z
+      .boolean()
+      .describe(
+        "check every new checkpoint on the model folder's held-out competence set (clawloop_competence.jsonl) before it goes live; false: every checkpoint goes live unchecked. Without a competence set the gate is off whatever this says (the status says so)",
+      ),
+    competence_margin: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe(
+        "how far (a fraction: 0.03 = 3 points) a checkpoint's accuracy may fall below the best live policy's and still go live; 1 lets everything through",
+      ),
+    competence_prompts: z
+      .number()
+      .int()
+      .min(1)
+      .max(100000)
+      .describe('held-out prompts a check answers (a fixed sample of the set, the same for every checkpoint); more is slower but finer'),
+    competence_max_tokens: z
+      .number()
+      .int()
+      .min(8)
+      .max(8192)
+      .describe("tokens a check's answer may have (greedy decoding); an answer cut short is checked as it is"),
   })
   .strict();
 export type TrainingConfig = z.infer<typeof TrainingConfigSchema>;
@@ -94,6 +140,9 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   w_rl: 1,
   w_opd: 1,
   opd_clip: null,
+  rl_skip_confident: null,
+  replay_samples: 0,
+  lr_backoff: null,
   opd_loss: 'advantage',
   opd_top_k: 8,
   hint_selection: 'longest',
@@ -104,6 +153,10 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   eps_high: 0.28,
   max_staleness: 8,
   keep_checkpoints: 20,
+  competence_gate: true,
+  competence_margin: 0.03,
+  competence_prompts: 48,
+  competence_max_tokens: 160,
 };
 
 /** The fields that change the LoRA shape (only while the live policy is the base model). */
@@ -169,5 +222,17 @@ export const TrainingStatusSchema = z.object({
   last_step: StoredStepMetrics.extend({ step: z.number().int(), skipped: z.boolean(), skip_reason: z.string().nullable() }).nullable(),
   /** What went wrong last (a judge that failed, a checkpoint that does not load); absent when all is well. */
   error: z.string().optional(),
+  /** The competence gate: whether new checkpoints are checked before they go live, and why not when they are not. */
+  competence_gate: z
+    .object({
+      on: z.boolean(),
+      detail: z.string().describe('what a check does, or why the gate is off and how to turn it on'),
+      reference_accuracy: z
+        .number()
+        .nullable()
+        .describe('the accuracy a new checkpoint is compared with (the best live policy); null until first measured'),
+      held_back: z.number().int().min(0).describe('checkpoints held back so far'),
+    })
+    .optional(),
 });
 export type TrainingStatus = z.infer<typeof TrainingStatusSchema>;

@@ -1,5 +1,5 @@
 /**
- * Per-token advantages (learning-loop.md §4). Plain arithmetic on stored numbers: advantages do
+ * Per-token advantages (docs/learning-loop.md §4). Plain arithmetic on stored numbers: advantages do
  * not depend on the parameters being trained, so they are computed once, before the step.
  */
 
@@ -10,6 +10,11 @@ export interface AdvantageConfig {
   wOpd: number;
   /** Clip each OPD advantage to [−C, C]; null = no clip (the reference code's default). */
   opdClip: number | null;
+  /**
+   * The RL term skips tokens the rollout policy sampled with probability at least this (it was
+   * sure of them: digits of a sum it knows, the rest of a word); null = every token gets it.
+   */
+  rlSkipConfident?: number | null;
 }
 
 /** What one sample contributes to advantages. */
@@ -23,9 +28,12 @@ export interface AdvantageInputs {
 }
 
 /**
- * A_t = w_rl · r + w_opd · clip(log π_teacher(a_t) − log π_old(a_t), −C, C): each term present
- * only when the sample has that part. A non-finite teacher or rollout log-prob gives A_t = 0 for that
- * token (a NaN advantage would poison the whole step; the token simply carries no signal).
+ * A_t = m_t · w_rl · r + w_opd · clip(log π_teacher(a_t) − log π_old(a_t), −C, C): each term present
+ * only when the sample has that part. m_t = 0 when `rlSkipConfident` is set and π_old(a_t) ≥ it,
+ * else 1: a sequence-level reward says the *turn* was (un)wanted, not which tokens made it so, and
+ * the tokens a policy is sure of are mostly competence (the digits of a sum), not style choices.
+ * A non-finite teacher or rollout log-prob gives A_t = 0 for that token (a NaN advantage would
+ * poison the whole step; the token simply carries no signal).
  */
 export function tokenAdvantages(s: AdvantageInputs, cfg: AdvantageConfig): number[] {
   const T = s.oldLogprobs.length;
@@ -34,8 +42,9 @@ export function tokenAdvantages(s: AdvantageInputs, cfg: AdvantageConfig): numbe
   }
   const rl = s.reward === null ? 0 : cfg.wRl * s.reward;
   const out = new Array<number>(T);
+  const sure = cfg.rlSkipConfident == null ? Infinity : Math.log(cfg.rlSkipConfident);
   for (let t = 0; t < T; t++) {
-    let a = rl;
+    let a = s.oldLogprobs[t] >= sure ? 0 : rl;
     if (s.teacherLogprobs) {
       let d = s.teacherLogprobs[t] - s.oldLogprobs[t];
       if (!Number.isFinite(d)) d = 0;

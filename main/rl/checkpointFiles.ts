@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AdamW, LoraAdapter } from '../engine/index.js';
+import { checkpointDir, checkpointsRoot } from '../store/checkpointPaths.js';
 import { atomicWriteFile, fsyncDir } from '../util/atomicWrite.js';
 
 /**
@@ -11,30 +12,16 @@ import { atomicWriteFile, fsyncDir } from '../util/atomicWrite.js';
  * place and the parent folder fsynced: a crash mid-save leaves either no checkpoint or a complete
  * one, never one that cannot be loaded. Leftover temporary folders are removed at start.
  */
-export const CHECKPOINTS_DIR = 'checkpoints';
+export { CHECKPOINTS_DIR, checkpointDir, checkpointId, checkpointsRoot } from '../store/checkpointPaths.js';
 
-export function checkpointsRoot(dataDir: string): string {
-  return path.join(dataDir, CHECKPOINTS_DIR);
-}
-
-export function checkpointDir(dataDir: string, id: string): string {
-  if (!/^[A-Za-z0-9._-]+$/.test(id)) throw new Error(`invalid checkpoint id '${id}'`);
-  return path.join(checkpointsRoot(dataDir), id);
-}
-
-/** `step-000012`: ids sort in step order. */
-export function checkpointId(step: number): string {
-  return `step-${String(step).padStart(6, '0')}`;
-}
-
-export function saveCheckpoint(
+export async function saveCheckpoint(
   dataDir: string,
   id: string,
   adapter: LoraAdapter,
   optimizer: AdamW,
   meta: Record<string, unknown>,
   baseModel: string,
-): void {
+): Promise<void> {
   const root = checkpointsRoot(dataDir);
   fs.mkdirSync(root, { recursive: true });
   const final = checkpointDir(dataDir, id);
@@ -42,8 +29,8 @@ export function saveCheckpoint(
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp);
   try {
-    adapter.save(tmp, { baseModel });
-    optimizer.save(path.join(tmp, 'optimizer.safetensors'));
+    await adapter.save(tmp, { baseModel });
+    await optimizer.save(path.join(tmp, 'optimizer.safetensors'));
     atomicWriteFile(path.join(tmp, 'checkpoint.json'), JSON.stringify(meta, null, 2) + '\n');
     fsyncDir(tmp);
     fs.rmSync(final, { recursive: true, force: true }); // a folder left by a step whose database commit never happened
@@ -59,13 +46,15 @@ export function optimizerFile(dataDir: string, id: string): string {
   return path.join(checkpointDir(dataDir, id), 'optimizer.safetensors');
 }
 
-/** Removes temporary folders of saves that never finished. */
-export function cleanupCheckpointTemp(dataDir: string): number {
+/** Removes temporary folders of saves that never finished, and checkpoint folders no row in `known` lists. */
+export function cleanupCheckpointTemp(dataDir: string, known: ReadonlySet<string>): number {
   const root = checkpointsRoot(dataDir);
   if (!fs.existsSync(root)) return 0;
   let n = 0;
   for (const name of fs.readdirSync(root)) {
-    if (name.startsWith('.tmp-')) {
+    // Unfinished saves, and folders no row lists (retention deletes the row first, then the folder:
+    // a kill in between leaves a folder nothing would remove).
+    if (name.startsWith('.tmp-') || !known.has(name)) {
       fs.rmSync(path.join(root, name), { recursive: true, force: true });
       n++;
     }

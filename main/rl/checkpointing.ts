@@ -1,9 +1,10 @@
 import { checkpointsToDelete, deleteCheckpointDir } from './checkpointFiles.js';
+import { gateAfterRollback } from './checkpointGate.js';
 import type { TrainerContext } from './trainerContext.js';
 import { TrainingConfigError } from './trainingConfig.js';
 
 /** Makes checkpoint `id` the trained policy; the LoRA settings follow the checkpoint's adapter. */
-function restoreCheckpoint(ctx: TrainerContext, id: string): void {
+export function restoreCheckpoint(ctx: TrainerContext, id: string): void {
   ctx.policy.restore(ctx.opts.dataDir, id, ctx.model.config, ctx.config);
   const lora = ctx.policy.adapter!.config;
   ctx.config = { ...ctx.config, lora_rank: lora.r, lora_alpha: lora.alpha, lora_targets: lora.targets, lora_dropout: lora.dropout };
@@ -26,7 +27,7 @@ export function restoreLiveCheckpoint(ctx: TrainerContext): void {
 }
 
 /** Makes a checkpoint ('base' for the base model) the live policy as a new version; training continues from it. */
-export function rollbackTo(ctx: TrainerContext, id: string): { version: number; checkpoint: string | null } {
+export async function rollbackTo(ctx: TrainerContext, id: string): Promise<{ version: number; checkpoint: string | null }> {
   const { store, policy } = ctx;
   const target = id === 'base' ? null : id;
   if (target) {
@@ -37,9 +38,10 @@ export function rollbackTo(ctx: TrainerContext, id: string): { version: number; 
   }
   const version = store.maxVersion() + 1;
   store.recordRollback(target, version, Date.now());
+  gateAfterRollback(ctx, target);
   policy.version = version;
   policy.checkpoint = target;
-  ctx.emit(policy.event());
+  ctx.emit(await policy.event('rollback'));
   ctx.log(`rolled back to ${target ?? 'the base model'} as adapter version ${version}`);
   ctx.publishStatus();
   return { version, checkpoint: target };

@@ -163,7 +163,7 @@ export interface PrmResult {
 
 export interface HintResult {
   votes: Array<{ raw: string; score: -1 | 0 | 1 | null; hint: string | null }>;
-  /** The longest accepted hint (learning-loop.md §2 default selection), or null. */
+  /** The longest accepted hint (docs/learning-loop.md §2 default selection), or null. */
   hint: string | null;
 }
 

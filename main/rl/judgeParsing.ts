@@ -1,4 +1,4 @@
-/** Reading judge outputs: `\boxed{}` scores, hints, majority votes and hint selection (learning-loop.md §2). */
+/** Reading judge outputs: `\boxed{}` scores, hints, majority votes and hint selection (docs/learning-loop.md §2). */
 
 /** The last `\boxed{1}`, `\boxed{+1}`, `\boxed{-1}` or `\boxed{0}` in the text; null when there is none. */
 export function parseBoxedScore(text: string): -1 | 0 | 1 | null {

@@ -17,7 +17,7 @@ export interface JudgeSetup {
  * The judge a configuration names: the served base model with its adapter off ('base'), another
  * local model folder ('model'), or an OpenAI-compatible endpoint ('endpoint').
  */
-async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir: string): Promise<JudgeSetup> {
+export async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir: string): Promise<JudgeSetup> {
   if (spec.kind === 'base') {
     return { backend: new ModelJudgeBackend(baseModel, 'base model (adapter off)'), prompts: loadJudgePrompts(baseModelDir), model: null };
   }
@@ -33,8 +33,26 @@ async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir: string
   return { backend: new EndpointJudgeBackend(spec.url, spec.api_key ?? null, spec.model), prompts: loadJudgePrompts(null), model: null };
 }
 
-/** Replaces the trainer's judge with the one its configuration names, freeing a judge model it loaded. */
-export async function replaceJudge(ctx: TrainerContext): Promise<void> {
+/**
+ * Loads the judge the configuration names at start. A judge that no longer loads (a moved model
+ * folder) never stops the trainer: it judges with the base model instead, and says why (log, status,
+ * an `error` event) until the user chooses another judge.
+ */
+export async function startJudge(ctx: TrainerContext): Promise<void> {
+  try {
+    ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
+  } catch (err) {
+    const message = `the configured judge does not load (${(err as Error).message}); judging with the base model until another judge is set (PUT /api/training/config, or clawloop serve --reset-training-config)`;
+    ctx.error = message;
+    ctx.log(message);
+    ctx.emit({ type: 'event', event: { event: 'error', data: { where: 'judge', message } } });
+    ctx.config = { ...ctx.config, judge: { kind: 'base' } };
+    ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
+  }
+}
+
+/** Puts a loaded judge in place of the trainer's, freeing a judge model it had loaded. */
+export function swapJudge(ctx: TrainerContext, next: JudgeSetup): void {
   ctx.judge?.model?.dispose();
-  ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
+  ctx.judge = next;
 }

@@ -4,7 +4,7 @@ import { optimizerFile } from './checkpointFiles.js';
 import { loadCheckpointAdapter } from './loadCheckpointAdapter.js';
 import type { AdapterEvent } from './trainerEvents.js';
 
-/** AdamW settings of a training configuration; betas 0.9 / 0.98 as learning-loop.md §5 recommends for LoRA. */
+/** AdamW settings of a training configuration; betas 0.9 / 0.98 as docs/learning-loop.md §5 recommends for LoRA. */
 export function adamConfig(c: TrainingConfig) {
   return { lr: c.learning_rate, weightDecay: c.weight_decay, maxGradNorm: c.max_grad_norm, beta1: 0.9, beta2: 0.98 };
 }
@@ -54,11 +54,12 @@ export class LivePolicy {
     this.optimizer = null;
   }
 
-  /** The announcement of the live version, with the adapter's tensors in PEFT layout. */
-  event(): AdapterEvent {
-    if (!this.adapter) return { type: 'adapter', version: this.version, lora: null, tensors: null };
+  /** The announcement of the live version (and why it goes live), with the adapter's tensors in PEFT layout. */
+  async event(reason: AdapterEvent['reason']): Promise<AdapterEvent> {
+    const head = { type: 'adapter' as const, version: this.version, checkpointId: this.checkpoint, reason };
+    if (!this.adapter) return { ...head, lora: null, tensors: null };
     const tensors = new Map<string, Float32Array>();
-    for (const [n, t] of this.adapter.toTensors()) tensors.set(n, t.data);
-    return { type: 'adapter', version: this.version, lora: this.adapter.config, tensors };
+    for (const [n, t] of await this.adapter.toTensors()) tensors.set(n, t.data);
+    return { ...head, lora: this.adapter.config, tensors };
   }
 }

@@ -1,8 +1,11 @@
 import { policyGradientStep, type AdamW, type LoraAdapter } from '../engine/index.js';
 import { effectiveKlCoef, type StepMetrics } from '../protocol/training.js';
 import { applyRetention } from './checkpointing.js';
+import { gateCheckpoint, gateOn, prepareGate } from './checkpointGate.js';
 import { checkpointId, saveCheckpoint } from './checkpointFiles.js';
-import { batchStats, buildTrainBatch } from './trainBatch.js';
+import { learningRateNow } from './learningRate.js';
+import { replayItems } from './replay.js';
+import { batchStats, buildTrainBatch, refreshStale } from './trainBatch.js';
 import type { TrainerContext } from './trainerContext.js';
 
 /**
@@ -14,81 +17,140 @@ import type { TrainerContext } from './trainerContext.js';
  */
 export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
   const { config: c, store } = ctx;
-  const batch = store.takeBatch(c.batch_size, ctx.policy.version, c.max_staleness);
-  if (!batch.length) return;
+  const taken = store.takeBatch(c.batch_size, ctx.policy.version, c.max_staleness);
+  if (!taken.length) return;
   ctx.setState('training');
-  const t0 = performance.now();
   const step = ctx.lastStep + 1;
-  const ids = batch.map((b) => b.sample.id);
+  const ids = taken.map((b) => b.sample.id);
+  const turnIds = [...new Set(taken.map((b) => b.turn.id))];
+  let gated = false;
   try {
+    await prepareGate(ctx);
+    const t0 = performance.now();
     const { adapter, optimizer } = ctx.policy.trainable(ctx.model.config, c, step);
-    const trainBatch = await buildTrainBatch(ctx.model, c, batch);
-    const r = policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
+    const batch = await refreshStale(ctx.model, adapter, taken);
+    const stale = taken.filter((b) => b.stale).length;
+    if (stale) ctx.log(`step ${step}: re-scored ${stale} sample(s) older than ${c.max_staleness} versions under the current adapter`);
+    const lr = learningRateNow(ctx);
+    const trainBatch = await buildTrainBatch(ctx.model, c, [...batch, ...replayItems(ctx, step)]);
+    const r = await policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
       epsLow: c.eps_low,
       epsHigh: c.eps_high,
       klCoef: effectiveKlCoef(c),
       entropyCoef: c.entropy_coef,
       topKReverseKl: c.opd_loss === 'topk_reverse_kl',
-      learningRate: c.learning_rate,
+      learningRate: lr,
     });
     const base: Omit<StepMetrics, 'grad_norm' | 'step_ms'> = {
       ...r.metrics,
-      learning_rate: c.learning_rate,
+      learning_rate: lr,
       ...batchStats(batch),
       tokens: r.tokens,
     };
+    const done = { step, ids, turnIds };
     if (r.skipped === 'loss') {
-      recordSkipped(ctx, step, 'the loss is not finite', base, ids, `the loss is ${r.metrics.loss}`);
+      recordSkipped(ctx, done, 'the loss is not finite', { ...base, step_ms: performance.now() - t0 }, `the loss is ${r.metrics.loss}`);
       return;
     }
     const metrics: StepMetrics = { ...base, grad_norm: r.gradNorm!, step_ms: performance.now() - t0 };
     if (r.skipped === 'gradients') {
-      recordSkipped(ctx, step, 'the gradients are not finite', metrics, ids, 'non-finite gradient norm');
+      recordSkipped(ctx, done, 'the gradients are not finite', metrics, 'non-finite gradient norm');
       return;
     }
-    commitStep(ctx, step, metrics, ids, adapter, optimizer);
+    gated = await commitStep(ctx, done, metrics, adapter, optimizer);
   } catch (err) {
     store.releaseBatch(ids);
     throw err;
   }
+  // The step is recorded: a failing check leaves the checkpoint pending (retried), never the samples queued again.
+  if (gated) await gateCheckpoint(ctx, store.checkpoint(checkpointId(step))!, ctx.policy.adapter!);
+  applyRetention(ctx);
 }
 
-function recordSkipped(
-  ctx: TrainerContext,
-  step: number,
-  reason: string,
-  metrics: Partial<StepMetrics>,
-  ids: number[],
-  detail: string,
-): void {
-  ctx.store.recordSkippedStep(step, reason, metrics, ids, Date.now());
-  ctx.lastStep = step;
-  ctx.log(`step ${step} skipped: ${detail}; the adapter is unchanged`);
+/** The step being finished: its number, the samples it took and the turns they came from. */
+interface DoneStep {
+  step: number;
+  ids: number[];
+  turnIds: string[];
 }
 
-/** Saves the step's checkpoint, records the step and makes its adapter the live version. */
-function commitStep(ctx: TrainerContext, step: number, metrics: StepMetrics, ids: number[], adapter: LoraAdapter, optimizer: AdamW): void {
+function recordSkipped(ctx: TrainerContext, s: DoneStep, reason: string, metrics: Partial<StepMetrics>, detail: string): void {
+  ctx.store.recordSkippedStep(s.step, reason, metrics, s.ids, Date.now());
+  ctx.lastStep = s.step;
+  ctx.log(`step ${s.step} skipped: ${detail}; the adapter is unchanged`);
+  emitStep(ctx, s, metrics, reason);
+  for (const turn_id of s.turnIds)
+    ctx.emit({ type: 'event', event: { event: 'sample.dropped', data: { turn_id, reason: `step ${s.step} was skipped: ${reason}` } } });
+}
+
+/**
+ * Saves the step's checkpoint and records the step; makes its adapter the live version, or, with
+ * the competence gate on, leaves it waiting for the gate (returns true then; checkpointGate.ts).
+ */
+async function commitStep(ctx: TrainerContext, s: DoneStep, metrics: StepMetrics, adapter: LoraAdapter, optimizer: AdamW): Promise<boolean> {
   const { store, policy } = ctx;
+  const { step } = s;
   const version = store.maxVersion() + 1;
   const id = checkpointId(step);
   const a = adapter.config;
   const lora = { r: a.r, alpha: a.alpha, targets: [...a.targets], dropout: a.dropout };
-  const meta = { id, step, adapter_version: version, parent_id: policy.checkpoint, metrics, lora };
-  saveCheckpoint(ctx.opts.dataDir, id, adapter, optimizer, meta, ctx.model.name);
+  const parent = policy.checkpoint;
+  const meta = { id, step, adapter_version: version, parent_id: parent, metrics, lora };
+  await saveCheckpoint(ctx.opts.dataDir, id, adapter, optimizer, meta, ctx.model.name);
   const now = Date.now();
+  const gated = gateOn(ctx);
   store.commitStep({
     step,
     version,
-    checkpoint: { id, step, adapterVersion: version, parentId: policy.checkpoint, createdAt: now, metrics, samples: metrics.samples, lora },
-    sampleIds: ids,
+    checkpoint: {
+      id,
+      step,
+      adapterVersion: version,
+      parentId: parent,
+      createdAt: now,
+      metrics,
+      samples: metrics.samples,
+      lora,
+      gatePending: gated,
+    },
+    sampleIds: s.ids,
     now,
   });
   ctx.lastStep = step;
-  policy.version = version;
-  policy.checkpoint = id;
-  ctx.emit(policy.event());
-  applyRetention(ctx);
+  emitStep(ctx, s, metrics, null);
+  const summary = { loss: metrics.loss, reward_mean: metrics.mean_reward, samples: metrics.samples.total, tokens: metrics.tokens };
+  ctx.emit({
+    type: 'event',
+    event: { event: 'checkpoint.saved', data: { checkpoint_id: id, version, parent, step, metrics: summary, competence: null } },
+  });
+  if (!gated) {
+    policy.version = version;
+    policy.checkpoint = id;
+    ctx.emit(await policy.event('trained'));
+  }
   ctx.log(
-    `step ${step}: loss ${metrics.loss.toFixed(4)}, ${metrics.samples.total} samples, ${metrics.tokens} tokens, ${metrics.step_ms.toFixed(0)} ms -> adapter version ${version}`,
+    `step ${step}: loss ${metrics.loss.toFixed(4)}, ${metrics.samples.total} samples, ${metrics.tokens} tokens, ${metrics.step_ms.toFixed(0)} ms -> ${gated ? `checkpoint ${id}, checked before it goes live` : `adapter version ${version}`}`,
   );
+  return gated;
 }
+
+/** The `train.step` event of a step, taken or skipped. */
+function emitStep(ctx: TrainerContext, s: DoneStep, m: Partial<StepMetrics>, skipReason: string | null): void {
+  const data = {
+    step: s.step,
+    loss: finiteOrNull(m.loss),
+    reward_mean: m.mean_reward ?? null,
+    kl: finiteOrNull(m.kl),
+    clip_frac: finiteOrNull(m.clip_fraction),
+    lr: m.learning_rate ?? ctx.config.learning_rate,
+    samples: s.ids.length,
+    tokens: m.tokens ?? 0,
+    step_seconds: (m.step_ms ?? 0) / 1000,
+    skipped: skipReason !== null,
+    skip_reason: skipReason,
+    turn_ids: s.turnIds,
+  };
+  ctx.emit({ type: 'event', event: { event: 'train.step', data } });
+}
+
+const finiteOrNull = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);

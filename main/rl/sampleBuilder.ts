@@ -54,10 +54,19 @@ export function teacherPromptIds(model: Model, turn: StoredTurn, hint: string): 
   return model.encodeChat({ messages: withHint(messages, hint), tools, addGenerationPrompt: true, extra }).ids;
 }
 
-/** A deterministic seed per turn and purpose, so judgements are reproducible. */
-function seedOf(turnId: string, salt: number): number {
+/**
+ * A deterministic seed per turn and purpose, so judgements are reproducible. It hashes what the
+ * judge reads (the exact tokens and the next state), not the turn's random id: the same
+ * conversation replayed (a benchmark with the same seed) is judged with the same votes.
+ */
+export function judgeSeed(turn: StoredTurn, salt: number): number {
   let h = 2166136261 ^ salt;
-  for (let i = 0; i < turnId.length; i++) h = Math.imul(h ^ turnId.charCodeAt(i), 16777619);
+  const mix = (x: number) => (h = Math.imul(h ^ x, 16777619));
+  for (const id of turn.promptIds) mix(id);
+  mix(-1);
+  for (const id of turn.responseIds) mix(id);
+  const ns = turn.nextState ? `${turn.nextState.role}\n${turn.nextState.text}` : '';
+  for (let i = 0; i < ns.length; i++) mix(ns.charCodeAt(i));
   return h >>> 0;
 }
 
@@ -73,7 +82,7 @@ interface JudgeRun {
 }
 
 /**
- * Turns one main turn into at most one sample (learning-loop.md §2–3):
+ * Turns one main turn into at most one sample (docs/learning-loop.md §2–3):
  * - RL part: reward ±1 from 👍/👎, else the PRM's majority score; a 0 is kept (reward 0) only for the
  *   first turn of a session with a next state (the at-least-one rule).
  * - OPD part: a typed hint, else the hint judge's selected hint; the teacher's log-probs of the
@@ -92,7 +101,7 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
       votes: effectiveVotes(cfg),
       temperature: cfg.judge_temperature,
       maxTokens: cfg.judge_max_tokens,
-      seed: seedOf(turn.id, salt),
+      seed: judgeSeed(turn, salt),
       signal: ctx.signal,
     }),
     judgements: [],

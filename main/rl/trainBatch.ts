@@ -1,4 +1,4 @@
-import { scoreResponses, type Model, type TrainBatch } from '../engine/index.js';
+import { scoreResponses, type LoraAdapter, type Model, type TrainBatch } from '../engine/index.js';
 import { effectiveKlCoef, type StepMetrics, type TrainingConfig } from '../protocol/training.js';
 import type { StoredSample } from '../store/learnStore.js';
 import type { StoredTurn } from '../store/turnStore.js';
@@ -8,6 +8,8 @@ import { tokenAdvantages } from './advantages.js';
 export interface BatchItem {
   sample: StoredSample;
   turn: StoredTurn;
+  /** Generated too many adapter versions ago: its π_old is re-scored under the current adapter. */
+  stale?: boolean;
 }
 
 /** One sequence of the batch: prompt then response, every per-token row padded over the prompt. */
@@ -30,7 +32,7 @@ function sampleRows({ sample, turn }: BatchItem, c: TrainingConfig): SampleRows 
   const useRklForOpd = rkl && sample.teacherTopIds !== null;
   const adv = tokenAdvantages(
     { reward: sample.reward, teacherLogprobs: useRklForOpd ? null : sample.teacherLogprobs, oldLogprobs: turn.responseLogprobs },
-    { wRl: c.w_rl, wOpd: c.w_opd, opdClip: c.opd_clip },
+    { wRl: c.w_rl, wOpd: c.w_opd, opdClip: c.opd_clip, rlSkipConfident: c.rl_skip_confident },
   );
   const pad = (xs: number[]) => [...new Array<number>(P).fill(0), ...xs];
   const rows: SampleRows = {
@@ -54,6 +56,23 @@ function sampleRows({ sample, turn }: BatchItem, c: TrainingConfig): SampleRows 
     }
   }
   return rows;
+}
+
+/**
+ * Gives stale samples a fresh π_old: their responses are scored under the adapter being trained,
+ * so the step's ratio and the OPD advantage compare with today's policy. A user's feedback is not
+ * thrown away because the model moved on while it waited.
+ */
+export async function refreshStale(model: Model, adapter: LoraAdapter | null, batch: BatchItem[]): Promise<BatchItem[]> {
+  const stale = batch.filter((b) => b.stale);
+  if (!stale.length) return batch;
+  const scored = await scoreResponses(
+    model.lm,
+    stale.map(({ turn }) => ({ promptIds: turn.promptIds, responseIds: turn.responseIds })),
+    { adapter },
+  );
+  const fresh = new Map(stale.map((b, i) => [b, Array.from(scored[i].logprobs)]));
+  return batch.map((b) => (fresh.has(b) ? { ...b, turn: { ...b.turn, responseLogprobs: fresh.get(b)! } } : b));
 }
 
 /** Token sequences, masks, advantages and the per-token values the policy loss needs. */

@@ -3,14 +3,15 @@ import type { TrainingConfig, TrainingStatus } from '../protocol/training.js';
 import type { ReadyTurn } from '../store/learnStore.js';
 import { restoreLiveCheckpoint, rollbackTo } from './checkpointing.js';
 import { cleanupCheckpointTemp } from './checkpointFiles.js';
-import { replaceJudge } from './judgeSetup.js';
+import { resumePendingGate } from './checkpointGate.js';
+import { loadJudge, startJudge, swapJudge, type JudgeSetup } from './judgeSetup.js';
 import { adamConfig } from './livePolicy.js';
 import { runOptimizerStep } from './optimizerStep.js';
 import { TrainerContext, type TrainerOptions } from './trainerContext.js';
 import type { AdapterEvent } from './trainerEvents.js';
 import { trainingStatus } from './trainerStatus.js';
-import { checkLoraShapeUnchanged, mergeTrainingConfig } from './trainingConfig.js';
-import { logPrm, processTurn } from './turnProcessing.js';
+import { checkLoraShapeUnchanged, mergeTrainingConfig, TrainingConfigError } from './trainingConfig.js';
+import { JudgeFailedError, logPrm, processTurn } from './turnProcessing.js';
 
 /**
  * The learning loop, meant to run in its own worker thread: it judges main turns that got their
@@ -23,7 +24,7 @@ export class Trainer {
   private wakeUp: (() => void) | null = null;
   /** Work items and commands, one at a time in arrival order. */
   private queue: Promise<unknown> = Promise.resolve();
-  /** Aborts the judging in progress, so a command need not wait for it. */
+  /** Aborts the judging in progress when the trainer stops (commands wait for it: judging is never thrown away). */
   private work: AbortController | null = null;
   private backoffUntil = 0;
 
@@ -34,19 +35,19 @@ export class Trainer {
     const model = await Model.load(opts.modelDir, { backend: opts.backend });
     const ctx = new TrainerContext(opts, model);
     ctx.store.saveConfig(ctx.config);
-    const removed = cleanupCheckpointTemp(opts.dataDir);
-    if (removed) ctx.log(`removed ${removed} unfinished checkpoint save(s)`);
+    const removed = cleanupCheckpointTemp(opts.dataDir, new Set(ctx.store.checkpoints().map((c) => c.id)));
+    if (removed) ctx.log(`removed ${removed} unfinished checkpoint save(s) or folder(s) no checkpoint lists`);
     const requeued = ctx.store.requeueUnfinished();
     if (requeued) ctx.log(`requeued ${requeued} sample(s) of a step that did not finish`);
     restoreLiveCheckpoint(ctx);
-    await replaceJudge(ctx);
+    await startJudge(ctx);
     ctx.state = 'idle';
     return new Trainer(ctx);
   }
 
   /** The adapter to serve right now (the live version). */
-  currentAdapter(): AdapterEvent {
-    return this.ctx.policy.event();
+  currentAdapter(): Promise<AdapterEvent> {
+    return this.ctx.policy.event('startup');
   }
 
   status(): TrainingStatus {
@@ -62,29 +63,44 @@ export class Trainer {
     this.wakeUp?.();
   }
 
-  /** Runs a command between work items (the current judging, if any, is interrupted and redone later). */
+  /** Runs a command between work items: after the judging or step in progress, which is never interrupted. */
   private command<T>(f: () => T | Promise<T>): Promise<T> {
-    this.work?.abort();
     const p = this.queue.then(f);
     this.queue = p.catch(() => {});
     this.wake();
     return p;
   }
 
+  /**
+   * Changes settings atomically: the whole new configuration is validated, and a new judge loaded,
+   * before anything changes; a failure leaves the old settings in force and says why (400).
+   */
   setConfig(patch: unknown): Promise<TrainingConfig> {
     return this.command(async () => {
       const ctx = this.ctx;
       const next = mergeTrainingConfig(ctx.config, patch);
       if (ctx.policy.adapter) checkLoraShapeUnchanged(ctx.config, next);
-      const judgeChanged = JSON.stringify(next.judge) !== JSON.stringify(ctx.config.judge);
+      const judge = JSON.stringify(next.judge) !== JSON.stringify(ctx.config.judge) ? await this.tryJudge(next) : null;
       ctx.config = next;
+      if (judge) {
+        swapJudge(ctx, judge);
+        if (ctx.error?.startsWith('the configured judge does not load')) ctx.error = undefined;
+      }
       const { lr, weightDecay, maxGradNorm } = adamConfig(next);
       ctx.policy.optimizer?.configure({ lr, weightDecay, maxGradNorm });
-      if (judgeChanged) await replaceJudge(ctx);
       ctx.store.saveConfig(next);
       ctx.publishStatus();
       return next;
     });
+  }
+
+  /** Loads the judge a new configuration names; one that does not load is a 400 naming the field. */
+  private async tryJudge(next: TrainingConfig): Promise<JudgeSetup> {
+    try {
+      return await loadJudge(next.judge, this.ctx.model, this.ctx.opts.modelDir);
+    } catch (err) {
+      throw new TrainingConfigError(`the judge cannot be used: ${(err as Error).message}; the settings are unchanged`, 'judge');
+    }
   }
 
   setPaused(paused: boolean): Promise<TrainingStatus> {
@@ -112,6 +128,8 @@ export class Trainer {
         .catch((err) => {
           this.ctx.error = (err as Error).message;
           this.ctx.log(`error: ${this.ctx.error}`);
+          const where = err instanceof JudgeFailedError ? 'judge' : 'trainer';
+          this.ctx.emit({ type: 'event', event: { event: 'error', data: { where, message: this.ctx.error } } });
           this.backoffUntil = Date.now() + 5000;
           return false;
         }))) as boolean;
@@ -138,6 +156,10 @@ export class Trainer {
   private async workOnce(): Promise<boolean> {
     const { config: c, store } = this.ctx;
     if (c.method === 'off' || this.ctx.paused) return false;
+    if (store.pendingCheckpoint()) {
+      await resumePendingGate(this.ctx); // a checkpoint saved before a restart or a failed check
+      return true;
+    }
     if (store.queuedCount() >= c.batch_size) {
       await runOptimizerStep(this.ctx);
       return true;

@@ -1,6 +1,7 @@
 import type { BackendName, Model } from '../engine/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import type { LearnStore } from '../store/learnStore.js';
+import { CompetenceGate } from './competenceGate.js';
 import type { JudgeSetup } from './judgeSetup.js';
 import { LivePolicy } from './livePolicy.js';
 import type { TrainerEvent } from './trainerEvents.js';
@@ -15,6 +16,8 @@ export interface TrainerOptions {
   store: LearnStore;
   /** Settings given on the command line; they override the stored configuration. */
   configPatch?: TrainingConfigPatch;
+  /** Forget the stored configuration and start from the defaults (clawloop serve --reset-training-config). */
+  resetConfig?: boolean;
   /** Receives every {@link TrainerEvent}. */
   emit: (e: TrainerEvent) => void;
 }
@@ -35,6 +38,8 @@ export class TrainerContext {
   /** The adapter being trained and served. */
   readonly policy: LivePolicy;
   judge!: JudgeSetup;
+  /** The competence set and what a check compares with. */
+  readonly gate: CompetenceGate;
 
   constructor(
     readonly opts: TrainerOptions,
@@ -42,10 +47,11 @@ export class TrainerContext {
     readonly model: Model,
   ) {
     const s = opts.store.trainerState();
-    this.config = mergeTrainingConfig(s.config ?? modelTrainingDefaults(opts.modelDir), opts.configPatch ?? {});
+    this.config = startingConfig(opts, opts.resetConfig ? null : s.config, (why) => (this.error = why));
     this.paused = s.paused;
     this.lastStep = s.lastStep;
     this.policy = new LivePolicy(s.liveVersion, s.liveCheckpointId);
+    this.gate = CompetenceGate.load(opts.modelDir);
   }
 
   get store(): LearnStore {
@@ -68,4 +74,21 @@ export class TrainerContext {
   publishStatus(): void {
     this.emit({ type: 'status', status: trainingStatus(this) });
   }
+}
+
+/**
+ * The configuration to start with: the stored one with the command line's settings on top. A
+ * stored configuration that no longer validates (written by another version) never stops the
+ * trainer: it starts from the defaults and `onProblem` says why.
+ */
+function startingConfig(opts: TrainerOptions, stored: TrainingConfig | null, onProblem: (why: string) => void): TrainingConfig {
+  const defaults = modelTrainingDefaults(opts.modelDir);
+  if (stored) {
+    try {
+      return mergeTrainingConfig(defaults, { ...stored, ...(opts.configPatch ?? {}) });
+    } catch (err) {
+      onProblem(`the stored training settings are not valid (${(err as Error).message}); starting from the defaults`);
+    }
+  }
+  return mergeTrainingConfig(defaults, opts.configPatch ?? {});
 }

@@ -6,6 +6,10 @@ import type { TrainingStatus } from '../protocol/training.js';
 export interface AdapterEvent {
   type: 'adapter';
   version: number;
+  /** The checkpoint it is (null: the base model). */
+  checkpointId: string | null;
+  /** Why it goes live: a step trained it, the user rolled back to it, or the trainer started with it. */
+  reason: 'trained' | 'rollback' | 'startup';
   lora: LoraConfig | null;
   tensors: Map<string, Float32Array> | null;
 }

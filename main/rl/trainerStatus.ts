@@ -13,5 +13,11 @@ export function trainingStatus(ctx: TrainerContext): TrainingStatus {
     adapter_version: ctx.policy.version,
     last_step: last ? { ...last.metrics, step: last.step, skipped: last.skipped, skip_reason: last.skipReason } : null,
     ...(ctx.error ? { error: ctx.error } : {}),
+    competence_gate: {
+      on: ctx.gate.on(config),
+      detail: ctx.gate.describe(config),
+      reference_accuracy: ctx.gate.on(config) ? (store.competenceReference()?.accuracy ?? null) : null,
+      held_back: store.checkpoints().filter((c) => c.competence?.held_back).length,
+    },
   };
 }

@@ -9,6 +9,27 @@ function sampleContext(ctx: TrainerContext, signal?: AbortSignal): SampleBuildCo
   return { model, policy: policy.adapter, judge: judge.backend, prompts: judge.prompts, config, signal };
 }
 
+/** The judge could not answer (a model error, an endpoint down): the turn waits and is tried again. */
+export class JudgeFailedError extends Error {
+  override name = 'JudgeFailedError';
+}
+
+/** The `sample.judged` event of a turn: what it will train with, or why nothing. */
+function emitJudged(ctx: TrainerContext, turnId: string, built: Awaited<ReturnType<typeof buildSamples>>): void {
+  const sample = built.samples[0];
+  const prm = [...ctx.store.judgements(turnId)].reverse().find((j) => j.kind === 'prm');
+  const data = {
+    turn_id: turnId,
+    score: sample?.reward ?? prm?.score ?? null,
+    score_source: sample?.rewardSource ?? (prm ? ('prm' as const) : null),
+    votes: prm ? prm.votes.map((v) => v.score) : [],
+    hint: sample?.hint ?? null,
+    method: sample ? sample.kind : ('none' as const),
+    reason: sample ? null : 'no training signal: the judge was unsure (score 0) and found no hint',
+  };
+  ctx.emit({ type: 'event', event: { event: 'sample.judged', data } });
+}
+
 /**
  * Judges a ready turn and stores its samples. Interrupted by `signal` (a command), it stores the
  * judge votes it already has and leaves the turn to be redone. A turn the judge can never read is
@@ -27,8 +48,8 @@ export async function processTurn(ctx: TrainerContext, ready: ReadyTurn, signal:
     });
     const now = Date.now();
     for (const j of built.judgements) store.insertJudgement(turn.id, j, now);
-    if (signal.aborted) return; // a command interrupted us; the turn is redone later
-    store.commitTurn(turn.id, epoch, built.samples, now);
+    if (signal.aborted) return; // the trainer is stopping; the turn is redone at the next start
+    if (store.commitTurn(turn.id, epoch, built.samples, now)) emitJudged(ctx, turn.id, built);
     ctx.error = undefined;
   } catch (err) {
     if (signal.aborted) return;
@@ -36,9 +57,10 @@ export async function processTurn(ctx: TrainerContext, ready: ReadyTurn, signal:
       // It will never work for this turn: skip it (with the reason) rather than block the queue.
       store.skipTurn(turn.id, epoch, err.message);
       ctx.log(`skipped turn ${turn.id}: ${err.message}`);
+      ctx.emit({ type: 'event', event: { event: 'sample.dropped', data: { turn_id: turn.id, reason: err.message } } });
       return;
     }
-    throw new Error(`judging turn ${turn.id} failed: ${(err as Error).message}`);
+    throw new JudgeFailedError(`judging turn ${turn.id} failed: ${(err as Error).message}`);
   }
 }
 

@@ -1,5 +1,12 @@
 import type { AdapterPayload } from '../workers/inferenceMessages.js';
 
+interface Loading {
+  payload: AdapterPayload;
+  /** Make it live once loaded (a new adapter from the trainer), or only hold it (an answer from an older checkpoint). */
+  makeLive: boolean;
+  waiters: Array<{ resolve: () => void; reject: (e: Error) => void }>;
+}
+
 /**
  * The adapter versions the inference worker holds, with how many admitted requests use each.
  * A version goes live only once the worker confirmed it loaded; until then (and if loading fails)
@@ -10,7 +17,7 @@ export class AdapterVersions {
   private readonly held = new Map<number, { payload: AdapterPayload; refs: number }>([
     [0, { payload: { version: 0, lora: null, tensors: null }, refs: 0 }],
   ]);
-  private readonly loading = new Map<number, { payload: AdapterPayload; resolve: () => void; reject: (e: Error) => void }>();
+  private readonly loading = new Map<number, Loading>();
 
   constructor(
     /** Asks the worker to load a version. */
@@ -24,31 +31,52 @@ export class AdapterVersions {
   }
 
   /** Loads `a` in the worker; resolves once it serves (rejects with the worker's reason, the old version still live). */
-  setLive(a: AdapterPayload): Promise<void> {
-    if (this.held.has(a.version)) {
-      this.makeLive(a.version);
-      return Promise.resolve();
-    }
+  async setLive(a: AdapterPayload): Promise<void> {
+    if (this.held.has(a.version)) this.makeLive(a.version);
+    else await this.loaded(a, true);
+  }
+
+  /**
+   * Holds a version that need not be live (e.g. to answer with an older checkpoint), loading it
+   * first when the worker does not have it. The caller releases it. Resolves with the version.
+   */
+  async reserve(a: AdapterPayload): Promise<number> {
+    if (!this.held.has(a.version)) await this.loaded(a, false);
+    this.held.get(a.version)!.refs++;
+    return a.version;
+  }
+
+  /** Resolves once the worker has `a` (one load per version, however many ask). */
+  private loaded(a: AdapterPayload, makeLive: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.loading.set(a.version, { payload: a, resolve, reject });
+      const pending = this.loading.get(a.version);
+      if (pending) {
+        pending.makeLive ||= makeLive;
+        pending.waiters.push({ resolve, reject });
+        return;
+      }
+      this.loading.set(a.version, { payload: a, makeLive, waiters: [{ resolve, reject }] });
       this.load(a);
     });
   }
 
-  loaded(version: number): void {
+  /** The worker loaded a version. */
+  onLoaded(version: number): void {
     const p = this.loading.get(version);
     if (!p) return;
     this.loading.delete(version);
     this.held.set(version, { payload: p.payload, refs: 0 });
-    this.makeLive(version);
-    p.resolve();
+    if (p.makeLive) this.makeLive(version);
+    p.waiters.forEach((w) => w.resolve());
   }
 
-  failed(version: number, message: string): void {
+  /** The worker could not load a version. */
+  onFailed(version: number, message: string): void {
     const p = this.loading.get(version);
     if (!p) return;
     this.loading.delete(version);
-    p.reject(new Error(`adapter version ${version} could not be loaded for serving: ${message}`));
+    const err = new Error(`adapter version ${version} could not be loaded for serving: ${message}`);
+    p.waiters.forEach((w) => w.reject(err));
   }
 
   private makeLive(version: number): void {

@@ -6,6 +6,7 @@ import { EventStore } from '../store/eventStore.js';
 import type { LearnStore } from '../store/learnStore.js';
 import { ApiError } from './apiError.js';
 import { EventBus } from './eventBus.js';
+import { cleanupExportTemp } from './exportTarget.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import { Router } from './router.js';
 import { HANDLERS } from './routeTable.js';
@@ -109,6 +110,8 @@ export class ClawLoopServer {
   /** Starts listening; resolves once the port is bound. */
   static async start(deps: ClawLoopServerDeps): Promise<ClawLoopServer> {
     const server = new ClawLoopServer(deps);
+    const leftovers = cleanupExportTemp(deps.dataDir);
+    if (leftovers) deps.log?.(`clawloop: removed ${leftovers} unfinished export(s)`);
     await new Promise<void>((resolve, reject) => {
       server.http.once('error', reject);
       server.http.listen(server.options.port, server.options.host, () => {

@@ -81,3 +81,12 @@ export function copyPeftAdapter(checkpointFolder: string, dir: string, baseModel
   fs.copyFileSync(path.join(checkpointFolder, 'adapter_model.safetensors'), path.join(dir, 'adapter_model.safetensors'));
   return ['adapter_config.json', 'adapter_model.safetensors'];
 }
+
+/** Removes exports a kill interrupted (their temporary folders); returns how many. */
+export function cleanupExportTemp(dataDir: string): number {
+  const root = path.join(dataDir, EXPORTS_DIR);
+  if (!fs.existsSync(root)) return 0;
+  const leftovers = fs.readdirSync(root).filter((n) => n.startsWith('.') && /\.tmp-\d+-\d+$/.test(n));
+  for (const n of leftovers) fs.rmSync(path.join(root, n), { recursive: true, force: true });
+  return leftovers.length;
+}

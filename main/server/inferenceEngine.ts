@@ -29,7 +29,14 @@ export interface InferenceEngine {
    * Runs requests in arrival order (several at once when the engine batches). Refusals ({@link QueueFullError} when the queue
    * is full, shutting down, already aborted) are thrown synchronously, before any promise exists.
    */
-  generate(req: ChatGenerationRequest, handlers: GenerateHandlers): Promise<ChatGenerationResult>;
+  generate(req: ChatGenerationRequest, handlers: GenerateHandlers, reservedVersion?: number): Promise<ChatGenerationResult>;
+  /**
+   * Holds an adapter version that need not be live (to answer with an older checkpoint), loading it
+   * when needed; resolves with its version, to pass to `generate` (which then releases it when the
+   * request ends). A caller that does not generate after all releases it with `releaseAdapter`.
+   */
+  reserveAdapter(adapter: AdapterPayload): Promise<number>;
+  releaseAdapter(version: number): void;
   /** Aborts the running request and fails the queued ones (a second Ctrl-C). */
   abortAll(): void;
   /** Stops accepting work; waits for the running request (or aborts everything with `abort`). */

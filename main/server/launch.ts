@@ -14,6 +14,8 @@ export interface LaunchOptions {
   backend?: BackendName;
   /** Training settings that override the stored ones (command-line flags). */
   trainingPatch?: TrainingConfigPatch;
+  /** Forget the stored training settings. */
+  resetTrainingConfig?: boolean;
   options: Partial<ServerOptions>;
   log: (line: string) => void;
 }
@@ -27,81 +29,72 @@ export interface Launched {
   close(opts?: { abort?: boolean }): Promise<void>;
 }
 
+/** The inference worker and the trainer, started side by side (each loads the model); on failure both stop again. */
+async function startWorkers(o: LaunchOptions): Promise<{ engine: WorkerInferenceEngine; trainer: TrainerClient }> {
+  let engine: WorkerInferenceEngine | null = null;
+  const started = await Promise.allSettled([
+    WorkerInferenceEngine.start({
+      modelDir: o.modelDir,
+      backend: o.backend,
+      maxQueue: o.options.maxQueue,
+      maxBatch: o.options.maxBatch,
+      log: o.log,
+    }),
+    TrainerClient.start({
+      modelDir: o.modelDir,
+      dataDir: o.dataDir,
+      backend: o.backend,
+      configPatch: o.trainingPatch,
+      resetConfig: o.resetTrainingConfig,
+      log: o.log,
+      onAdapter: (a) => engine?.setAdapter(a) ?? Promise.reject(new Error('the inference engine is not running')),
+    }),
+  ]);
+  if (started[0].status === 'fulfilled') engine = started[0].value;
+  const trainer = started[1].status === 'fulfilled' ? started[1].value : null;
+  const failed = started.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+  if (failed) {
+    await engine?.close({ abort: true });
+    await trainer?.stop();
+    throw failed.reason;
+  }
+  return { engine: engine!, trainer: trainer! };
+}
+
 /**
- * Starts everything `clawloop serve` runs: the inference worker and the trainer (each loads the
- * model; adapters go from the trainer to the inference worker), then the HTTP server. On failure
- * whatever started is stopped again.
+ * Starts everything `clawloop serve` runs: the inference worker and the trainer (adapters go from
+ * the trainer to the inference worker), then the HTTP server. On failure whatever started is
+ * stopped again and the database closed.
  */
 export async function launchClawLoop(o: LaunchOptions): Promise<Launched> {
   const db = openDatabase(path.join(o.dataDir, DB_FILE));
-  let engine: WorkerInferenceEngine | null = null;
-  let trainer: TrainerClient | null = null;
-  try {
-    o.log(`clawloop: loading ${o.modelDir}`);
-    const started = await Promise.allSettled([
-      WorkerInferenceEngine.start({
-        modelDir: o.modelDir,
-        backend: o.backend,
-        maxQueue: o.options.maxQueue,
-        maxBatch: o.options.maxBatch,
-        log: o.log,
-      }),
-      TrainerClient.start({
-        modelDir: o.modelDir,
-        dataDir: o.dataDir,
-        backend: o.backend,
-        configPatch: o.trainingPatch,
-        log: o.log,
-        onAdapter: (a) => engine?.setAdapter(a) ?? Promise.reject(new Error('the inference engine is not running')),
-      }),
-    ]);
-    if (started[0].status === 'fulfilled') engine = started[0].value;
-    if (started[1].status === 'fulfilled') trainer = started[1].value;
-    const failed = started.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-    if (failed) throw failed.reason;
-  } catch (err) {
-    await engine?.close({ abort: true });
-    await trainer?.stop();
+  o.log(`clawloop: loading ${o.modelDir}`);
+  const { engine, trainer } = await startWorkers(o).catch((err) => {
     db.close();
     throw err;
-  }
-  const eng = engine!;
-  const tr = trainer!;
-  eng.info.backendLog.forEach((l) => o.log(l));
-  await eng.setAdapter(tr.initialAdapter).catch((err: Error) => {
-    tr.adapterError = err.message;
+  });
+  engine.info.backendLog.forEach((l) => o.log(l));
+  await engine.setAdapter(trainer.initialAdapter).catch((err: Error) => {
+    trainer.adapterError = err.message;
     o.log(`clawloop: ${err.message}; serving the base model until the next adapter`);
   });
   let server: ClawLoopServer;
   try {
-    server = await ClawLoopServer.start({
-      engine: eng,
-      store: new LearnStore(db),
-      trainer: tr,
-      dataDir: o.dataDir,
-      options: o.options,
-      log: o.log,
-    });
+    server = await ClawLoopServer.start({ engine, store: new LearnStore(db), trainer, dataDir: o.dataDir, options: o.options, log: o.log });
   } catch (err) {
-    await eng.close({ abort: true });
-    await tr.stop();
+    await engine.close({ abort: true });
+    await trainer.stop();
     db.close();
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new Error(`port ${o.options.port} on ${o.options.host} is in use; choose another with --port`);
     throw err;
   }
   let closed: Promise<void> | null = null;
-  return {
-    server,
-    engine: eng,
-    trainer: tr,
-    close(opts = {}) {
-      closed ??= (async () => {
-        await server.close(opts);
-        await tr.stop();
-        db.close();
-      })();
-      return closed;
-    },
-  };
+  const close = (opts: { abort?: boolean } = {}) =>
+    (closed ??= (async () => {
+      await server.close(opts);
+      await trainer.stop();
+      db.close();
+    })());
+  return { server, engine, trainer, close };
 }

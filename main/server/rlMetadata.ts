@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** Session and turn metadata of one request (learning-loop.md §1, openclaw-wire.md §5). */
+/** Session and turn metadata of one request (docs/learning-loop.md §1; docs/openclaw.md, session and turn metadata). */
 export interface RlMetadata {
   /** null when no session id was given (such turns are recorded but never trained on). */
   sessionId: string | null;

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/index.js';
+import { prepareGpuEnvironment } from '../engine/gpu/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import type { NewEvent } from '../protocol/events.js';
 import type { AdapterPayload } from '../workers/inferenceMessages.js';
@@ -26,6 +27,8 @@ export interface TrainerClientOptions {
   dataDir: string;
   backend?: BackendName;
   configPatch?: TrainingConfigPatch;
+  /** Start from the default settings, forgetting the stored ones (clawloop serve --reset-training-config). */
+  resetConfig?: boolean;
   /** A new live adapter: hand it to the inference engine. */
   onAdapter: (a: AdapterPayload) => Promise<void>;
   log?: (line: string) => void;
@@ -54,7 +57,9 @@ export class TrainerClient {
       dataDir: opts.dataDir,
       backend: opts.backend,
       configPatch: opts.configPatch,
+      resetConfig: opts.resetConfig,
     };
+    prepareGpuEnvironment();
     this.worker = new Worker(new URL('../workers/trainerWorker.js', import.meta.url), { workerData: data });
   }
 
@@ -70,7 +75,11 @@ export class TrainerClient {
           c.config = m.config;
           c.initialAdapter = m.adapter;
           resolve(c);
-        } else if (m.type === 'fatal' && !ready) reject(new Error(`the trainer failed to start: ${m.message}`));
+        } else if (m.type === 'fatal' && !ready) {
+          // The worker may hold resources that keep it alive (a GPU device): stop it.
+          void c.worker.terminate();
+          reject(new Error(`the trainer failed to start: ${m.message}`));
+        }
         // In order: a status or reply that follows a new adapter is applied once that adapter serves.
         else c.inbox = c.inbox.then(() => c.handle(m));
       });
@@ -97,7 +106,7 @@ export class TrainerClient {
         this.publish({ event: 'error', data: { where: 'trainer', message: m.message } });
         break;
       case 'adapter':
-        await this.serveAdapter(m.adapter);
+        await this.serveAdapter(m);
         break;
       case 'status':
         this.updateStatus(m.status);
@@ -119,11 +128,15 @@ export class TrainerClient {
     }
   }
 
-  /** Hands a new adapter to serving; a version that cannot be loaded is reported, and the last good one keeps serving. */
-  private async serveAdapter(a: AdapterPayload): Promise<void> {
+  /**
+   * Hands a new adapter to serving and announces it once it serves; a version that cannot be
+   * loaded is reported, and the last good one keeps serving.
+   */
+  private async serveAdapter(m: Extract<FromTrainerWorker, { type: 'adapter' }>): Promise<void> {
     try {
-      await this.opts.onAdapter(a);
+      await this.opts.onAdapter(m.adapter);
       this.adapterError = null;
+      this.publish({ event: 'adapter.live', data: { version: m.adapter.version, checkpoint_id: m.checkpointId, reason: m.reason } });
     } catch (err) {
       this.adapterError = (err as Error).message;
       this.opts.log?.(`clawloop: ${this.adapterError}`);

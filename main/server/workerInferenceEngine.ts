@@ -8,6 +8,7 @@ import type {
   ModelInfo,
   ToInferenceWorker,
 } from '../workers/inferenceMessages.js';
+import { prepareGpuEnvironment } from '../engine/gpu/index.js';
 import { AdapterVersions } from './adapterVersions.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from './inferenceEngine.js';
 
@@ -83,8 +84,17 @@ export class WorkerInferenceEngine implements InferenceEngine {
     return this.versions.setLive(adapter);
   }
 
+  reserveAdapter(adapter: AdapterPayload): Promise<number> {
+    return this.versions.reserve(adapter);
+  }
+
+  releaseAdapter(version: number): void {
+    this.versions.release(version);
+  }
+
   private spawn(): Promise<void> {
     const data: InferenceWorkerData = { modelDir: this.opts.modelDir, backend: this.opts.backend };
+    prepareGpuEnvironment();
     const worker = new Worker(new URL('../workers/inferenceWorker.js', import.meta.url), { workerData: data });
     this.worker = worker;
     return new Promise((resolve, reject) => {
@@ -98,6 +108,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
           resolve();
           this.pump();
         } else if (m.type === 'fatal') {
+          // The worker may hold resources that keep it alive (a GPU device): stop it.
+          void worker.terminate();
           reject(new InferenceError(`loading the model failed: ${m.message}`, 500, 'model_load_failed'));
         } else this.onMessage(m);
       });
@@ -113,7 +125,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
     });
   }
 
-  generate(request: ChatGenerationRequest, handlers: GenerateHandlers): Promise<ChatGenerationResult> {
+  generate(request: ChatGenerationRequest, handlers: GenerateHandlers, reserved?: number): Promise<ChatGenerationResult> {
     // Refusals are thrown synchronously, so a streaming route can still answer with a real status.
     if (this.closing) throw new InferenceError('the server is shutting down', 503, 'shutting_down');
     if (handlers.signal.aborted) throw new InferenceError('the request was aborted', 499, 'aborted');
@@ -122,7 +134,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
       throw new QueueFullError(Math.min(60_000, Math.max(100, this.avgMs * waves)), this.queue.length);
     }
     return new Promise((resolve, reject) => {
-      const version = this.versions.acquire();
+      const version = reserved ?? this.versions.acquire();
       const job: Job = { id: `g${++nextId}`, version, request, handlers, resolve, reject, enqueuedAt: performance.now() };
       job.onAbort = () => {
         const i = this.queue.indexOf(job);
@@ -177,8 +189,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
   }
 
   private onMessage(m: FromInferenceWorker): void {
-    if (m.type === 'adapterLoaded') return this.versions.loaded(m.version);
-    if (m.type === 'adapterFailed') return this.versions.failed(m.version, m.message);
+    if (m.type === 'adapterLoaded') return this.versions.onLoaded(m.version);
+    if (m.type === 'adapterFailed') return this.versions.onFailed(m.version, m.message);
     const job = 'id' in m ? this.running.get(m.id) : undefined;
     if (!job) return;
     if (m.type === 'started') {

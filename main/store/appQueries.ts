@@ -33,6 +33,8 @@ export interface StepOutcome {
   live: boolean;
   /** The adapter version serving now. */
   liveVersion: number;
+  /** Why the step's checkpoint is not live when the competence gate held it back (its reason), else null. */
+  heldBack: string | null;
 }
 
 /** A turn's reward as the Data screen filters it: its sample's, else the PRM's, else its rating's. */
@@ -127,9 +129,13 @@ export class AppQueries {
   }
 
   stepOutcome(step: number): StepOutcome {
-    const r = this.q('SELECT checkpoint_id AS cp FROM steps WHERE step = ?').get(step) as { cp: string | null } | undefined;
+    const r = this.q(
+      `SELECT st.checkpoint_id AS cp, json_extract(c.competence, '$.held_back') AS held, json_extract(c.competence, '$.reason') AS reason
+         FROM steps st LEFT JOIN checkpoints c ON c.id = st.checkpoint_id WHERE st.step = ?`,
+    ).get(step) as { cp: string | null; held: number | null; reason: string | null } | undefined;
     const { steps, version } = this.liveLineage();
-    return { checkpointId: r?.cp ?? null, live: steps.has(step), liveVersion: version };
+    const live = steps.has(step);
+    return { checkpointId: r?.cp ?? null, live, liveVersion: version, heldBack: !live && r?.held === 1 ? r.reason : null };
   }
 
   private lineage: { key: string; steps: Set<number>; version: number } | null = null;

@@ -15,6 +15,10 @@ export interface CheckpointRow {
   pinned: boolean;
   /** The competence gate's verdict (null: not checked). */
   competence?: Competence | null;
+  /** The prompts the verdict is on (set hash : prompts : max tokens); null when not checked. */
+  competenceKey?: string | null;
+  /** Saved and waiting for the gate: not live yet. */
+  gatePending?: boolean;
 }
 
 interface CheckpointDbRow {
@@ -27,6 +31,9 @@ interface CheckpointDbRow {
   samples: string;
   lora: string;
   pinned: number;
+  competence: string | null;
+  competence_key: string | null;
+  gate_pending: number;
 }
 
 function toCheckpoint(r: CheckpointDbRow): CheckpointRow {
@@ -40,6 +47,9 @@ function toCheckpoint(r: CheckpointDbRow): CheckpointRow {
     samples: JSON.parse(r.samples),
     lora: JSON.parse(r.lora),
     pinned: r.pinned === 1,
+    competence: r.competence ? JSON.parse(r.competence) : null,
+    competenceKey: r.competence_key,
+    gatePending: r.gate_pending === 1,
   };
 }
 
@@ -53,7 +63,7 @@ export class CheckpointTable {
   /** Adds a checkpoint's row; runs inside the caller's transaction (the step's commit). */
   insert(c: Omit<CheckpointRow, 'pinned'>): void {
     this.q(
-      'INSERT INTO checkpoints (id, step, adapter_version, parent_id, created_at, metrics, samples, lora) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO checkpoints (id, step, adapter_version, parent_id, created_at, metrics, samples, lora, gate_pending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ).run(
       c.id,
       c.step,
@@ -63,7 +73,26 @@ export class CheckpointTable {
       JSON.stringify(c.metrics),
       JSON.stringify(c.samples),
       JSON.stringify(c.lora),
+      c.gatePending ? 1 : 0,
     );
+  }
+
+  /**
+   * Stores the gate's verdict (null: it went live unchecked); the checkpoint no longer waits for
+   * it. Runs inside the caller's transaction.
+   */
+  setCompetence(id: string, competence: Competence | null, key: string | null): void {
+    this.q('UPDATE checkpoints SET competence = ?, competence_key = ?, gate_pending = 0 WHERE id = ?').run(
+      competence ? JSON.stringify(competence) : null,
+      key,
+      id,
+    );
+  }
+
+  /** The checkpoint waiting for the gate, if any (the newest). */
+  pending(): CheckpointRow | null {
+    const r = this.q('SELECT * FROM checkpoints WHERE gate_pending = 1 ORDER BY step DESC LIMIT 1').get() as CheckpointDbRow | undefined;
+    return r ? toCheckpoint(r) : null;
   }
 
   all(): CheckpointRow[] {

@@ -1,3 +1,4 @@
+import type { Competence } from '../protocol/checkpoints.js';
 import type { StepMetrics, TrainingConfig } from '../protocol/training.js';
 import { CheckpointTable, type CheckpointRow } from './checkpointTable.js';
 import type { Db } from './database.js';
@@ -6,11 +7,22 @@ import { JudgementTable, type Judgement } from './judgementTable.js';
 import { SampleQueue, type NewSample, type StoredSample } from './sampleQueue.js';
 import { statementCache } from './statementCache.js';
 import { StepTable, type FinishedStep, type StepRow } from './stepTable.js';
-import { TrainerStateTable, type TrainerStateRow } from './trainerStateTable.js';
+import { TrainerStateTable, type CompetenceReference, type TrainerStateRow } from './trainerStateTable.js';
 import { TurnQueue, type ReadyTurn } from './turnQueue.js';
 import { TurnStore, type StoredTurn } from './turnStore.js';
 
-export type { CheckpointRow, Feedback, Judgement, NewSample, Rating, ReadyTurn, StepRow, StoredSample, TrainerStateRow };
+export type {
+  CheckpointRow,
+  CompetenceReference,
+  Feedback,
+  Judgement,
+  NewSample,
+  Rating,
+  ReadyTurn,
+  StepRow,
+  StoredSample,
+  TrainerStateRow,
+};
 export type { SampleKind } from './sampleQueue.js';
 export { ConflictError, NotFoundError } from './storeErrors.js';
 
@@ -95,7 +107,7 @@ export class LearnStore {
   requeueUnfinished(): number {
     return this.samples.requeueUnfinished();
   }
-  takeBatch(n: number, liveVersion: number, maxStaleness: number | null): Array<{ sample: StoredSample; turn: StoredTurn }> {
+  takeBatch(n: number, liveVersion: number, maxStaleness: number | null): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
     return this.samples.takeBatch(n, liveVersion, maxStaleness);
   }
   releaseBatch(ids: number[]): void {
@@ -103,6 +115,10 @@ export class LearnStore {
   }
   samplesOfTurn(turnId: string): StoredSample[] {
     return this.samples.ofTurn(turnId);
+  }
+  /** Samples the live adapter was trained on (newest first, at most `pool`): what a step may replay. */
+  replayPool(liveCheckpointId: string | null, pool: number): Array<{ sample: StoredSample; turn: StoredTurn }> {
+    return this.samples.trainedIn(this.stepTable.lineage(liveCheckpointId), pool);
   }
 
   // ---- steps (trainer): stepTable.ts ----
@@ -148,5 +164,37 @@ export class LearnStore {
   }
   deleteCheckpointRows(ids: string[]): void {
     this.checkpointTable.deleteRows(ids);
+  }
+
+  // ---- the competence gate: checkpointTable.ts, trainerStateTable.ts ----
+
+  /** The checkpoint saved but waiting for the gate's verdict, if any. */
+  pendingCheckpoint(): CheckpointRow | null {
+    return this.checkpointTable.pending();
+  }
+  /**
+   * Records the gate's verdict on a checkpoint in one transaction: the verdict, and when it passed,
+   * the checkpoint live under `liveVersion` and the new reference accuracy.
+   */
+  recordGateVerdict(
+    id: string,
+    competence: Competence | null,
+    key: string | null,
+    liveVersion: number | null,
+    reference: CompetenceReference | null,
+  ): void {
+    this.db
+      .transaction(() => {
+        this.checkpointTable.setCompetence(id, competence, key);
+        if (liveVersion !== null) this.state.makeLive(id, liveVersion);
+        if (reference) this.state.setCompetenceReference(reference);
+      })
+      .immediate();
+  }
+  competenceReference(): CompetenceReference | null {
+    return this.state.competenceReference();
+  }
+  setCompetenceReference(ref: CompetenceReference | null): void {
+    this.state.setCompetenceReference(ref);
   }
 }

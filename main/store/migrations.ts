@@ -176,4 +176,21 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       );
     `,
   },
+  {
+    version: 5,
+    name: 'competence gate',
+    sql: `
+      -- The competence gate's verdict on a checkpoint: JSON {accuracy, n, held_back, reason, seconds};
+      -- NULL when it was not checked (the gate was off).
+      ALTER TABLE checkpoints ADD COLUMN competence TEXT;
+      -- Which prompts the verdict is on (competence set hash : prompts : max tokens); verdicts are
+      -- compared only within one key.
+      ALTER TABLE checkpoints ADD COLUMN competence_key TEXT;
+      -- 1 while a saved checkpoint waits for the gate (not live yet); a restart checks it again.
+      ALTER TABLE checkpoints ADD COLUMN gate_pending INTEGER NOT NULL DEFAULT 0;
+      -- The accuracy a new checkpoint is compared with: the best of the base model and every
+      -- checkpoint that went live, on the current key. JSON {key, accuracy, source}; NULL: not measured yet.
+      ALTER TABLE trainer_state ADD COLUMN competence_reference TEXT;
+    `,
+  },
 ];

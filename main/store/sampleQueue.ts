@@ -5,7 +5,7 @@ import type { StoredTurn, TurnStore } from './turnStore.js';
 
 export type SampleKind = 'rl' | 'opd' | 'both';
 
-/** A sample to store for a turn (learning-loop.md §3). */
+/** A sample to store for a turn (docs/learning-loop.md §3). */
 export interface NewSample {
   kind: SampleKind;
   reward: number | null;
@@ -122,23 +122,28 @@ export class SampleQueue {
   }
 
   /**
-   * Takes the oldest `n` queued samples for a step (status 'training'), first dropping samples
-   * generated more than `maxStaleness` versions before `liveVersion`.
+   * Takes the oldest `n` queued samples for a step (status 'training'). A sample generated more
+   * than `maxStaleness` adapter versions before `liveVersion` comes back marked `stale`: the step
+   * re-scores it under the current adapter instead of dropping what the user said.
    */
-  takeBatch(n: number, liveVersion: number, maxStaleness: number | null): Array<{ sample: StoredSample; turn: StoredTurn }> {
+  takeBatch(
+    n: number,
+    liveVersion: number,
+    maxStaleness: number | null,
+  ): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
     return this.db
       .transaction(() => {
-        if (maxStaleness !== null) {
-          this.q("UPDATE samples SET status = 'dropped', drop_reason = ? WHERE status = 'queued' AND adapter_version < ?").run(
-            `stale: generated more than ${maxStaleness} adapter versions before ${liveVersion}`,
-            liveVersion - maxStaleness,
-          );
-        }
         const rows = this.q("SELECT * FROM samples WHERE status = 'queued' ORDER BY id LIMIT ?").all(n) as SampleDbRow[];
         if (rows.length < n) return [];
         const mark = this.q("UPDATE samples SET status = 'training' WHERE id = ?");
         for (const r of rows) mark.run(r.id);
-        return rows.map((r) => ({ sample: toSample({ ...r, status: 'training' }), turn: this.turns.getTurn(r.turn_id)! }));
+        return rows.map((r) => ({
+          sample: toSample({ ...r, status: 'training' }),
+          turn: this.turns.getTurn(r.turn_id)!,
+          // Older than max_staleness, or from a version the live policy did not come from (an answer
+          // asked of another checkpoint): its π_old is not the policy being trained.
+          stale: (maxStaleness !== null && r.adapter_version < liveVersion - maxStaleness) || r.adapter_version > liveVersion,
+        }));
       })
       .immediate();
   }
@@ -147,6 +152,18 @@ export class SampleQueue {
   release(ids: number[]): void {
     const stmt = this.q("UPDATE samples SET status = 'queued' WHERE id = ? AND status = 'training'");
     this.db.transaction(() => ids.forEach((id) => stmt.run(id))).immediate();
+  }
+
+  /**
+   * Up to `pool` of the newest samples trained in `steps` (the steps the live adapter is made of),
+   * with their turns, newest first: what a step may replay.
+   */
+  trainedIn(steps: readonly number[], pool: number): Array<{ sample: StoredSample; turn: StoredTurn }> {
+    if (!steps.length || pool <= 0) return [];
+    const rows = this.q(
+      "SELECT * FROM samples WHERE status = 'trained' AND step IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?",
+    ).all(JSON.stringify(steps), pool) as SampleDbRow[];
+    return rows.map((r) => ({ sample: toSample(r), turn: this.turns.getTurn(r.turn_id)! }));
   }
 
   ofTurn(turnId: string): StoredSample[] {

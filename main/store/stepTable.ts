@@ -30,7 +30,10 @@ export class StepTable {
     private readonly checkpoints: CheckpointTable,
   ) {}
 
-  /** Records a finished step: its checkpoint, the new adapter version, the samples trained, the live state. */
+  /**
+   * Records a finished step: its checkpoint, the new adapter version, the samples trained, the live
+   * state. A checkpoint with `gatePending` is saved with its version reserved but not made live.
+   */
   commit(p: FinishedStep): void {
     this.db
       .transaction(() => {
@@ -47,11 +50,16 @@ export class StepTable {
         );
         const mark = this.q("UPDATE samples SET status = 'trained', step = ? WHERE id = ?");
         for (const id of p.sampleIds) mark.run(p.step, id);
-        this.q('UPDATE trainer_state SET live_version = ?, live_checkpoint_id = ?, last_step = ? WHERE id = 1').run(
-          p.version,
-          c.id,
-          p.step,
-        );
+        if (c.gatePending) {
+          // Saved, not live: the version is reserved, the competence gate decides whether it is served.
+          this.q('UPDATE trainer_state SET last_step = ? WHERE id = 1').run(p.step);
+        } else {
+          this.q('UPDATE trainer_state SET live_version = ?, live_checkpoint_id = ?, last_step = ? WHERE id = 1').run(
+            p.version,
+            c.id,
+            p.step,
+          );
+        }
       })
       .immediate();
   }
@@ -71,6 +79,20 @@ export class StepTable {
         this.q('UPDATE trainer_state SET last_step = ? WHERE id = 1').run(step);
       })
       .immediate();
+  }
+
+  /** The steps a checkpoint is made of: its own and its ancestors' (empty for the base model). */
+  lineage(checkpointId: string | null): number[] {
+    const steps: number[] = [];
+    let cur = checkpointId
+      ? ((this.q('SELECT step FROM steps WHERE checkpoint_id = ?').get(checkpointId) as { step: number } | undefined)?.step ?? null)
+      : null;
+    const parent = this.q('SELECT parent_step AS p FROM steps WHERE step = ?');
+    while (cur !== null && !steps.includes(cur)) {
+      steps.push(cur);
+      cur = (parent.get(cur) as { p: number | null } | undefined)?.p ?? null;
+    }
+    return steps;
   }
 
   /** Steps after `sinceStep`, in order. */

@@ -11,6 +11,14 @@ export interface TrainerStateRow {
   lastStep: number;
 }
 
+/** The accuracy the competence gate compares a new checkpoint with, on the prompts `key` names. */
+export interface CompetenceReference {
+  key: string;
+  accuracy: number;
+  /** Whose accuracy it is: 'base' or a checkpoint id. */
+  source: string;
+}
+
 /** The trainer's durable state (`trainer_state`) and the adapter versions it issued (`adapter_versions`). */
 export class TrainerStateTable {
   constructor(
@@ -46,6 +54,20 @@ export class TrainerStateTable {
   /** The highest adapter version ever issued (versions only grow). */
   maxVersion(): number {
     return (this.q('SELECT MAX(version) AS v FROM adapter_versions').get() as { v: number }).v;
+  }
+
+  /** Makes a saved checkpoint live under the version reserved for it. Runs inside the caller's transaction. */
+  makeLive(checkpointId: string, version: number): void {
+    this.q('UPDATE trainer_state SET live_version = ?, live_checkpoint_id = ? WHERE id = 1').run(version, checkpointId);
+  }
+
+  competenceReference(): CompetenceReference | null {
+    const r = this.q('SELECT competence_reference AS c FROM trainer_state WHERE id = 1').get() as { c: string | null };
+    return r.c ? (JSON.parse(r.c) as CompetenceReference) : null;
+  }
+
+  setCompetenceReference(ref: CompetenceReference | null): void {
+    this.q('UPDATE trainer_state SET competence_reference = ? WHERE id = 1').run(ref ? JSON.stringify(ref) : null);
   }
 
   /** Makes a checkpoint (or the base model, null) live as a new adapter version. */

@@ -64,7 +64,7 @@ export interface SessionRow {
  * read then write are IMMEDIATE: with a second connection (the trainer) writing, a deferred one
  * could fail with SQLITE_BUSY instead of waiting for the lock.
  *
- * Next-state rule (learning-loop.md §1): when a main request arrives in a session, its last
+ * Next-state rule (docs/learning-loop.md §1): when a main request arrives in a session, its last
  * message is the next state of that session's latest main turn, if that turn has none yet. Side
  * turns, aborted turns and turns without a session never link.
  */

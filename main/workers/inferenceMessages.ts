@@ -21,6 +21,8 @@ export interface ModelInfo {
   backend: string;
   /** The backend line the engine logged (includes whether native kernels are on). */
   backendLog: string[];
+  /** The most characters one token stands for: a prompt longer than contextLength × this cannot fit. */
+  maxTokenChars: number;
 }
 
 /** A LoRA adapter version to serve: PEFT-layout tensors, or null for the base model. */
@@ -28,6 +30,8 @@ export interface AdapterPayload {
   version: number;
   lora: LoraConfig | null;
   tensors: Map<string, Float32Array> | null;
+  /** Instead of tensors: a checkpoint folder the worker loads the adapter from (e.g. to answer with an older version). */
+  dir?: string;
 }
 
 export type ToInferenceWorker =

@@ -71,7 +71,11 @@ port.on('message', (m: ToInferenceWorker) => {
         break;
       }
       try {
-        const loaded = a.tensors && a.lora ? LoraAdapter.fromTensors(model.config, a.lora, a.tensors) : null;
+        const loaded = a.dir
+          ? LoraAdapter.load(a.dir, model.config)
+          : a.tensors && a.lora
+            ? LoraAdapter.fromTensors(model.config, a.lora, a.tensors)
+            : null;
         adapters.get(a.version)?.dispose();
         adapters.set(a.version, loaded);
         send({ type: 'adapterLoaded', version: a.version });
@@ -115,6 +119,7 @@ try {
       parameters: parameterCount(model.config),
       backend: data.backend ?? 'wasm',
       backendLog,
+      maxTokenChars: model.tokenizer.maxTokenChars(),
     },
   });
 } catch (err) {

@@ -13,6 +13,8 @@ export interface TrainerWorkerData {
   backend?: BackendName;
   /** Command-line settings; they override the stored configuration. */
   configPatch?: TrainingConfigPatch;
+  /** Start from the default settings, forgetting the stored ones. */
+  resetConfig?: boolean;
 }
 
 export type ToTrainerWorker =
@@ -31,7 +33,8 @@ export type FromTrainerWorker =
   | { type: 'ready'; adapter: AdapterPayload; status: TrainingStatus; config: TrainingConfig }
   | { type: 'fatal'; message: string }
   /** A new live adapter (its tensors are transferred, not copied). */
-  | { type: 'adapter'; adapter: AdapterPayload }
+  /** A new adapter to serve; once it serves, the HTTP thread announces `adapter.live` with this reason. */
+  | { type: 'adapter'; adapter: AdapterPayload; checkpointId: string | null; reason: 'trained' | 'rollback' | 'startup' }
   /** Every other trainer event (status, log, event), as the trainer emitted it. */
   | Exclude<TrainerEvent, { type: 'adapter' }>
   | TrainerReply

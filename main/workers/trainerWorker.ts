@@ -25,8 +25,14 @@ function send(m: FromTrainerWorker): void {
 }
 
 function onEvent(e: TrainerEvent): void {
-  if (e.type === 'adapter') send({ type: 'adapter', adapter: { version: e.version, lora: e.lora, tensors: e.tensors } });
-  else send(e);
+  if (e.type === 'adapter') {
+    send({
+      type: 'adapter',
+      adapter: { version: e.version, lora: e.lora, tensors: e.tensors },
+      checkpointId: e.checkpointId,
+      reason: e.reason,
+    });
+  } else send(e);
 }
 
 const db = openDatabase(path.join(data.dataDir, 'clawloop.db'));
@@ -38,6 +44,7 @@ try {
     backend: data.backend,
     store: new LearnStore(db),
     configPatch: data.configPatch,
+    resetConfig: data.resetConfig,
     emit: onEvent,
   });
 } catch (err) {
@@ -45,7 +52,7 @@ try {
   db.close();
   throw err;
 }
-const a = trainer.currentAdapter();
+const a = await trainer.currentAdapter();
 send({
   type: 'ready',
   adapter: { version: a.version, lora: a.lora, tensors: a.tensors },

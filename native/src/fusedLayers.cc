@@ -28,7 +28,7 @@ void rmsNormForward(const float* x, const float* w, size_t R, size_t D, float ep
   });
 }
 
-void rmsNormBackward(const float* x, const float* w, const float* r, const float* dy, size_t R, size_t D, float* dx, float* dw) {
+void rmsNormBackward(const float* x, const float* w, const float* dy, size_t R, size_t D, float eps, float* dx, float* dw) {
   const int threads = std::max(1, poolThreads());
   std::vector<float> partial(static_cast<size_t>(threads) * D, 0.0f);  // dw per chunk, summed at the end
   const size_t chunks = std::min<size_t>(threads, std::max<size_t>(R, 1));
@@ -37,9 +37,12 @@ void rmsNormBackward(const float* x, const float* w, const float* r, const float
       float* pw = partial.data() + c * D;
       for (size_t i = R * c / chunks; i < R * (c + 1) / chunks; i++) {
         const float *xi = x + i * D, *gi = dy + i * D;
-        const float ri = r[i];
-        float dot = 0;
-        for (size_t j = 0; j < D; j++) dot += gi[j] * w[j] * xi[j];
+        float ss = 0, dot = 0;
+        for (size_t j = 0; j < D; j++) {
+          ss += xi[j] * xi[j];
+          dot += gi[j] * w[j] * xi[j];
+        }
+        const float ri = 1.0f / std::sqrt(ss / static_cast<float>(D) + eps);  // as the forward pass computed it
         const float k = ri * ri * ri * dot / static_cast<float>(D);
         float* di = dx + i * D;
         for (size_t j = 0; j < D; j++) {

@@ -8,7 +8,7 @@ namespace clawloop {
 // RMSNorm over rows of D: y = x · r · w with r = 1/√(mean(x²) + eps); r [R] is kept for backward.
 void rmsNormForward(const float* x, const float* w, size_t R, size_t D, float eps, float* y, float* r);
 // dx = r·(w·dy) − r³·x·mean(w·dy·x);  dw = Σ_rows dy·x·r.
-void rmsNormBackward(const float* x, const float* w, const float* r, const float* dy, size_t R, size_t D, float* dx, float* dw);
+void rmsNormBackward(const float* x, const float* w, const float* dy, size_t R, size_t D, float eps, float* dx, float* dw);
 
 // SwiGLU: y = silu(g)·u;  dg = dy·u·σ(g)·(1 + g·(1 − σ(g))),  du = dy·silu(g).
 void swigluForward(const float* g, const float* u, size_t n, float* y);

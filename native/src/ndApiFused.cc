@@ -58,17 +58,18 @@ napi_value ApiRmsNorm(napi_env env, napi_callback_info info) {
   return bufList(env, {yv, rv});
 }
 
-// rmsNormGrad(x, w, r, dy, R, D) -> [dx, dw]
+// rmsNormGrad(x, w, dy, R, D, eps) -> [dx, dw]
 napi_value ApiRmsNormGrad(napi_env env, napi_callback_info info) {
   ArgReader a(env, info, 6);
-  Buf *x = a.buf(0, "x"), *w = a.buf(1, "w"), *r = a.buf(2, "r"), *dy = a.buf(3, "dy");
-  const int64_t R = a.integer(4, "R"), D = a.integer(5, "D");
-  if (!a.ok() || !check(env, R >= 0 && D > 0 && f32(x, R * D) && f32(w, D) && f32(r, R) && f32(dy, R * D), "rmsNormGrad", "sizes do not match"))
+  Buf *x = a.buf(0, "x"), *w = a.buf(1, "w"), *dy = a.buf(2, "dy");
+  const int64_t R = a.integer(3, "R"), D = a.integer(4, "D");
+  const double eps = a.number(5, "eps");
+  if (!a.ok() || !check(env, R >= 0 && D > 0 && f32(x, R * D) && f32(w, D) && f32(dy, R * D), "rmsNormGrad", "sizes do not match"))
     return nullptr;
   Buf *dx, *dw;
   napi_value dxv = newBuf(env, Kind::F32, R * D, &dx), dwv = dxv ? newBuf(env, Kind::F32, D, &dw) : nullptr;
   if (!dwv) return nullptr;
-  rmsNormBackward(x->f32(), w->f32(), r->f32(), dy->f32(), R, D, dx->f32(), dw->f32());
+  rmsNormBackward(x->f32(), w->f32(), dy->f32(), R, D, static_cast<float>(eps), dx->f32(), dw->f32());
   return bufList(env, {dxv, dwv});
 }
 

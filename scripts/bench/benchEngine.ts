@@ -21,6 +21,7 @@ import { initBackend, parseBackendName } from '../../main/engine/backends/backen
 import { CausalLM } from '../../main/engine/model/causalLM.js';
 import { parameterCount, parseModelConfig } from '../../main/engine/model/config.js';
 import { KVCache } from '../../main/engine/model/kvCache.js';
+import { readFloats } from '../../main/engine/model/tensorRead.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
 import type { Token } from 'node-llama-cpp';
@@ -54,14 +55,14 @@ async function benchClawLoop(lm: CausalLM, iters: number): Promise<Figures> {
   const ids = benchIds();
 
   const prefill = await timed(
-    () => tf.tidy(() => lm.forward(tf.tensor2d(ids.flat(), [BATCH, SEQ], 'int32'), { lastOnly: true }).dataSync()),
+    () => tf.tidy(() => lm.forward(tf.tensor2d(ids.flat(), [BATCH, SEQ], 'int32'), { lastOnly: true })).data(),
     iters,
   );
 
   // The same per-token work as generate(): one cached forward step and a greedy pick. The
   // prompt's prefill is not timed (prefill has its own figure).
-  const step = (cache: KVCache, input: number[]): number => {
-    const logits = tf.tidy(() => lm.forward(tf.tensor2d(input, [1, input.length], 'int32'), { cache, lastOnly: true }).dataSync());
+  const step = async (cache: KVCache, input: number[]): Promise<number> => {
+    const logits = await readFloats(tf.tidy(() => lm.forward(tf.tensor2d(input, [1, input.length], 'int32'), { cache, lastOnly: true })));
     let best = 0;
     for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best]) best = v;
     return best;
@@ -69,9 +70,9 @@ async function benchClawLoop(lm: CausalLM, iters: number): Promise<Figures> {
   const decodeTimes: number[] = [];
   for (let r = 0; r < Math.max(2, Math.floor(iters / 2)) + 1; r++) {
     const cache = new KVCache(config.numLayers);
-    let next = step(cache, ids[0]);
+    let next = await step(cache, ids[0]);
     const t0 = performance.now();
-    for (let i = 0; i < DECODE_TOKENS; i++) next = step(cache, [next]);
+    for (let i = 0; i < DECODE_TOKENS; i++) next = await step(cache, [next]);
     if (r > 0) decodeTimes.push((performance.now() - t0) / 1000); // the first run warms up
     cache.dispose();
   }
@@ -80,14 +81,14 @@ async function benchClawLoop(lm: CausalLM, iters: number): Promise<Figures> {
   const batch: TrainBatch = { ids, mask: ids.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
   const adapter = LoraAdapter.create(config, { r: 8, alpha: 16 }, 1);
   const loraOpt = new AdamW(adapter.variables(), { lr: 1e-4 });
-  const lora = await timed(() => loraOpt.apply(computeGradients(lm, batch, crossEntropyLoss, { adapter }).grads), iters);
+  const lora = await timed(async () => loraOpt.apply((await computeGradients(lm, batch, crossEntropyLoss, { adapter })).grads), iters);
   loraOpt.dispose();
   adapter.dispose();
 
   lm.setTrainable(true);
   const fullOpt = new AdamW(lm.parameters(), { lr: 1e-5 });
-  const full = await timed(() => {
-    fullOpt.apply(computeGradients(lm, batch, crossEntropyLoss, 'full').grads);
+  const full = await timed(async () => {
+    await fullOpt.apply((await computeGradients(lm, batch, crossEntropyLoss, 'full')).grads);
     lm.weightsChanged();
   }, iters);
   fullOpt.dispose();
@@ -127,7 +128,7 @@ async function benchLlamaCpp(
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-gguf-'));
   try {
     const file = path.join(dir, 'bench.gguf');
-    const { metadata, tensors } = ggufFromModel(lm, syntheticVocab(lm.config.vocabSize), 'clawloop-bench');
+    const { metadata, tensors } = await ggufFromModel(lm, syntheticVocab(lm.config.vocabSize), 'clawloop-bench');
     writeGguf(file, metadata, tensors);
     const llama = await mod.getLlama({ gpu: false, logLevel: mod.LlamaLogLevel.error });
     const model = await llama.loadModel({ modelPath: file });

@@ -35,7 +35,7 @@ async function benchModelDir(dir: string): Promise<string> {
   await initBackend();
   const config = { ...BENCH_CONFIG, max_position_embeddings: 4096, eos_token_id: 298 };
   const lm = CausalLM.random(parseModelConfig(config), 0);
-  writeSafetensors(path.join(dir, 'model.safetensors'), lm.exportTensors());
+  writeSafetensors(path.join(dir, 'model.safetensors'), await lm.exportTensors());
   lm.dispose();
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config));
   for (const f of ['tokenizer.json', 'tokenizer_config.json', 'generation_config.json']) {

@@ -69,12 +69,12 @@ async function lora(dir: string, seq: number, iters: number, checkpoint: string)
   const ids = [largeIds(seq)];
   const batch = { ids, mask: ids.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
   const mode = checkpoint === 'auto' ? 'auto' : checkpoint === 'true';
-  const step = () => opt.apply(computeGradients(model.lm, batch, crossEntropyLoss, { adapter }, { checkpoint: mode }).grads);
-  step();
+  const step = async () => opt.apply((await computeGradients(model.lm, batch, crossEntropyLoss, { adapter }, { checkpoint: mode })).grads);
+  await step();
   const times: number[] = [];
   for (let i = 0; i < iters; i++) {
     const t = performance.now();
-    step();
+    await step();
     times.push((performance.now() - t) / 1000);
   }
   const stepS = median(times);

@@ -11,6 +11,7 @@ import { initBackend, parseBackendName } from '../../main/engine/backends/backen
 import { CausalLM } from '../../main/engine/model/causalLM.js';
 import { parseModelConfig } from '../../main/engine/model/config.js';
 import { KVCache } from '../../main/engine/model/kvCache.js';
+import { readFloats } from '../../main/engine/model/tensorRead.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
@@ -61,26 +62,26 @@ async function main(): Promise<void> {
   const lm = CausalLM.random(config, 0);
   const ids = benchIds();
   const batch = { ids, mask: ids.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
-  let step: () => void;
+  let step: () => Promise<unknown>;
   if (mode === 'lora') {
     const adapter = LoraAdapter.create(config, { r: 8 }, 1);
     const opt = new AdamW(adapter.variables());
-    step = () => opt.apply(computeGradients(lm, batch, crossEntropyLoss, { adapter }).grads);
+    step = async () => opt.apply((await computeGradients(lm, batch, crossEntropyLoss, { adapter })).grads);
   } else if (mode === 'full') {
     lm.setTrainable(true);
     const opt = new AdamW(lm.parameters());
-    step = () => {
-      opt.apply(computeGradients(lm, batch, crossEntropyLoss, 'full').grads);
+    step = async () => {
+      await opt.apply((await computeGradients(lm, batch, crossEntropyLoss, 'full')).grads);
       lm.weightsChanged();
     };
   } else if (mode === 'prefill') {
-    step = () => tf.tidy(() => lm.forward(tf.tensor2d(ids.flat(), [BATCH, SEQ], 'int32'), { lastOnly: true }).dataSync());
+    step = () => tf.tidy(() => lm.forward(tf.tensor2d(ids.flat(), [BATCH, SEQ], 'int32'), { lastOnly: true })).data();
   } else if (mode === 'decode') {
-    step = () => {
+    step = async () => {
       const cache = new KVCache(config.numLayers);
       let input = ids[0];
       for (let i = 0; i < DECODE_TOKENS; i++) {
-        const logits = tf.tidy(() => lm.forward(tf.tensor2d(input, [1, input.length], 'int32'), { cache, lastOnly: true }).dataSync());
+        const logits = await readFloats(tf.tidy(() => lm.forward(tf.tensor2d(input, [1, input.length], 'int32'), { cache, lastOnly: true })));
         input = [logits.indexOf(Math.max(...logits))];
       }
       cache.dispose();
@@ -88,11 +89,11 @@ async function main(): Promise<void> {
   } else {
     throw new Error(`unknown mode '${mode}'; valid: lora, full, prefill, decode`);
   }
-  step(); // warm-up before instrumenting
+  await step(); // warm-up before instrumenting
   const stats = instrument(backend);
   const steps = Math.max(1, Number(values.steps));
   const t0 = performance.now();
-  for (let i = 0; i < steps; i++) step();
+  for (let i = 0; i < steps; i++) await step();
   const total = (performance.now() - t0) / steps;
   let kernels = 0;
   for (const s of stats.values()) kernels += s.ms / steps;

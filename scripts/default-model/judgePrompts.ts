@@ -1,6 +1,6 @@
 /**
  * The default model's own judge prompts (shipped as `clawloop_judges.json` in its folder): short,
- * because a small model reads them on every judged turn, and in the formats of learning-loop.md §2.
+ * because a small model reads them on every judged turn, and in the formats of docs/learning-loop.md §2.
  */
 import type { JudgePrompts } from '../../main/rl/judgePrompts.js';
 

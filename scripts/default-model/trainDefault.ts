@@ -194,7 +194,7 @@ function microBatches(batch: Batch): Array<{ ids: number[][]; mask: number[][] }
  * Gradients of the batch's weighted mean cross-entropy, summed over micro-batches: each
  * micro-batch's loss is divided by the whole batch's weight, so the sum is exactly the batch loss.
  */
-function accumulateGradients(lm: CausalLM, batch: Batch): { loss: number; grads: Map<string, tf.Tensor> } {
+async function accumulateGradients(lm: CausalLM, batch: Batch): Promise<{ loss: number; grads: Map<string, tf.Tensor> }> {
   let total = 0;
   for (const m of batch.mask) for (const w of m) total += w;
   const lossFn: LossFn = ({ logprobs, mask }) => tf.neg(tf.div(tf.sum(tf.mul(logprobs, mask)), total)) as tf.Scalar;
@@ -202,7 +202,7 @@ function accumulateGradients(lm: CausalLM, batch: Batch): { loss: number; grads:
   let loss = 0;
   for (const mb of microBatches(batch)) {
     if (!mb.mask.some((m) => m.some((w) => w > 0))) continue;
-    const g = computeGradients(lm, mb, lossFn, 'full');
+    const g = await computeGradients(lm, mb, lossFn, 'full');
     loss += g.loss;
     if (!grads) grads = g.grads;
     else {
@@ -231,8 +231,8 @@ function heapMb(): string {
   return heap ? (heap.length / 2 ** 20).toFixed(0) : '?';
 }
 
-function saveWeights(lm: CausalLM, file: string): void {
-  writeSafetensors(file, lm.exportTensors(), { format: 'pt' });
+async function saveWeights(lm: CausalLM, file: string): Promise<void> {
+  writeSafetensors(file, await lm.exportTensors(), { format: 'pt' });
 }
 
 async function main(): Promise<void> {
@@ -296,10 +296,10 @@ async function main(): Promise<void> {
   if (state.step > 0 && fs.existsSync(optFile)) opt.load(optFile);
 
   const stream = new BatchStream(kb, template, tokenizer, recipe, state);
-  const save = () => {
-    saveWeights(lm, `${weightsFile}.tmp`);
+  const save = async () => {
+    await saveWeights(lm, `${weightsFile}.tmp`);
     fs.renameSync(`${weightsFile}.tmp`, weightsFile);
-    opt.save(optFile);
+    await opt.save(optFile);
     writeJson(stateFile, state);
   };
 
@@ -312,8 +312,8 @@ async function main(): Promise<void> {
     const batch = stream.next();
     const t0 = performance.now();
     const lr = learningRate(recipe, state.step);
-    const g = accumulateGradients(lm, batch);
-    const info = opt.apply(g.grads, lr);
+    const g = await accumulateGradients(lm, batch);
+    const info = await opt.apply(g.grads, lr);
     lm.weightsChanged();
     if (info.skipped) log(`step ${state.step}: non-finite gradients, step skipped`);
     state.step++;
@@ -343,7 +343,7 @@ async function main(): Promise<void> {
       state.examples = stream.examples;
       state.pools = stream.pools;
       if (state.step - lastSave >= saveEvery) {
-        save();
+        await save();
         lastSave = state.step;
       }
     }
@@ -361,11 +361,11 @@ async function main(): Promise<void> {
     state.examples = stream.examples;
     state.pools = stream.pools;
   }
-  save();
+  await save();
 
   // The model folder.
   fs.mkdirSync(out, { recursive: true });
-  saveWeights(lm, path.join(out, 'model.safetensors'));
+  await saveWeights(lm, path.join(out, 'model.safetensors'));
   writeJson(path.join(out, 'config.json'), configJson);
   fs.copyFileSync(path.join(work, 'tokenizer.json'), path.join(out, 'tokenizer.json'));
   fs.copyFileSync(path.join(work, 'tokenizer_config.json'), path.join(out, 'tokenizer_config.json'));

@@ -1,10 +1,11 @@
-"""PyTorch reference for ClawLoop's advantages and policy losses (learning-loop.md §4).
+"""PyTorch reference for ClawLoop's advantages and policy losses (docs/learning-loop.md §4).
 
 Writes test/fixtures/rl/losses.json: for each case the inputs, the loss, its gradient with
 respect to the logits, and the step metrics. Written independently of main/rl/losses.ts.
 Run with Debian's PyTorch: /usr/bin/python3 scripts/reference/make_loss_fixtures.py
 """
 import json
+import math
 import os
 
 import torch
@@ -13,10 +14,12 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TAIL_EPS = 1e-12
 
 
-def advantages(reward, teacher, old, w_rl, w_opd, clip):
+def advantages(reward, teacher, old, w_rl, w_opd, clip, skip_confident=None):
     out = []
     for t in range(len(old)):
         a = 0.0 if reward is None else w_rl * reward
+        if skip_confident is not None and math.exp(old[t]) >= skip_confident:
+            a = 0.0  # the rollout policy was sure of this token: the sequence reward does not push it
         if teacher is not None:
             d = teacher[t] - old[t]
             if clip is not None:
@@ -106,6 +109,12 @@ def main():
         for w_rl, w_opd in [(1.0, 1.0), (0.5, 2.0)]:
             adv_cases.append({"reward": reward, "teacher": teacher, "old": old, "wRl": w_rl, "wOpd": w_opd, "opdClip": clip,
                               "expected": advantages(reward, teacher, old, w_rl, w_opd, clip)})
+    skip_gen = torch.Generator().manual_seed(7)
+    for reward, with_teacher, skip in [(1, False, 0.3), (-1, True, 0.3), (-1, False, 0.5), (None, True, 0.5)]:
+        old = (torch.randn(10, generator=skip_gen) * 1.5 - 1).tolist()
+        teacher = (torch.randn(10, generator=skip_gen) - 1).tolist() if with_teacher else None
+        adv_cases.append({"reward": reward, "teacher": teacher, "old": old, "wRl": 0.25, "wOpd": 1.0, "opdClip": None,
+                          "rlSkipConfident": skip, "expected": advantages(reward, teacher, old, 0.25, 1.0, None, skip)})
     out = os.path.join(ROOT, "test", "fixtures", "rl")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "losses.json"), "w") as f:

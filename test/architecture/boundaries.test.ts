@@ -1,9 +1,10 @@
 /**
  * The direction of imports, as house style habit 1 and issue 10 set it:
  * - tfjs is used only inside main/engine/; everything else reaches the engine through its entry
- *   points: main/engine/index.ts, and the two that load no tfjs, so the HTTP thread can import
- *   them: main/engine/text/index.ts (messages, templates) and main/engine/formats/index.ts (model
- *   folders); the HTTP thread's code loads no tfjs at all;
+ *   points: main/engine/index.ts, and the three that load no tfjs, so the HTTP thread can import
+ *   them: main/engine/text/index.ts (messages, templates), main/engine/formats/index.ts (model
+ *   folders) and main/engine/gpu/index.ts (the GPU probe); the HTTP thread's code loads no tfjs
+ *   at all;
  * - main/protocol/ is a pure contract (zod and itself), so the UI can import it;
  * - main/ never imports electron; renderer/ imports nothing of main/ but main/protocol/.
  * App code is main/, electron/ and renderer/; test/ and scripts/ are tools and may reach inside.
@@ -14,7 +15,7 @@ import { importsOf, sourceFiles, type ImportRef } from './sourceFiles.js';
 
 const APP_CODE = [...sourceFiles('main'), ...sourceFiles('electron'), ...sourceFiles('renderer')];
 const ENGINE = 'main/engine/';
-const ENGINE_ENTRY_POINTS = ['main/engine/index.ts', 'main/engine/text/index.ts', 'main/engine/formats/index.ts'];
+const ENGINE_ENTRY_POINTS = ['main/engine/index.ts', 'main/engine/text/index.ts', 'main/engine/formats/index.ts', 'main/engine/gpu/index.ts'];
 /**
  * Code the HTTP thread runs: it never runs model math (README, "How it works"), so it must not
  * even load tfjs. The engine's text entry point is imported there.
@@ -22,6 +23,7 @@ const ENGINE_ENTRY_POINTS = ['main/engine/index.ts', 'main/engine/text/index.ts'
 const HTTP_THREAD = [
   'main/engine/text/index.ts',
   'main/engine/formats/index.ts',
+  'main/engine/gpu/index.ts',
   ...sourceFiles('main/server'),
   ...sourceFiles('main/protocol'),
 ];

@@ -4,6 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkResponse, countSentences, loadPersona, parsePersona, PersonaError, shippedPersonas } from '../../main/bench/persona.js';
+import { personaTask } from '../../main/bench/simulatedUser.js';
+import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
+import { Rand } from '../../main/tasks/rand.js';
 
 const base = () => ({
   name: 'x',
@@ -15,14 +18,36 @@ const base = () => ({
 });
 
 describe('personas', () => {
-  it('ships a student, a teacher and a terse user, all valid', () => {
+  it('ships three personas to tune on and three for the test set only, each with held-out request phrasings', () => {
     const names = shippedPersonas();
-    for (const n of ['student', 'teacher', 'terse']) assert.ok(names.includes(n), `missing ${n}`);
+    const split = (s: string) => names.filter((n) => loadPersona(n).split === s).sort();
+    assert.deepEqual(split('tune'), ['student', 'teacher', 'terse']);
+    assert.deepEqual(split('test'), ['coach', 'plainunits', 'traveller']);
     for (const n of names) {
       const p = loadPersona(n);
       assert.ok(p.rules.length > 0 && p.satisfied.length > 0);
       assert.deepEqual(p.unknownFields, []);
+      assert.ok(
+        p.prompts.heldOut.every((t) => !p.prompts.train.includes(t)),
+        `${n}: held-out phrasings are not training phrasings`,
+      );
     }
+  });
+
+  it('phrases requests with the training templates in the conversation and the held-out ones when measuring', () => {
+    const p = parsePersona({ ...base(), prompts: { train: ['T: {question}'], held_out: ['H: {question}'] } }, 'inline');
+    const kb = loadKnowledgeBase();
+    const trained = personaTask(new Rand(1), p, kb, false);
+    const measured = personaTask(new Rand(1), p, kb, true);
+    assert.match(trained.question, /^T: /);
+    assert.match(measured.question, /^H: /);
+    const again = personaTask(new Rand(1), p, kb, false, new Set([trained.question.slice(3)]));
+    assert.notEqual(again.question, trained.question, 'an excluded question is drawn again');
+    assert.deepEqual(parsePersona(base(), 'inline').prompts, { train: ['{question}'], heldOut: ['{question}'] });
+    assert.throws(
+      () => parsePersona({ ...base(), prompts: { train: ['no slot'], held_out: ['{question}'] } }, 'p.json'),
+      /prompts\.train\[0\]: every template must contain \{question\}/,
+    );
   });
 
   it('every rule type checks what it says', () => {

@@ -71,6 +71,17 @@ describe('clawloop bench personalize (mechanics, on a tiny random model)', () =>
       assert.deepEqual(r.curve[0], [0, r.score_before]);
       assert.deepEqual(r.curve.at(-1), [5, r.score_after]);
       assert.ok(r.curve.length >= 3, JSON.stringify(r.curve));
+      assert.deepEqual(
+        r.accuracy_curve.map(([x]) => x),
+        r.curve.map(([x]) => x),
+        'an accuracy point next to every score point',
+      );
+      // The tiny model ships no competence set: accuracy is that of the scored answers, and the gate is off and says why.
+      assert.equal(r.accuracy_on, 'the scored answers');
+      assert.equal(r.accuracy_before, r.answer_accuracy_before);
+      assert.equal(r.gate.on, false);
+      assert.match(r.gate.detail, /no clawloop_competence\.jsonl/);
+      assert.equal(r.gate.held_back, 0);
       assert.ok(r.sessions >= 2 && r.sessions <= 5);
       assert.ok(r.wall_s > 0 && r.timing.eval_s > 0);
       assert.equal(r.data_dir, null);

@@ -110,3 +110,19 @@ describe('bin/clawloop.js', () => {
     assert.match(stdout, /generate/);
   });
 });
+
+describe('clawloop doctor', () => {
+  it('reports the CPU kernels and the GPU adapter, or why there is none and what to install', async () => {
+    const r = await run(['doctor', '--json']);
+    assert.equal(r.code, 0);
+    const { cpu, gpu } = JSON.parse(r.out);
+    assert.ok(cpu.cores >= 1 && typeof cpu.defaultBackend === 'string');
+    assert.ok(cpu.native.loaded === true || cpu.native.reason.length > 0);
+    assert.ok(gpu.requested === 'hardware' || gpu.requested === 'software');
+    if (gpu.usable) assert.ok(gpu.adapter && gpu.adapter.maxStorageBufferBindingSize > 0, JSON.stringify(gpu));
+    else assert.ok(gpu.adapter === null && gpu.problems.length > 0, `no adapter and no reason: ${JSON.stringify(gpu)}`);
+    const text = await run(['doctor']);
+    assert.match(text.out, /^CPU: /);
+    assert.match(text.out, /--backend webgpu: (usable|not usable)/);
+  });
+});

@@ -39,11 +39,11 @@ describe('no tensor leaks', () => {
 
     const ids = [prompt, model.tokenizer.encode('the quick brown fox')];
     const batch = { ids, mask: ids.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
-    opt.apply(computeGradients(model.lm, batch, crossEntropyLoss, { adapter }).grads); // creates the optimizer's moments
+    await opt.apply((await computeGradients(model.lm, batch, crossEntropyLoss, { adapter })).grads); // creates the optimizer's moments
     const afterFirstStep = tf.memory().numTensors;
     for (let i = 0; i < 20; i++) {
-      const { grads } = computeGradients(model.lm, batch, crossEntropyLoss, { adapter });
-      opt.apply(grads);
+      const { grads } = await computeGradients(model.lm, batch, crossEntropyLoss, { adapter });
+      await opt.apply(grads);
       assert.equal(tf.memory().numTensors, afterFirstStep, `tensors left behind by training step ${i}`);
     }
     await scoreResponses(model.lm, [{ promptIds: prompt, responseIds: ids[1] }], { adapter, topK: 5 });
@@ -54,16 +54,16 @@ describe('no tensor leaks', () => {
     assert.equal(tf.memory().numTensors, baseline);
   });
 
-  it('a full fine-tuning step with a tied head does not leak either', () => {
+  it('a full fine-tuning step with a tied head does not leak either', async () => {
     const ids = [model.tokenizer.encode('hello world')];
     const batch = { ids, mask: ids.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
     model.lm.setTrainable(true);
     const opt = new AdamW(model.lm.parameters(), { lr: 1e-5 });
-    opt.apply(computeGradients(model.lm, batch, crossEntropyLoss, 'full').grads);
+    await opt.apply((await computeGradients(model.lm, batch, crossEntropyLoss, 'full')).grads);
     model.lm.weightsChanged();
     const n = tf.memory().numTensors;
     for (let i = 0; i < 3; i++) {
-      opt.apply(computeGradients(model.lm, batch, crossEntropyLoss, 'full').grads);
+      await opt.apply((await computeGradients(model.lm, batch, crossEntropyLoss, 'full')).grads);
       model.lm.weightsChanged();
     }
     assert.equal(tf.memory().numTensors, n);

@@ -1,6 +1,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
+import type { BackendName } from '../../main/engine/backends/backend.js';
 import { Model } from '../../main/engine/model/model.js';
 import { scoreResponses, tokenLogprobs } from '../../main/engine/generation/score.js';
 import { expected, tensor } from '../helpers/fixtures.js';
@@ -9,9 +10,9 @@ import { assertClose, tolerance } from '../helpers/numeric.js';
 import { FIXTURE_MODELS, modelDir } from '../helpers/paths.js';
 
 /** The logits and log-prob checks against PyTorch, on one backend. */
-export function logitsSuite(backend: 'native' | 'wasm' | 'cpu', skip: string | false = false): void {
+export function logitsSuite(backend: BackendName, opts: { skip?: string | false } = {}): void {
   for (const name of FIXTURE_MODELS) {
-    describe(`${name} matches PyTorch (${backend})`, { skip }, () => {
+    describe(`${name} matches PyTorch (${backend})`, { skip: opts.skip ?? false }, () => {
       let model: Model;
       const e = expected(name);
       after(() => model?.dispose());
@@ -21,8 +22,8 @@ export function logitsSuite(backend: 'native' | 'wasm' | 'cpu', skip: string | f
         assert.equal(tf.getBackend(), backend);
       });
 
-      it('logits within the tolerance of their reductions', () => {
-        const logits = tf.tidy(() => model.lm.forward(tf.tensor2d(e.ids.flat(), [2, 12], 'int32')).dataSync());
+      it('logits within the tolerance of their reductions', async () => {
+        const logits = await tf.tidy(() => model.lm.forward(tf.tensor2d(e.ids.flat(), [2, 12], 'int32'))).data();
         assertClose(logits, tensor(e, 'logits'), tolerance(logitsModel(model.config, 12)), 'logits');
       });
 
@@ -41,13 +42,13 @@ export function logitsSuite(backend: 'native' | 'wasm' | 'cpu', skip: string | f
         assertClose(single.slice(1) as number[], tensor(e, 'logprobs').slice(11), tol, 'single log-probs');
       });
 
-      it('last-position logits equal the full pass', () => {
-        const [full, last] = tf.tidy(() => {
+      it('last-position logits equal the full pass', async () => {
+        const outs = tf.tidy(() => {
           const ids = tf.tensor2d(e.ids.flat(), [2, 12], 'int32');
-          const f = tf.slice(model.lm.forward(ids), [0, 11, 0], [2, 1, -1]).dataSync();
-          const l = model.lm.forward(ids, { lastOnly: true }).dataSync();
-          return [f, l];
+          return [tf.slice(model.lm.forward(ids), [0, 11, 0], [2, 1, -1]), model.lm.forward(ids, { lastOnly: true })];
         });
+        const [full, last] = await Promise.all(outs.map((t) => t.data()));
+        tf.dispose(outs);
         // The same hidden states; only the LM head runs on B rows instead of B·T (another matrix
         // shape, which a BLAS kernel may sum in another order): one reduction over the hidden size.
         assertClose(last, full, tolerance({ dtype: 'float32', length: model.config.hiddenSize }), 'lastOnly logits');

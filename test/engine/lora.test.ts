@@ -58,7 +58,7 @@ for (const name of FIXTURE_MODELS) {
     it('save then load gives identical log-probs and PEFT file names', async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-lora-'));
       const a = LoraAdapter.load(path.join(modelDir(name), 'adapter'), model.config);
-      a.save(dir, { baseModel: name });
+      await a.save(dir, { baseModel: name });
       const b = LoraAdapter.load(dir, model.config);
       assert.deepEqual(await logprobs(model, e.ids, b), await logprobs(model, e.ids, a));
       const cfg = JSON.parse(fs.readFileSync(path.join(dir, 'adapter_config.json'), 'utf8'));

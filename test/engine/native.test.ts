@@ -5,7 +5,7 @@ import { initBackend } from '../../main/engine/backends/backend.js';
 import { generateText } from '../../main/engine/generation/generate.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
-import { loadNativeAddon } from '../../main/engine/backends/nativeAddon.js';
+import { loadNativeAddon, nativeLoadError } from '../../main/engine/backends/nativeAddon.js';
 import { broadcastPlan } from '../../main/engine/backends/broadcastPlan.js';
 import { registerNativeWasmKernels, unregisterNativeWasmKernels } from '../../main/engine/backends/wasmKernels.js';
 import { Rng } from '../../main/util/random.js';
@@ -25,6 +25,16 @@ function bothWays<T>(f: () => T): { native: T; pure: T } {
   const native = f();
   unregisterNativeWasmKernels();
   const pure = f();
+  registerNativeWasmKernels(addon);
+  return { native, pure };
+}
+
+async function bothWaysAsync<T>(f: () => Promise<T>): Promise<{ native: T; pure: T }> {
+  const addon = loadNativeAddon()!;
+  registerNativeWasmKernels(addon);
+  const native = await f();
+  unregisterNativeWasmKernels();
+  const pure = await f();
   registerNativeWasmKernels(addon);
   return { native, pure };
 }
@@ -50,6 +60,8 @@ function randomTensor(shape: number[], seed: number): tf.Tensor {
 
 describe('native kernels', { skip: SKIP }, () => {
   before(async () => {
+    // Built but not loadable (e.g. built from older sources): one clear failure, not a TypeError per test.
+    assert.ok(loadNativeAddon(), `the native addon is built but does not load: ${nativeLoadError()}. Rebuild it: npm run build:native`);
     await initBackend('wasm');
   });
 
@@ -244,15 +256,15 @@ describe('native kernels', { skip: SKIP }, () => {
       assertClose(native, pure, tolerance(logitsModel(model.config, seqs[0].length)), 'logits');
     });
 
-    it('LoRA and full gradients', () => {
+    it('LoRA and full gradients', async () => {
       const seqs = ids();
       const T = Math.max(...seqs.map((s) => s.length));
       const tokens = seqs.flat().length;
       const batch = { ids: seqs, mask: seqs.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
       const adapter = LoraAdapter.create(model.config, { r: 4 }, 3);
       for (const v of adapter.variables().values()) v.assign(tf.add(v, 0.01));
-      const grads = (target: Parameters<typeof computeGradients>[3]) => () => {
-        const r = computeGradients(model.lm, batch, crossEntropyLoss, target);
+      const grads = (target: Parameters<typeof computeGradients>[3]) => async () => {
+        const r = await computeGradients(model.lm, batch, crossEntropyLoss, target);
         const out = new Map([...r.grads].map(([n, g]) => [n, Float32Array.from(g.dataSync())]));
         r.grads.forEach((g) => g.dispose());
         return { loss: r.loss, out };
@@ -260,7 +272,7 @@ describe('native kernels', { skip: SKIP }, () => {
       for (const target of [{ adapter }, 'full' as const]) {
         const lora = target !== 'full';
         if (!lora) model.lm.setTrainable(true);
-        const { native, pure } = bothWays(grads(target));
+        const { native, pure } = await bothWaysAsync(grads(target));
         model.lm.setTrainable(false);
         // Cross-entropy: a mean of −log p, all terms of one sign, so the loss itself is the scale.
         assertScalarClose(

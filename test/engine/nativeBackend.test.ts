@@ -5,7 +5,8 @@ import { initBackend } from '../../main/engine/backends/backend.js';
 import { NATIVE_KERNELS } from '../../main/engine/backends/native/registerNativeBackend.js';
 import { Rng } from '../../main/util/random.js';
 import { assertClose, maxAbsOf, tolerance, UNIT_ROUNDOFF } from '../helpers/numeric.js';
-import { nativeVocabStats } from '../../main/engine/backends/native/fusedOps.js';
+import { FUSED, fusable } from '../../main/engine/ops/fusedKernels.js';
+import { vocabStats } from '../../main/engine/training/vocabStats.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 
 /**
@@ -192,7 +193,9 @@ describe('native backend kernels equal tfjs-cpu', { skip: nativeSkipReason() }, 
     const w = tf.mul(make([V, H], 2), 0.05);
     const dy = make([N, 2], 3);
     const loss = (stats: tf.Tensor) => tf.sum(tf.mul(stats, dy));
-    const fused = tf.grads((x: tf.Tensor, wv: tf.Tensor) => loss(nativeVocabStats(x as tf.Tensor2D, wv, true)));
+    assert.ok(fusable(FUSED.vocabStats, h), 'the native backend has the fused kernel');
+    const fusedStats = (x: tf.Tensor2D, wv: tf.Tensor, weightGrad: boolean) => vocabStats(x, { w: wv, layout: 'outIn' }, weightGrad);
+    const fused = tf.grads((x: tf.Tensor, wv: tf.Tensor) => loss(fusedStats(x as tf.Tensor2D, wv, true)));
     const plain = tf.grads((x: tf.Tensor, wv: tf.Tensor) => {
       const logits = tf.matMul(x, wv, false, true);
       const lse = tf.logSumExp(logits, -1, true);
@@ -201,7 +204,7 @@ describe('native backend kernels equal tfjs-cpu', { skip: nativeSkipReason() }, 
       return loss(tf.concat([lse, entropy], 1));
     });
     const [a, b] = [fused([h, w]), plain([h, w])];
-    const stats = nativeVocabStats(h, w, false).dataSync();
+    const stats = fusedStats(h, w, false).dataSync();
     const logits = tf.matMul(h, w, false, true);
     const lse = tf.logSumExp(logits, -1).dataSync();
     for (let n = 0; n < N; n++) assertClose([stats[2 * n]], [lse[n]], tolerance({ dtype: 'float32', length: H + V }), `lse ${n}`, { scale: Math.abs(lse[n]) + 1 });

@@ -29,10 +29,10 @@ describe('training memory: checkpointing and fused vocabulary statistics', () =>
   const tokens = () => batch().ids.flat().length;
 
   /** Loss and gradients both ways, compared within the tolerance of a gradient of this model. */
-  function sameBothWays(target: () => Parameters<typeof computeGradients>[3], lossFn: LossFn, seed?: number, lora = 0) {
+  async function sameBothWays(target: () => Parameters<typeof computeGradients>[3], lossFn: LossFn, seed?: number, lora = 0) {
     const run = (checkpoint: boolean) => computeGradients(model.lm, batch(), lossFn, target(), { checkpoint, rng: seed ? new Rng(seed) : undefined });
-    const whole = run(false);
-    const layered = run(true);
+    const whole = await run(false);
+    const layered = await run(true);
     assertScalarClose(layered.loss, whole.loss, tolerance(lossModel(model.config, T(), tokens(), { loraRank: lora })), 'loss');
     const tol = tolerance(gradientModel(model.config, T(), tokens(), { loraRank: lora }));
     assert.deepEqual([...layered.grads.keys()].sort(), [...whole.grads.keys()].sort());
@@ -40,27 +40,27 @@ describe('training memory: checkpointing and fused vocabulary statistics', () =>
     [...whole.grads.values(), ...layered.grads.values()].forEach((g) => g.dispose());
   }
 
-  it('LoRA with dropout: checkpointing recomputes the same masks, loss and gradients', () => {
+  it('LoRA with dropout: checkpointing recomputes the same masks, loss and gradients', async () => {
     const a = LoraAdapter.create(model.config, { r: 4, dropout: 0.3 }, 3);
     for (const v of a.variables().values()) v.assign(tf.add(v, 0.05));
-    sameBothWays(() => ({ adapter: a }), crossEntropyLoss, 11, 4);
+    await sameBothWays(() => ({ adapter: a }), crossEntropyLoss, 11, 4);
     // Once more, now that derived caches exist (a tied head's transpose on wasm): nothing is left behind.
     const before = tf.memory().numTensors;
-    computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: a }, { checkpoint: true }).grads.forEach((g) => g.dispose());
+    (await computeGradients(model.lm, batch(), crossEntropyLoss, { adapter: a }, { checkpoint: true })).grads.forEach((g) => g.dispose());
     assert.equal(tf.memory().numTensors, before, 'no tensor left behind');
     a.dispose();
   });
 
-  it('full fine-tuning (tied embedding reached twice): the same loss and gradients', () => {
+  it('full fine-tuning (tied embedding reached twice): the same loss and gradients', async () => {
     model.lm.setTrainable(true);
     try {
-      sameBothWays(() => 'full', crossEntropyLoss);
+      await sameBothWays(() => 'full', crossEntropyLoss);
     } finally {
       model.lm.setTrainable(false);
     }
   });
 
-  it("the fused log-probs and entropy equal the materialised log-softmax's, value and gradient", () => {
+  it("the fused log-probs and entropy equal the materialised log-softmax's, value and gradient", async () => {
     const a = LoraAdapter.create(model.config, { r: 4 }, 5);
     for (const v of a.variables().values()) v.assign(tf.add(v, 0.05));
     const fused: LossFn = ({ logprobs, entropy, mask }) => tf.sum(tf.mul(tf.add(logprobs, tf.mul(entropy, 0.3)), mask)) as tf.Scalar;
@@ -72,8 +72,8 @@ describe('training memory: checkpointing and fused vocabulary statistics', () =>
       const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logSoftmax), logSoftmax), 1));
       return tf.sum(tf.mul(tf.add(lp, tf.mul(entropy, 0.3)), mask)) as tf.Scalar;
     };
-    const x = computeGradients(model.lm, batch(), fused, { adapter: a });
-    const y = computeGradients(model.lm, batch(), materialised, { adapter: a });
+    const x = await computeGradients(model.lm, batch(), fused, { adapter: a });
+    const y = await computeGradients(model.lm, batch(), materialised, { adapter: a });
     const m = { loraRank: 4 };
     assertScalarClose(x.loss, y.loss, tolerance(lossModel(model.config, T(), tokens(), m)), 'loss', { scale: Math.abs(y.loss) + tokens() * Math.log(model.config.vocabSize) });
     // Both are rounded versions of the same sums, reached through the same upstream gradients

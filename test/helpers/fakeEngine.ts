@@ -30,6 +30,7 @@ export class FakeEngine implements InferenceEngine {
     parameters: 1,
     backend: 'none',
     backendLog: [],
+    maxTokenChars: 16,
   };
   readonly requests: ChatGenerationRequest[] = [];
   /** Replies that have started generating (past their start delay or gate). */
@@ -52,6 +53,12 @@ export class FakeEngine implements InferenceEngine {
     this.adapterVersion = a.version;
     return Promise.resolve();
   }
+
+  reserveAdapter(a: AdapterPayload): Promise<number> {
+    return Promise.resolve(a.version);
+  }
+
+  releaseAdapter(): void {}
 
   generate(req: ChatGenerationRequest, h: GenerateHandlers): Promise<ChatGenerationResult> {
     if (this.running && this.waiting.length >= this.maxQueue) throw new QueueFullError(250, this.waiting.length);

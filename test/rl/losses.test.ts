@@ -37,6 +37,7 @@ const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'rl', 'losses.jso
     wRl: number;
     wOpd: number;
     opdClip: number | null;
+    rlSkipConfident?: number | null;
     expected: number[];
   }>;
 };
@@ -106,7 +107,7 @@ describe('policy losses match PyTorch', () => {
     await initBackend('wasm');
   });
   for (const c of fixture.losses) {
-    it(c.name, () => {
+    it(c.name, async () => {
       const { fn, takeMetrics } = policyLoss(c.config);
       const logits = tf.tensor2d(c.logits);
       const { value, grads } = tf.valueAndGrads((l: tf.Tensor) => fn(inputsOf(c, l as tf.Tensor2D)))([logits]);
@@ -115,7 +116,7 @@ describe('policy losses match PyTorch', () => {
       assertScalarClose(value.dataSync()[0], c.loss, tol, 'loss', { scale });
       const gradPath = lossPath(c);
       assertClose(grads[0].dataSync(), c.grad_logits.flat(), tolerance(chained(gradPath, gradPath.chain!)), 'd loss / d logits');
-      const m = takeMetrics() as unknown as Record<string, number>;
+      const m = (await takeMetrics()) as unknown as Record<string, number>;
       for (const [k, v] of Object.entries(c.metrics)) assertScalarClose(m[k], v, tol, `metric ${k}`, { scale });
       tf.dispose([value, ...grads, logits]);
     });
@@ -139,10 +140,10 @@ describe('policy losses match PyTorch', () => {
 
 describe('advantages match the reference', () => {
   fixture.advantages.forEach((c, i) => {
-    it(`case ${i}: reward ${c.reward}, teacher ${c.teacher ? 'yes' : 'no'}, clip ${c.opdClip}, w ${c.wRl}/${c.wOpd}`, () => {
+    it(`case ${i}: reward ${c.reward}, teacher ${c.teacher ? 'yes' : 'no'}, clip ${c.opdClip}, w ${c.wRl}/${c.wOpd}, skip confident ${c.rlSkipConfident ?? 'off'}`, () => {
       const got = tokenAdvantages(
         { reward: c.reward, teacherLogprobs: c.teacher, oldLogprobs: c.old },
-        { wRl: c.wRl, wOpd: c.wOpd, opdClip: c.opdClip },
+        { wRl: c.wRl, wOpd: c.wOpd, opdClip: c.opdClip, rlSkipConfident: c.rlSkipConfident ?? null },
       );
       // A handful of float64 operations per token on both sides (weight, difference, clip, sum).
       assertClose(got, c.expected, tolerance({ dtype: 'float64', length: 1, chain: 4 }), 'advantages');

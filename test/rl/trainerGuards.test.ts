@@ -12,47 +12,9 @@ import { Trainer } from '../../main/rl/trainer.js';
 import type { TrainerEvent } from '../../main/rl/trainerEvents.js';
 import { openDatabase, type Db } from '../../main/store/database.js';
 import { LearnStore } from '../../main/store/learnStore.js';
-import type { TurnRecord } from '../../main/store/turnStore.js';
 import { modelDir } from '../helpers/paths.js';
 import { waitFor } from '../helpers/testServer.js';
-
-let n = 0;
-/** A rated main turn written straight into the store, as the server would have recorded it. */
-function ratedTurn(store: LearnStore, logprob: number, rating: 'up' | 'down'): string {
-  const id = `turn-${++n}`;
-  const session = `session-${n}`;
-  const ep = store.turns.openSession(session, Date.now());
-  const t: TurnRecord = {
-    id,
-    sessionId: session,
-    type: 'main',
-    createdAt: Date.now(),
-    completedAt: Date.now(),
-    model: 'm',
-    adapterVersion: 0,
-    requestMessages: [{ role: 'user', content: 'hi' }],
-    tools: null,
-    params: {},
-    promptText: 'hi',
-    promptIds: [104, 105, 32],
-    rawText: 'x',
-    responseText: 'x',
-    reasoningText: '',
-    toolCalls: null,
-    responseIds: [120, 121],
-    responseLogprobs: [logprob, -2],
-    finishReason: 'stop',
-    promptTokens: 3,
-    completionTokens: 2,
-    queueMs: 0,
-    prefillMs: 0,
-    decodeMs: 0,
-    totalMs: 0,
-  };
-  store.turns.insertTurn(t, ep);
-  store.setFeedback(id, rating, null, Date.now());
-  return id;
-}
+import { ratedTurn } from '../helpers/ratedTurn.js';
 
 describe('trainer guards', () => {
   let dir: string;
@@ -113,14 +75,16 @@ describe('checkpoint files', () => {
         throw new Error('disk full');
       },
     } as unknown as AdamW;
-    assert.throws(() => saveCheckpoint(dir, 'step-000001', adapter, broken, {}, 'm'), /disk full/);
+    await assert.rejects(() => saveCheckpoint(dir, 'step-000001', adapter, broken, {}, 'm'), /disk full/);
     assert.deepEqual(fs.readdirSync(checkpointsRoot(dir)), [], 'no checkpoint and no temporary folder');
-    saveCheckpoint(dir, 'step-000001', adapter, opt, { step: 1 }, 'm');
+    await saveCheckpoint(dir, 'step-000001', adapter, opt, { step: 1 }, 'm');
     assert.deepEqual(fs.readdirSync(checkpointsRoot(dir)), ['step-000001']);
     const loaded = loadCheckpointAdapter(dir, 'step-000001', model.config);
     assert.equal(loaded.config.r, 2);
     fs.mkdirSync(path.join(checkpointsRoot(dir), '.tmp-step-000002-123-456'));
-    assert.equal(cleanupCheckpointTemp(dir), 1);
+    // A folder whose row retention already deleted when a kill stopped it from deleting the folder.
+    fs.mkdirSync(path.join(checkpointsRoot(dir), 'step-000000'));
+    assert.equal(cleanupCheckpointTemp(dir, new Set(['step-000001'])), 2);
     assert.deepEqual(fs.readdirSync(checkpointsRoot(dir)), ['step-000001']);
     [adapter, loaded, opt, model].forEach((x) => x.dispose());
     fs.rmSync(dir, { recursive: true, force: true });

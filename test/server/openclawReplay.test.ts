@@ -19,7 +19,7 @@ const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'openclaw', 'requ
 };
 const S = fixture.session_id;
 
-describe('replay of OpenClaw requests A–E (openclaw-wire.md §9)', () => {
+describe('replay of OpenClaw requests A–E (docs/openclaw.md, the recorded requests)', () => {
   let t: TestServer;
   const ids: Record<string, string> = {};
   before(async () => {

@@ -1,8 +1,13 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { BACKENDS } from '../../protocol/app.js';
 import '../training/gradients.js';
 import { loadNativeAddon, nativeLoadError, nativeWanted, type NativeAddon } from './nativeAddon.js';
 import { registerNativeBackend } from './native/registerNativeBackend.js';
 import { registerNativeWasmKernels } from './wasmKernels.js';
+import { BackendUnavailableError } from './backendErrors.js';
+import { registerWebGpuBackend, webGpuDescription } from './webgpu/webgpuBackend.js';
+import { gpuContext } from './webgpu/gpuContext.js';
+import { verifyOptionalKernels } from './webgpu/verifyKernels.js';
 
 /**
  * The tfjs backends ClawLoop can run on.
@@ -11,19 +16,18 @@ import { registerNativeWasmKernels } from './wasmKernels.js';
  * - `wasm`: the fallback on CPU (XNNPACK + SIMD; every tensor in the 4 GB WebAssembly heap).
  *   Ships with ClawLoop; uses the addon's kernels for its hot ops when the addon loads.
  * - `cpu`: pure JavaScript; slow, used to cross-check numerics. Ships with ClawLoop.
- * - `webgpu`: GPU through Dawn; needs `npm install webgpu @tensorflow/tfjs-backend-webgpu` and a
- *   Vulkan/Metal/D3D12 driver.
+ * - `webgpu`: GPU through Dawn with ClawLoop's WGSL kernels; needs `npm install webgpu
+ *   @tensorflow/tfjs-backend-webgpu` and a Vulkan/Metal/D3D12 driver. CLAWLOOP_WEBGPU_ADAPTER=software
+ *   picks Mesa's software rasteriser instead (CI without a GPU: correct, never fast).
  * - `tensorflow`: libtensorflow through `@tensorflow/tfjs-node` or `@tensorflow/tfjs-node-gpu`
  *   (installed by the user; never a ClawLoop dependency).
  */
-export type BackendName = 'native' | 'wasm' | 'cpu' | 'webgpu' | 'tensorflow';
+export type BackendName = (typeof BACKENDS)[number];
 
-export const BACKEND_NAMES: readonly BackendName[] = ['native', 'wasm', 'cpu', 'webgpu', 'tensorflow'];
+/** The names are the contract's (main/protocol/app.ts), so the CLI and the app offer exactly these. */
+export const BACKEND_NAMES: readonly BackendName[] = BACKENDS;
 
-/** Raised when a backend cannot be loaded; the message says what to install. */
-export class BackendUnavailableError extends Error {
-  override name = 'BackendUnavailableError';
-}
+export { BackendUnavailableError };
 
 /**
  * The backend named by `CLAWLOOP_BACKEND`, else `native` when the addon loads, else `wasm`.
@@ -68,23 +72,9 @@ async function register(name: BackendName): Promise<void> {
     case 'cpu':
       await import('@tensorflow/tfjs-backend-cpu');
       return;
-    case 'webgpu': {
-      const dawn = (await importOptional('webgpu', 'npm install webgpu @tensorflow/tfjs-backend-webgpu')) as {
-        create: (flags: string[]) => unknown;
-        globals: Record<string, unknown>;
-      };
-      Object.assign(globalThis, dawn.globals);
-      const nav = ((globalThis as { navigator?: Record<string, unknown> }).navigator ??= {});
-      if (!nav.gpu) Object.defineProperty(nav, 'gpu', { value: dawn.create([]), configurable: true });
-      const gpu = nav.gpu as { requestAdapter(): Promise<unknown> };
-      if (!(await gpu.requestAdapter())) {
-        throw new BackendUnavailableError(
-          "webgpu: no GPU adapter found. Install your GPU vendor's Vulkan driver (Linux), or choose --backend wasm.",
-        );
-      }
-      await importOptional('@tensorflow/tfjs-backend-webgpu', 'npm install @tensorflow/tfjs-backend-webgpu');
+    case 'webgpu':
+      await registerWebGpuBackend();
       return;
-    }
     case 'tensorflow':
       try {
         await importOptional('@tensorflow/tfjs-node-gpu', 'npm install @tensorflow/tfjs-node-gpu');
@@ -120,7 +110,11 @@ export async function initBackend(
   if (!ok) throw new BackendUnavailableError(`backend '${name}' failed to initialise`);
   await tf.ready();
   active = name;
-  const detail = backendDetail(name); // also routes wasm's hot kernels to the addon
+  let detail = backendDetail(name); // also routes wasm's hot kernels to the addon
+  if (name === 'webgpu') {
+    detail = ` (${webGpuDescription()})`;
+    await verifyOptionalKernels(gpuContext()!, opts.log);
+  }
   opts.log?.(`clawloop: tfjs backend '${name}'${detail}`);
   return name;
 }

@@ -1,3 +1,5 @@
+import type { LoraAdapter } from '../model/lora.js';
+import { mergeLoraInto } from '../model/loraMerge.js';
 import type { CausalLM } from '../model/causalLM.js';
 import { PROJECTIONS, projectionModule, type ModelConfig, type Projection } from '../model/config.js';
 import { ropeInvFreq } from '../model/layers/rope.js';
@@ -76,15 +78,16 @@ export function vocabFromTokenizerJson(
 }
 
 /**
- * The GGUF metadata and tensors of a model (optionally with a LoRA adapter already merged into
- * the tensors by the caller), so a model trained with ClawLoop runs in llama.cpp, Ollama or LM
- * Studio. Weights are taken in Hugging Face layout from `lm.exportTensors()`.
+ * The GGUF metadata and tensors of a model, with a LoRA adapter merged into its weights when one
+ * is given, so a model trained with ClawLoop runs in llama.cpp, Ollama or LM Studio. Weights are
+ * taken in Hugging Face layout from `lm.exportTensors()`.
  */
-export function ggufFromModel(
+export async function ggufFromModel(
   lm: CausalLM,
   vocab: GgufVocab,
   name = 'clawloop',
-): { metadata: Array<[string, GgufValue]>; tensors: GgufTensor[]; warnings: string[] } {
+  adapter: LoraAdapter | null = null,
+): Promise<{ metadata: Array<[string, GgufValue]>; tensors: GgufTensor[]; warnings: string[] }> {
   const c = lm.config;
   const warnings: string[] = [];
   if (c.slidingWindow !== null && c.slidingWindow < c.maxPositions) {
@@ -92,7 +95,9 @@ export function ggufFromModel(
       `llama.cpp runs ${c.architecture} as 'llama' without a sliding window: outputs match only while the context is at most ${c.slidingWindow} tokens`,
     );
   }
-  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(c, new Map(lm.exportTensors().map((t) => [t.name, t]))), warnings };
+  const hf = new Map((await lm.exportTensors()).map((t) => [t.name, t]));
+  if (adapter) await mergeLoraInto(hf, adapter);
+  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(c, hf), warnings };
 }
 
 /**

@@ -160,7 +160,9 @@ export async function runChatGeneration(
     throw err;
   });
   for (; !r.done; r = await it.next()) {
-    hooks.onDelta?.({ events: parser.push(r.value.text), tokens: [tokenReport(model.tokenizer, r.value, wantLogprobs)] });
+    // The parser is fed even without a listener: `content` and `reasoning` come from it.
+    const events = parser.push(r.value.text);
+    hooks.onDelta?.({ events, tokens: [tokenReport(model.tokenizer, r.value, wantLogprobs)] });
   }
   const res = r.value;
   const tail = parser.finish();

@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
 import { KVCache } from '../model/kvCache.js';
 import type { LoraAdapter } from '../model/lora.js';
+import { readFloats } from '../model/tensorRead.js';
 
 /** A sequence decoding inside a {@link DecodeBatcher}. */
 export interface BatchedSequence {
@@ -28,6 +29,8 @@ interface Group {
   scheduled: boolean;
   /** Flush attempts deferred while some rows had not asked for their next token yet. */
   deferrals: number;
+  /** A step's logits are being read back; the next step waits for them. */
+  running: boolean;
 }
 
 /**
@@ -115,7 +118,7 @@ export class DecodeBatcher {
     const own = row.own!;
     let g = this.groups.get(row.adapter);
     if (!g) {
-      g = { adapter: row.adapter, cache: new KVCache(this.lm.config.numLayers), rows: [], scheduled: false, deferrals: 0 };
+      g = { adapter: row.adapter, cache: new KVCache(this.lm.config.numLayers), rows: [], scheduled: false, deferrals: 0, running: false };
       this.groups.set(row.adapter, g);
     }
     const S = g.rows.length ? g.cache.length : 0;
@@ -160,6 +163,8 @@ export class DecodeBatcher {
 
   private flush(g: Group): void {
     if (this.groups.get(g.adapter) !== g) return;
+    // One step at a time per group: the next waits until this one's logits are read back.
+    if (g.running) return;
     const live = g.rows.filter((r) => !r.dead);
     if (!live.some((r) => r.pending)) return;
     const waiting = live.filter((r) => !r.pending);
@@ -173,41 +178,63 @@ export class DecodeBatcher {
       for (const r of waiting) this.evict(g, r);
     }
     g.deferrals = 0;
-    const rows = g.rows;
+    const rows = [...g.rows];
     const B = rows.length;
-    const V = this.lm.config.vocabSize;
     const ids = rows.map((r) => (r.pending ? r.pending.token : 0));
-    let logits: Float32Array;
+    let out: tf.Tensor;
     try {
-      logits = tf.tidy(() => {
-        const out = this.lm.forward(tf.tensor2d(ids, [B, 1], 'int32'), {
+      out = tf.tidy(() =>
+        this.lm.forward(tf.tensor2d(ids, [B, 1], 'int32'), {
           cache: g.cache,
           adapter: g.adapter,
           lastOnly: true,
           rows: { start: rows.map((r) => r.start), pad: rows.map((r) => r.pad) },
-        });
-        return out.dataSync() as Float32Array;
-      });
+        }),
+      );
     } catch (err) {
-      // The cache may be half-updated: fail every row of the group.
-      for (const r of rows) {
-        r.pending?.reject(err as Error);
-        r.pending = null;
-        r.dead = true;
-      }
-      g.cache.dispose();
-      this.groups.delete(g.adapter);
+      this.failGroup(g, rows, err as Error);
       return;
     }
     this.steps++;
     this.rowsStepped += B;
-    rows.forEach((r, b) => {
-      // Dead rows were fed a placeholder; their slot is garbage they never read again.
+    // The cache now holds this step: rows advance at once, their logits follow when read back.
+    const waiters = rows.map((r) => {
       r.start++;
       const p = r.pending;
       r.pending = null;
-      p?.resolve(logits.subarray(b * V, (b + 1) * V));
+      return p;
     });
+    g.running = true;
+    void this.deliver(g, out, waiters);
+  }
+
+  /** Reads a step's logits back and hands each row its slice; a failed read fails the whole group. */
+  private async deliver(g: Group, out: tf.Tensor, waiters: Array<Row['pending']>): Promise<void> {
+    const V = this.lm.config.vocabSize;
+    let logits: Float32Array;
+    try {
+      logits = await readFloats(out);
+    } catch (err) {
+      g.running = false;
+      waiters.forEach((p) => p?.reject(err as Error));
+      this.failGroup(g, g.rows, err as Error);
+      return;
+    }
+    g.running = false;
+    // Dead rows were fed a placeholder; their slot is garbage they never read again.
+    waiters.forEach((p, b) => p?.resolve(logits.subarray(b * V, (b + 1) * V)));
+    if (this.groups.get(g.adapter) === g && g.rows.some((r) => r.pending)) this.schedule(g);
+  }
+
+  /** The cache may be half-updated: fails every row of the group and drops it. */
+  private failGroup(g: Group, rows: readonly Row[], err: Error): void {
+    for (const r of rows) {
+      r.pending?.reject(err);
+      r.pending = null;
+      r.dead = true;
+    }
+    g.cache.dispose();
+    if (this.groups.get(g.adapter) === g) this.groups.delete(g.adapter);
   }
 
   /** Moves a row that has not asked for its next token out of the group, into its own cache. */

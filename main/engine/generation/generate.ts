@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
 import type { BatchedSequence, DecodeBatcher } from './decodeBatcher.js';
 import { KVCache } from '../model/kvCache.js';
+import { readFloats } from '../model/tensorRead.js';
 import type { LoraAdapter } from '../model/lora.js';
 import { logSoftmax, Sampler, topEntries, type SamplingOptions } from './sampling.js';
 import { StopStringText } from './stopStrings.js';
@@ -87,12 +88,12 @@ class TokenSteps {
   }
 
   /** Logits after `ids` (the whole prompt, or one token when decoding alone). */
-  prefill(ids: number[]): Float32Array {
-    return tf.tidy(() => {
+  async prefill(ids: number[]): Promise<Float32Array> {
+    const logits = tf.tidy(() => {
       const input = tf.tensor2d(ids, [1, ids.length], 'int32');
-      const logits = this.lm.forward(input, { cache: this.cache, adapter: this.adapter, lastOnly: true });
-      return logits.dataSync() as Float32Array;
+      return this.lm.forward(input, { cache: this.cache, adapter: this.adapter, lastOnly: true });
     });
+    return readFloats(logits);
   }
 
   /** Logits after one more token. */
@@ -160,7 +161,7 @@ export async function* generate(
     if (opts.signal?.aborted) {
       finishReason = 'abort';
     } else if (maxNew > 0) {
-      let logits = steps.prefill([...promptIds]);
+      let logits = await steps.prefill([...promptIds]);
       prefillMs = performance.now() - t0;
       for (;;) {
         const id = sampler.sample(logits);

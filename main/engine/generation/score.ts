@@ -1,7 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
 import type { LoraAdapter } from '../model/lora.js';
+import { readAll } from '../model/tensorRead.js';
 import { pickTargets } from '../model/tensorUtil.js';
+import { logSoftmax, targetLogprobs } from '../ops/logSoftmax.js';
 
 /** A response to score by teacher forcing after a prompt. */
 export interface ScoreItem {
@@ -45,20 +47,27 @@ function layoutBatch(items: readonly ScoreItem[], batch: number[]): { T: number;
 }
 
 /** Log-probs of the batch's response tokens, in batch order, and their top-K alternatives. */
-function scoreBatch(lm: CausalLM, items: readonly ScoreItem[], batch: number[], topK: number, opts: ScoreOptions): ScoredResponse[] {
+async function scoreBatch(
+  lm: CausalLM,
+  items: readonly ScoreItem[],
+  batch: number[],
+  topK: number,
+  opts: ScoreOptions,
+): Promise<ScoredResponse[]> {
   const { T, ids, rows, targets } = layoutBatch(items, batch);
   const outs = tf.tidy(() => {
     const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter: opts.adapter ?? null });
-    const logp = tf.logSoftmax(lm.head(tf.gather(h, tf.tensor1d(rows, 'int32')))) as tf.Tensor2D; // [N, V]
+    const logits = lm.head(tf.gather(h, tf.tensor1d(rows, 'int32'))); // [N, V]
+    if (!topK) return [targetLogprobs(logits, targets)];
+    const logp = logSoftmax(logits);
     const picked = pickTargets(logp, targets);
-    if (!topK) return [picked];
     const tk = tf.topk(logp, topK);
     return [picked, tk.values, tk.indices];
   });
-  const lp = outs[0].dataSync() as Float32Array;
-  const topVals = topK ? (outs[1].dataSync() as Float32Array) : null;
-  const topIds = topK ? (outs[2].dataSync() as Int32Array) : null;
-  outs.forEach((t) => t.dispose());
+  const read = await readAll(outs);
+  const lp = read[0] as Float32Array;
+  const topVals = topK ? (read[1] as Float32Array) : null;
+  const topIds = topK ? (read[2] as Int32Array) : null;
   let n = 0;
   return batch.map((i) => {
     const R = items[i].responseIds.length;
@@ -99,7 +108,7 @@ export async function scoreResponses(lm: CausalLM, items: readonly ScoreItem[], 
   for (let start = 0; start < order.length; start += batchSize) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
     const batch = order.slice(start, start + batchSize);
-    scoreBatch(lm, items, batch, topK, opts).forEach((r, b) => (results[batch[b]] = r));
+    (await scoreBatch(lm, items, batch, topK, opts)).forEach((r, b) => (results[batch[b]] = r));
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return results;

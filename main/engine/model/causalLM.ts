@@ -2,20 +2,24 @@ import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '../../util/random.js';
 import type { WeightFiles } from '../formats/weightFiles.js';
 import { expectedWeights, type ModelConfig } from './config.js';
-import { decoderBlock, layerParameters, loadLayerWeights, type BlockInputs, type LayerWeights, type TakeVariable } from './decoderBlock.js';
+import { decoderBlock, layerPackedWeights, layerParameters, loadLayerWeights, type BlockInputs, type LayerWeights } from './decoderBlock.js';
 import type { KVCache } from './kvCache.js';
-import { attentionMask, rowAttentionMask } from './layers/attention.js';
+import { AttentionMask } from './layers/attention.js';
 import { preferredLayout, project, type WeightLayout } from './layers/linear.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
 import { shapeSize } from './shapes.js';
-import { transpose2d, variableFrom, variableOf } from './tensorUtil.js';
+import { transpose2d } from './tensorUtil.js';
 import { mappedWeight } from '../backends/native/mappedWeights.js';
+import { gpuContext } from '../backends/webgpu/gpuContext.js';
+import { PackedWeight } from './packedWeight.js';
 import { assertWeights, checkAdapterFits, checkTensors, checkWeights, WeightsError } from './weightCheck.js';
+import { weightTakers, type WeightSource } from './weightSource.js';
+import { storageOf, weightStorageFromEnv, type WeightStorage } from './weightStorage.js';
 
-export { WeightsError };
+export { WeightsError, weightStorageFromEnv, type WeightStorage };
 
 export interface ForwardOptions {
   /** Appends this call's keys/values; positions continue from the cache's length. */
@@ -34,13 +38,6 @@ export interface ForwardOptions {
    * Needs `cache`. Default: every row at the cache's length, nothing padded.
    */
   rows?: { start: readonly number[]; pad: readonly number[] };
-}
-
-/** Where a model's weights come from, by Hugging Face name and in Hugging Face layout. */
-interface WeightSource {
-  /** The tensor as it is stored (a memory-mapped file on the native backend), or null to use float32(). */
-  direct?(name: string): tf.Tensor | null;
-  float32(name: string): Float32Array;
 }
 
 /**
@@ -65,23 +62,12 @@ export class CausalLM {
   ) {
     const c = config;
     this.layout = preferredLayout();
-    const v: TakeVariable = (name, shape, projection = false) => {
-      if (!projection || this.layout === 'outIn') {
-        const direct = source.direct?.(name);
-        if (direct) return variableOf(direct);
-      }
-      const data = source.float32(name);
-      if (projection && this.layout === 'inOut') {
-        const [out, inp] = shape;
-        return variableFrom(transpose2d(data, out, inp), [inp, out], false);
-      }
-      return variableFrom(data, shape, false);
-    };
+    const { v, proj } = weightTakers(source, this.layout);
     const H = c.hiddenSize;
     this.embed = v('model.embed_tokens.weight', [c.vocabSize, H]);
     this.finalNorm = v('model.norm.weight', [H]);
     this.lmHead = c.tieWordEmbeddings ? null : v('lm_head.weight', [c.vocabSize, H], true);
-    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v, this.layout));
+    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v, this.layout, proj));
     this.invFreq = ropeInvFreq(c);
   }
 
@@ -89,9 +75,14 @@ export class CausalLM {
    * Loads weights from safetensors. Every missing, extra or misshapen tensor is reported by name
    * before anything is allocated. On the native backend the matrices are memory-mapped as they
    * are on disk (BF16 and F16 stay 16-bit; the pages are the OS cache's); elsewhere, and for
-   * vectors, they are read one at a time as float32.
+   * vectors, they are read one at a time as float32 (on the GPU, projections may be packed 16-bit:
+   * see WeightStorage).
    */
-  static fromWeightFiles(config: ModelConfig, files: WeightFiles, opts: { log?: (line: string) => void } = {}): CausalLM {
+  static fromWeightFiles(
+    config: ModelConfig,
+    files: WeightFiles,
+    opts: { log?: (line: string) => void; weights?: WeightStorage } = {},
+  ): CausalLM {
     const { problems, ignored } = checkWeights(config, files);
     assertWeights(config, problems);
     if (ignored.length)
@@ -102,6 +93,7 @@ export class CausalLM {
         return e.shape.length === 2 ? mappedWeight(e) : null;
       },
       float32: (name) => files.read(name),
+      storage16: storageOf(opts.weights ?? weightStorageFromEnv(), (name) => files.get(name)?.dtype),
     });
   }
 
@@ -115,7 +107,7 @@ export class CausalLM {
    * A freshly initialised model (to train from scratch): normal(0, std) weights, unit norms, zero
    * biases, with the output projections of each block scaled down by 1/√(2·layers) (GPT-2's scheme).
    */
-  static random(config: ModelConfig, seed = 0, std = 0.02): CausalLM {
+  static random(config: ModelConfig, seed = 0, std = 0.02, opts: { weights?: WeightStorage } = {}): CausalLM {
     const rng = new Rng(seed);
     const residualStd = std / Math.sqrt(2 * config.numLayers);
     const shapes = expectedWeights(config);
@@ -128,7 +120,7 @@ export class CausalLM {
         for (let i = 0; i < out.length; i++) out[i] = rng.normal() * s;
       }
       return out;
-    } });
+    }, storage16: storageOf(opts.weights ?? 'f32', () => 'F32') });
   }
 
   /**
@@ -163,6 +155,7 @@ export class CausalLM {
       x.dispose();
       x = next;
     }
+    start.run.mask.dispose();
     return this.normalize(x);
   }
 
@@ -214,8 +207,8 @@ export class CausalLM {
   }
 
   /**
-   * RoPE tables and the additive attention mask of T new positions: per row with `opts.rows`
-   * ([B, 1, T, S] mask), else every row continuing from the cache's length ([T, S] mask).
+   * RoPE tables and the attention mask of T new positions: per row with `opts.rows`, else every
+   * row continuing from the cache's length.
    */
   private positions(B: number, T: number, opts: ForwardOptions): Pick<BlockInputs, 'cos' | 'sin' | 'mask'> {
     const offset = opts.cache?.length ?? 0;
@@ -224,14 +217,20 @@ export class CausalLM {
     if (opts.rows) {
       const { start, pad } = opts.rows;
       if (start.length !== B || pad.length !== B) throw new RangeError(`rows describe ${start.length} rows; the batch has ${B}`);
-      return { ...ropeTablesRows(this.invFreq, start, T), mask: tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [B, 1, T, S]) };
+      return { ...ropeTablesRows(this.invFreq, start, T), mask: new AttentionMask(T, S, start, pad, window, true) };
     }
-    return { ...ropeTables(this.invFreq, offset, T), mask: tf.tensor2d(attentionMask(T, S, offset, window), [T, S]) };
+    const start = new Array<number>(B).fill(offset);
+    const pad = new Array<number>(B).fill(0);
+    return { ...ropeTables(this.invFreq, offset, T), mask: new AttentionMask(T, S, start, pad, window, false) };
   }
 
-  /** Projects hidden rows [N, H] to logits [N, V]. */
+  /**
+   * Projects hidden rows [N, H] to logits [N, V]. On the GPU a tied head reads the embedding
+   * directly (h·Eᵀ: its kernels read a transposed operand as fast), so no [H, V] copy is kept.
+   */
   head(hidden: tf.Tensor, training = false): tf.Tensor2D {
     if (this.layout === 'outIn') return project(hidden, this.lmHead ?? this.embed, 'outIn') as tf.Tensor2D;
+    if (!this.lmHead && gpuContext()) return tf.matMul(hidden, this.embed, false, true) as tf.Tensor2D;
     return matmul(hidden, this.headMatrix(training)) as tf.Tensor2D;
   }
 
@@ -254,6 +253,9 @@ export class CausalLM {
 
   /** Turns full fine-tuning on or off (whether base weights receive gradients). */
   setTrainable(on: boolean): void {
+    if (on && this.packedWeights().size) {
+      throw new WeightsError('full fine-tuning needs float32 weights; this model keeps 16-bit projections on the GPU: load it with CLAWLOOP_GPU_WEIGHTS=f32');
+    }
     this.trainable = on;
     for (const v of this.parameters().values()) v.trainable = on;
   }
@@ -278,22 +280,35 @@ export class CausalLM {
     return out;
   }
 
+  /** The projection weights kept 16-bit on the GPU (frozen), by Hugging Face name, held in the model's layout. */
+  packedWeights(): Map<string, PackedWeight> {
+    const out = new Map<string, PackedWeight>();
+    this.layers.forEach((L, l) => layerPackedWeights(L, l, out));
+    return out;
+  }
+
   /** True for parameters this model holds transposed relative to Hugging Face's layout. */
   isTransposed(name: string): boolean {
     return this.layout === 'inOut' && (name === 'lm_head.weight' || /_proj\.weight$/.test(name));
   }
 
   /** Weights in Hugging Face layout, to save as model.safetensors. */
-  exportTensors(): Array<{ name: string; shape: number[]; data: Float32Array }> {
+  async exportTensors(): Promise<Array<{ name: string; shape: number[]; data: Float32Array }>> {
     const out: Array<{ name: string; shape: number[]; data: Float32Array }> = [];
+    // One tensor at a time: a whole model read at once would need its size again in host memory.
     for (const [name, v] of this.parameters()) {
-      const data = v.dataSync() as Float32Array;
+      const data = (await v.data()) as Float32Array;
       if (this.isTransposed(name)) {
         const [inp, o] = v.shape;
         out.push({ name, shape: [o, inp], data: transpose2d(data, inp, o) });
       } else {
         out.push({ name, shape: [...v.shape], data: Float32Array.from(data) });
       }
+    }
+    for (const [name, p] of this.packedWeights()) {
+      const [rows, cols] = p.shape;
+      const data = await p.toFloat32();
+      out.push(this.isTransposed(name) ? { name, shape: [cols, rows], data: transpose2d(data, rows, cols) } : { name, shape: [rows, cols], data });
     }
     return out;
   }
@@ -309,6 +324,7 @@ export class CausalLM {
     if (this.disposed) return;
     this.weightsChanged();
     for (const v of this.parameters().values()) v.dispose();
+    for (const p of this.packedWeights().values()) p.dispose();
     this.disposed = true;
   }
 

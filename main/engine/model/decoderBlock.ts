@@ -2,18 +2,23 @@ import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '../../util/random.js';
 import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
 import type { KVCache } from './kvCache.js';
-import { groupedAttention } from './layers/attention.js';
+import { attention, type AttentionMask } from './layers/attention.js';
 import { project, type WeightLayout } from './layers/linear.js';
 import { dropoutMask, loraProject } from './layers/loraProject.js';
+import { addLoraUpdate } from './layers/loraUpdate.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
-import { FUSED, fusedSwiglu, hasKernel } from './layers/fused.js';
 import { ropeHeads } from './layers/rope.js';
+import { swiglu } from './layers/swiglu.js';
 import type { LoraAdapter } from './lora.js';
+import { PackedWeight } from './packedWeight.js';
 
 interface ProjWeights {
-  /** Hugging Face's Linear weight [out, in], or its transpose [in, out]: see {@link LayerWeights.layout}. */
-  w: tf.Variable;
+  /**
+   * Hugging Face's Linear weight [out, in], or its transpose [in, out]: see {@link LayerWeights.layout}.
+   * On the GPU a checkpoint's 16-bit weights may stay 16-bit (frozen: LoRA only).
+   */
+  w: tf.Variable | PackedWeight;
   b?: tf.Variable;
 }
 
@@ -34,14 +39,23 @@ export interface LayerWeights {
  */
 export type TakeVariable = (name: string, shape: number[], projection?: boolean) => tf.Variable;
 
+/** Makes a projection weight, held in the model's layout, from the Hugging Face tensor `name` ([out, in]). */
+export type TakeProjection = (name: string, shape: number[]) => tf.Variable | PackedWeight;
+
 /** Loads block `l`'s weights under their Hugging Face names. */
-export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable, layout: WeightLayout): LayerWeights {
+export function loadLayerWeights(
+  c: ModelConfig,
+  l: number,
+  v: TakeVariable,
+  layout: WeightLayout,
+  proj16: TakeProjection = (n, s) => v(n, s, true),
+): LayerWeights {
   const p = `model.layers.${l}.`;
   const dims = projectionDims(c);
   const proj = {} as Record<Projection, ProjWeights>;
   for (const name of PROJECTIONS) {
     const base = `${p}${projectionModule(name)}.${name}`;
-    proj[name] = { w: v(`${base}.weight`, dims[name], true) };
+    proj[name] = { w: proj16(`${base}.weight`, dims[name]) };
     if (c.biases.has(name)) proj[name].b = v(`${base}.bias`, [dims[name][0]]);
   }
   return {
@@ -63,8 +77,17 @@ export function layerParameters(L: LayerWeights, l: number, out: Map<string, tf.
   if (L.kNorm) out.set(`${p}self_attn.k_norm.weight`, L.kNorm);
   for (const name of PROJECTIONS) {
     const base = `${p}${projectionModule(name)}.${name}`;
-    out.set(`${base}.weight`, L.proj[name].w);
+    const w = L.proj[name].w;
+    if (!(w instanceof PackedWeight)) out.set(`${base}.weight`, w);
     if (L.proj[name].b) out.set(`${base}.bias`, L.proj[name].b!);
+  }
+}
+
+/** Adds block `l`'s 16-bit projection weights to `out` under their Hugging Face names. */
+export function layerPackedWeights(L: LayerWeights, l: number, out: Map<string, PackedWeight>): void {
+  for (const name of PROJECTIONS) {
+    const w = L.proj[name].w;
+    if (w instanceof PackedWeight) out.set(`model.layers.${l}.${projectionModule(name)}.${name}.weight`, w);
   }
 }
 
@@ -73,10 +96,10 @@ export interface BlockInputs {
   config: ModelConfig;
   B: number;
   T: number;
-  /** RoPE tables for the new positions, and the additive attention mask ([T, S] or [B, 1, T, S]). */
+  /** RoPE tables for the new positions, and which keys each query sees. */
   cos: tf.Tensor;
   sin: tf.Tensor;
-  mask: tf.Tensor2D | tf.Tensor4D;
+  mask: AttentionMask;
   cache?: KVCache;
   adapter: LoraAdapter | null;
   training: boolean;
@@ -95,12 +118,13 @@ function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run:
   const rate = run.training && adapter ? adapter.config.dropout : 0;
   const drop = pair && rate > 0 ? dropoutMask(x, rate, rng.fork()) : null;
   // A frozen projection with an adapter: one op that keeps only what the adapter's gradients need.
-  if (pair && adapter && !p.w.trainable && !p.b?.trainable) {
+  const frozen = p.w instanceof PackedWeight || !p.w.trainable;
+  if (pair && adapter && frozen && !p.b?.trainable) {
     return loraProject(x, { w: p.w, layout: L.layout, bias: p.b, a: pair.a, b: pair.b, scale: adapter.scale }, drop);
   }
   let y = project(x, p.w, L.layout);
   if (p.b) y = tf.add(y, p.b);
-  if (pair && adapter) y = tf.add(y, tf.mul(matmul(matmul(drop ? tf.mul(x, drop) : x, pair.a), pair.b), adapter.scale));
+  if (pair && adapter) y = addLoraUpdate(y, matmul(drop ? tf.mul(x, drop) : x, pair.a), pair.b, adapter.scale);
   return y;
 }
 
@@ -122,16 +146,14 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
     q = rmsNorm(q, L.qNorm, eps);
     k = rmsNorm(k, L.kNorm, eps);
   }
-  const qr = ropeHeads(q as tf.Tensor4D, cos, sin); // [B, heads, T, D]
-  const kr = ropeHeads(k as tf.Tensor4D, cos, sin); // [B, kv, T, D]
-  let kT = tf.transpose(kr, [0, 1, 3, 2]) as tf.Tensor4D; // [B, kv, D, T]
+  const qr = ropeHeads(q as tf.Tensor4D, cos, sin, false); // [B, heads, T, D]
+  let kT = ropeHeads(k as tf.Tensor4D, cos, sin, true); // [B, kv, D, T]
   let v = tf.transpose(v0, [0, 2, 1, 3]) as tf.Tensor4D; // [B, kv, T, D]
   if (run.cache) ({ kT, v } = run.cache.append(l, kT, v));
-  const attn = groupedAttention(qr, kT, v, run.mask); // [B, T, heads·D]
+  const attn = attention(qr, kT, v, run.mask, run.training); // [B, T, heads·D]
   x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run, rng));
   const h2 = rmsNorm(x, L.postNorm, eps);
   const gate = linear(h2, L, l, 'gate_proj', run, rng);
   const up = linear(h2, L, l, 'up_proj', run, rng);
-  const act = hasKernel(FUSED.SWIGLU) ? fusedSwiglu(gate, up) : tf.mul(tf.mul(gate, tf.sigmoid(gate)), up); // SwiGLU
-  return tf.add(x, linear(act, L, l, 'down_proj', run, rng));
+  return tf.add(x, linear(swiglu(gate, up), L, l, 'down_proj', run, rng));
 }

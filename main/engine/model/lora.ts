@@ -219,12 +219,14 @@ export class LoraAdapter {
   }
 
   /** Tensors in PEFT layout (A [r, in], B [out, r]) keyed by PEFT name: to save or send to another thread. */
-  toTensors(): Map<string, { shape: [number, number]; data: Float32Array }> {
+  async toTensors(): Promise<Map<string, { shape: [number, number]; data: Float32Array }>> {
+    const vars = [...this.variables()];
+    const values = await Promise.all(vars.map(([, v]) => v.data()));
     const out = new Map<string, { shape: [number, number]; data: Float32Array }>();
-    for (const [name, v] of this.variables()) {
+    vars.forEach(([name, v], i) => {
       const [rows, cols] = v.shape as [number, number];
-      out.set(name, { shape: [cols, rows], data: transpose2d(v.dataSync() as Float32Array, rows, cols) });
-    }
+      out.set(name, { shape: [cols, rows], data: transpose2d(values[i] as Float32Array, rows, cols) });
+    });
     return out;
   }
 
@@ -232,9 +234,10 @@ export class LoraAdapter {
    * Writes a PEFT adapter folder that transformers/PEFT and vLLM load: `adapter_config.json` and
    * `adapter_model.safetensors`. Each file is written atomically.
    */
-  save(dir: string, opts: { baseModel?: string } = {}): void {
+  async save(dir: string, opts: { baseModel?: string } = {}): Promise<void> {
+    const read = await this.toTensors();
     fs.mkdirSync(dir, { recursive: true });
-    const tensors = [...this.toTensors()].map(([name, t]) => ({ name, shape: t.shape, data: t.data }));
+    const tensors = [...read].map(([name, t]) => ({ name, shape: t.shape, data: t.data }));
     writeSafetensors(path.join(dir, 'adapter_model.safetensors'), tensors, { format: 'pt' });
     const config = {
       peft_type: 'LORA',

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { initBackend, type BackendName } from '../backends/backend.js';
-import { CausalLM } from './causalLM.js';
+import { CausalLM, type WeightStorage } from './causalLM.js';
 import { ChatTemplate, type RenderOptions } from '../text/chatTemplate.js';
+import { LiteralGuard } from '../text/literalText.js';
 import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.js';
 import { WeightFiles } from '../formats/weightFiles.js';
 import { TextTokenizer } from '../text/tokenizer.js';
@@ -21,6 +22,8 @@ export interface LoadModelOptions {
   backend?: BackendName;
   /** Receives one-line progress and warning messages. Default: none. */
   log?: (line: string) => void;
+  /** How projection weights are stored on a GPU backend (see WeightStorage). Default: CLAWLOOP_GPU_WEIGHTS, else 'auto'. */
+  weights?: WeightStorage;
 }
 
 export class ModelLoadError extends Error {
@@ -102,7 +105,12 @@ export class Model {
     await initBackend(opts.backend, { log: opts.log });
     const files = WeightFiles.open(abs);
     try {
-      const lm = CausalLM.fromWeightFiles(config, files, { log: opts.log });
+      const lm = CausalLM.fromWeightFiles(config, files, { log: opts.log, weights: opts.weights });
+      const packed = [...lm.packedWeights().values()];
+      if (packed.length) {
+        const bytes = packed.reduce((n, p) => n + p.rows * Math.ceil(p.cols / 2) * 4, 0);
+        opts.log?.(`clawloop: ${packed.length} projection weights kept ${packed[0].format} on the GPU (${(bytes / 2 ** 30).toFixed(2)} GiB)`);
+      }
       return new Model(abs, config, lm, tokenizer, chatTemplate, generation);
     } finally {
       files.close();
@@ -117,11 +125,20 @@ export class Model {
     return this.chatTemplate.render(opts);
   }
 
-  /** Renders and tokenizes a conversation exactly as the model will see it. */
+  /**
+   * Renders and tokenizes a conversation exactly as the model will see it. Special-token
+   * look-alikes in the messages and tools stay plain text (see LiteralGuard); only the template's
+   * markup becomes control tokens.
+   */
   encodeChat(opts: RenderOptions): { text: string; ids: number[] } {
-    const text = this.renderChat(opts);
-    return { text, ids: this.tokenizer.encode(text) };
+    this.literalGuard ??= new LiteralGuard(this.tokenizer);
+    const literals: string[] = [];
+    const { messages, tools } = this.literalGuard.protect(opts.messages, opts.tools, literals);
+    const rendered = this.renderChat({ ...opts, messages, tools });
+    return { text: this.literalGuard.restore(rendered, literals), ids: this.literalGuard.encode(rendered, literals) };
   }
+
+  private literalGuard: LiteralGuard | null = null;
 
   dispose(): void {
     this.lm.dispose();

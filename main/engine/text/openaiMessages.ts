@@ -62,7 +62,7 @@ export function toToolSpecs(tools: WireTool[]): ToolSpec[] {
   return tools.map((t) => ({ type: 'function', function: { ...t.function, strict: t.function.strict ?? undefined } }));
 }
 
-/** The marker OPD's teacher context uses (learning-loop.md §3). */
+/** The marker OPD's teacher context uses (docs/learning-loop.md §3). */
 export const HINT_MARKER = "[user's hint / instruction]";
 
 /**

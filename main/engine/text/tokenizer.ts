@@ -101,6 +101,16 @@ export class TextTokenizer {
     return this.tok.id_to_token(id);
   }
 
+  /**
+   * The most characters one token can stand for (the longest vocabulary string; a byte-level
+   * token's string has one character per byte). A text longer than n × this needs more than n tokens.
+   */
+  maxTokenChars(): number {
+    let max = 1;
+    for (const token of this.tok.get_vocab(true).keys()) if (token.length > max) max = token.length;
+    return max;
+  }
+
   tokenToId(token: string): number | undefined {
     return this.addedTokens.get(token) ?? this.tok.token_to_id(token);
   }

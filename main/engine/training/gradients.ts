@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { fastTransposedMatmul } from '../backends/capabilities.js';
+import { transposesAreFree } from '../backends/capabilities.js';
 
 /**
  * Gradients for the tfjs kernels ClawLoop differentiates through.
@@ -250,8 +250,8 @@ const GRADIENTS: Record<string, { inputsToSave?: string[]; outputsToSave?: boole
       const d = dy as tf.Tensor;
       const ta = attrs.transposeA === true;
       const tb = attrs.transposeB === true;
-      if (fastTransposedMatmul()) {
-        // BLAS reads transposed operands in place: pass flags, never copy.
+      if (transposesAreFree()) {
+        // BLAS and the GPU kernels read transposed operands in place: pass flags, never copy.
         if (!ta && !tb) return { a: () => tf.matMul(d, b, false, true), b: () => tf.matMul(a, d, true, false) };
         if (!ta && tb) return { a: () => tf.matMul(d, b), b: () => tf.matMul(d, a, true, false) };
         if (ta && !tb) return { a: () => tf.matMul(b, d, false, true), b: () => tf.matMul(a, d) };

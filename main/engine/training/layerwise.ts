@@ -2,7 +2,7 @@ import os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
 import type { ModelConfig } from '../model/config.js';
-import { FUSED, hasKernel } from '../model/layers/fused.js';
+import { FUSED, fusable } from '../ops/fusedKernels.js';
 import type { Rng } from '../../util/random.js';
 import type { GradientTarget } from './train.js';
 
@@ -13,7 +13,7 @@ import type { GradientTarget } from './train.js';
  * shapes); with tfjs ops alone about three times as many.
  */
 export function activationBytes(c: ModelConfig, batch: number, seq: number): number {
-  const perToken = hasKernel(FUSED.RMS_NORM)
+  const perToken = fusable(FUSED.rmsNorm)
     ? 10 * c.hiddenSize + 4 * c.intermediateSize + 2 * c.numHeads * seq
     : 30 * c.hiddenSize + 12 * c.intermediateSize + 6 * c.numHeads * seq;
   return 4 * batch * seq * c.numLayers * perToken;
@@ -75,6 +75,7 @@ export function layerwiseGradients(
     sum.add(embed, r.grads[0]);
     r.value.dispose();
   }
-  tf.dispose([dy, run.cos, run.sin, run.mask]);
+  tf.dispose([dy, run.cos, run.sin]);
+  run.mask.dispose();
   return { value: top.value, grads: sum.byName };
 }

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
 import type { LossInputs, TrainBatch } from './train.js';
+import { logSoftmax } from '../ops/logSoftmax.js';
 import { logitsAt, vocabStats } from './vocabStats.js';
 
 /** The selected rows of a batch, flattened (see train.ts layout()). */
@@ -29,7 +30,7 @@ export function lossInputs(lm: CausalLM, h: tf.Tensor2D, rows: SelectedRows, bat
   const materialise = () => {
     if (!full) {
       const logits = lm.head(h, true);
-      full = { logits, logSoftmax: tf.logSoftmax(logits) as tf.Tensor2D };
+      full = { logits, logSoftmax: logSoftmax(logits) };
     }
     return full;
   };

@@ -1,8 +1,10 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { readSafetensors } from '../formats/safetensors.js';
 import { writeSafetensors } from '../formats/safetensorsWrite.js';
+import { readFloats } from '../model/tensorRead.js';
+import { adamwUpdate, type AdamWRule } from './adamwUpdate.js';
 
-/** AdamW hyper-parameters; defaults follow learning-loop.md §5 (LoRA). */
+/** AdamW hyper-parameters; defaults follow docs/learning-loop.md §5 (LoRA). */
 export interface AdamWConfig {
   /** Learning rate. Default 1e-4 (LoRA); use 1e-5 for full fine-tuning. */
   lr: number;
@@ -34,11 +36,9 @@ export class OptimizerError extends Error {
 }
 
 /** √(Σ‖g‖²) over all gradients: per-tensor sums in float32, the total in float64, in name order. */
-function globalNorm(params: Map<string, tf.Variable>, grads: Map<string, tf.Tensor>): number {
+async function globalNorm(params: Map<string, tf.Variable>, grads: Map<string, tf.Tensor>): Promise<number> {
   const names = [...params.keys()].sort();
-  const sums = tf.tidy(() => tf.stack(names.map((n) => tf.sum(tf.square(grads.get(n)!)))));
-  const values = sums.dataSync();
-  sums.dispose();
+  const values = await readFloats(tf.tidy(() => tf.stack(names.map((n) => tf.sum(tf.square(grads.get(n)!))))));
   let total = 0;
   for (const v of values) total += v;
   return Math.sqrt(total);
@@ -91,10 +91,10 @@ export class AdamW {
    * gradient norm skips the step and leaves parameters and state untouched.
    * @param lr overrides the configured learning rate for this step (schedules).
    */
-  apply(grads: Map<string, tf.Tensor>, lr = this.cfg.lr): StepInfo {
+  async apply(grads: Map<string, tf.Tensor>, lr = this.cfg.lr): Promise<StepInfo> {
     try {
       for (const name of this.params.keys()) if (!grads.has(name)) throw new OptimizerError(`no gradient for parameter '${name}'`);
-      const gradNorm = globalNorm(this.params, grads);
+      const gradNorm = await globalNorm(this.params, grads);
       if (!Number.isFinite(gradNorm)) return { gradNorm, clipped: false, skipped: true };
       const { beta1: b1, beta2: b2, eps, weightDecay: wd, maxGradNorm } = this.cfg;
       const coef = maxGradNorm > 0 ? maxGradNorm / (gradNorm + 1e-6) : 1;
@@ -103,15 +103,11 @@ export class AdamW {
       const bc1 = 1 - b1 ** this.t;
       const bc2 = 1 - b2 ** this.t;
       for (const [name, p] of this.params) {
+        const decay = wd > 0 && (this.opts.decays?.(name) ?? true) ? 1 - lr * wd : 1;
+        const rule: AdamWRule = { beta1: b1, beta2: b2, eps, coef: clipped ? coef : 1, decay, sqrtBc2: Math.sqrt(bc2), step: lr / bc1 };
         const [m, v] = tf.tidy(() => {
-          const g = clipped ? tf.mul(grads.get(name)!, coef) : grads.get(name)!;
-          const m0 = this.m.get(name);
-          const v0 = this.v.get(name);
-          const m1 = m0 ? tf.add(tf.mul(m0, b1), tf.mul(g, 1 - b1)) : tf.mul(g, 1 - b1);
-          const v1 = v0 ? tf.add(tf.mul(v0, b2), tf.mul(tf.square(g), 1 - b2)) : tf.mul(tf.square(g), 1 - b2);
-          const denom = tf.add(tf.div(tf.sqrt(v1), Math.sqrt(bc2)), eps);
-          const decayed = wd > 0 && (this.opts.decays?.(name) ?? true) ? tf.mul(p, 1 - lr * wd) : p;
-          p.assign(tf.sub(decayed, tf.mul(tf.div(m1, denom), lr / bc1)));
+          const [p1, m1, v1] = adamwUpdate(p, grads.get(name)!, this.m.get(name) ?? null, this.v.get(name) ?? null, rule);
+          p.assign(p1);
           return [m1, v1];
         });
         this.m.get(name)?.dispose();
@@ -126,12 +122,15 @@ export class AdamW {
   }
 
   /** Writes moments and step count to a safetensors file (atomically). */
-  save(file: string): void {
+  async save(file: string): Promise<void> {
+    const names = [...this.m.keys()];
+    const moments = await Promise.all(names.flatMap((n) => [this.m.get(n)!.data(), this.v.get(n)!.data()]));
     const tensors: Array<{ name: string; shape: number[]; data: Float32Array }> = [];
-    for (const [name, m] of this.m) {
-      tensors.push({ name: `m.${name}`, shape: [...m.shape], data: m.dataSync() as Float32Array });
-      tensors.push({ name: `v.${name}`, shape: [...m.shape], data: this.v.get(name)!.dataSync() as Float32Array });
-    }
+    names.forEach((name, i) => {
+      const shape = [...this.m.get(name)!.shape];
+      tensors.push({ name: `m.${name}`, shape, data: moments[2 * i] as Float32Array });
+      tensors.push({ name: `v.${name}`, shape, data: moments[2 * i + 1] as Float32Array });
+    });
     writeSafetensors(file, tensors, { step: String(this.t), config: JSON.stringify(this.cfg) });
   }
 

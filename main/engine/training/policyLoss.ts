@@ -1,10 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { matmul } from '../model/layers/matmul.js';
+import { readAll } from '../model/tensorRead.js';
 import type { LossFn, LossInputs } from './train.js';
 import type { StepMetrics } from '../../protocol/training.js';
 
 /**
- * The policy loss of learning-loop.md §4, on the engine's flattened token rows.
+ * The policy loss of docs/learning-loop.md §4, on the engine's flattened token rows.
  *
  * Per token t (π_old = the policy that sampled the response; its log-probs were recorded):
  *   ρ_t  = exp(log π_θ(a_t) − log π_old(a_t))
@@ -69,7 +70,7 @@ export function topKReverseKl(ls: tf.Tensor2D, teacherLogprobs: tf.Tensor2D): tf
  * The loss function for computeGradients, plus the metrics of its last call. Metrics are read
  * after the step (`takeMetrics`), so computing them costs no extra forward pass.
  */
-export function policyLoss(cfg: PolicyLossConfig): { fn: LossFn; takeMetrics: () => PolicyLossMetrics } {
+export function policyLoss(cfg: PolicyLossConfig): { fn: LossFn; takeMetrics: () => Promise<PolicyLossMetrics> } {
   let kept: Record<keyof PolicyLossMetrics, tf.Scalar> | null = null;
   const fn: LossFn = (x: LossInputs) => {
     const { logprobs: lp, weights: adv, mask, sample, numSamples } = x;
@@ -120,12 +121,12 @@ export function policyLoss(cfg: PolicyLossConfig): { fn: LossFn; takeMetrics: ()
     };
     return loss;
   };
-  const takeMetrics = (): PolicyLossMetrics => {
+  const takeMetrics = async (): Promise<PolicyLossMetrics> => {
     if (!kept) throw new Error('policyLoss: no step has run');
-    const out = Object.fromEntries(Object.entries(kept).map(([k, t]) => [k, t.dataSync()[0]])) as unknown as PolicyLossMetrics;
-    Object.values(kept).forEach((t) => t.dispose());
+    const names = Object.keys(kept);
+    const values = await readAll(Object.values(kept));
     kept = null;
-    return out;
+    return Object.fromEntries(names.map((k, i) => [k, values[i][0]])) as unknown as PolicyLossMetrics;
   };
   return { fn, takeMetrics };
 }

@@ -28,20 +28,20 @@ export interface PolicyStepResult {
  * its gradients on `batch`, then an AdamW update. A non-finite loss or gradient norm leaves the
  * adapter and the optimizer state untouched. Every tensor it makes is freed before it returns.
  */
-export function policyGradientStep(
+export async function policyGradientStep(
   lm: CausalLM,
   adapter: LoraAdapter,
   optimizer: AdamW,
   batch: TrainBatch,
   cfg: PolicyStepConfig,
-): PolicyStepResult {
+): Promise<PolicyStepResult> {
   const loss = policyLoss(cfg);
-  const g = computeGradients(lm, batch, loss.fn, { adapter });
-  const metrics = loss.takeMetrics();
+  const g = await computeGradients(lm, batch, loss.fn, { adapter });
+  const metrics = await loss.takeMetrics();
   if (!Number.isFinite(g.loss)) {
     g.grads.forEach((t) => t.dispose());
     return { metrics, tokens: g.tokens, gradNorm: null, skipped: 'loss' };
   }
-  const info = optimizer.apply(g.grads, cfg.learningRate);
+  const info = await optimizer.apply(g.grads, cfg.learningRate);
   return { metrics, tokens: g.tokens, gradNorm: info.gradNorm, skipped: info.skipped ? 'gradients' : null };
 }

@@ -5,6 +5,7 @@ import type { LoraAdapter } from '../model/lora.js';
 import type { Rng } from '../../util/random.js';
 import { layerwiseGradients, useCheckpointing } from './layerwise.js';
 import { lossInputs } from './lossInputs.js';
+import { readScalar } from '../model/tensorRead.js';
 
 /**
  * A training batch of token sequences with per-position values. All per-position arrays align
@@ -144,13 +145,13 @@ export interface GradientOptions {
  * the rows selected by the mask reach the vocabulary, through fused statistics that never hold the
  * [N, V] logits of the whole batch (see vocabStats.ts).
  */
-export function computeGradients(
+export async function computeGradients(
   lm: CausalLM,
   batch: TrainBatch,
   lossFn: LossFn,
   target: GradientTarget,
   opts: GradientOptions = {},
-): GradientResult {
+): Promise<GradientResult> {
   const L = layout(batch);
   if (L.rows.length === 0) throw new TrainError('the batch selects no tokens (every mask entry is 0)');
   const params = trainableParameters(lm, target);
@@ -183,8 +184,7 @@ export function computeGradients(
   }
   // Parameters the loss does not reach get zero gradients, so optimizers see every parameter.
   for (const [name, v] of params) if (!out.has(name)) out.set(name, tf.zerosLike(v));
-  const loss = value.dataSync()[0];
-  value.dispose();
+  const loss = await readScalar(value);
   return { loss, grads: out, tokens: L.rows.length };
 }
 

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { nativeVocabStats } from '../backends/native/fusedOps.js';
+import { FUSED, fusable, runFused } from '../ops/fusedKernels.js';
 import { project, type WeightLayout } from '../model/layers/linear.js';
 
 /**
@@ -60,8 +60,7 @@ function byChunks(rows: number, chunk: number, f: (r0: number, n: number) => tf.
  * h [N, H]. Differentiable in h, and in the head weight when `weightGrad` (full fine-tuning).
  */
 export function vocabStats(h: tf.Tensor2D, head: HeadWeight, weightGrad: boolean): tf.Tensor2D {
-  // The native backend has a kernel for the whole of it: one pass over the vocabulary per direction.
-  if (tf.getBackend() === 'native' && head.layout === 'outIn') return nativeVocabStats(h, head.w, weightGrad);
+  if (head.layout === 'outIn' && fusable(FUSED.vocabStats, h)) return fusedVocabStats(h, head.w, weightGrad);
   const [N, H] = h.shape;
   const V = (head.layout === 'outIn' ? head.w.shape[0] : head.w.shape[1]) as number;
   const chunk = chunkRows(V, N);
@@ -101,6 +100,29 @@ export function vocabStats(h: tf.Tensor2D, head: HeadWeight, weightGrad: boolean
     const out = forward(x, head.w);
     save([x, out]);
     return { value: out, gradFunc: (dy: tf.Tensor, [sx, so]: tf.Tensor[]) => [backward(dy, sx, head.w, so).dx] };
+  }) as unknown as Parameters<typeof tf.customGrad>[0]);
+  return op(h) as tf.Tensor2D;
+}
+
+/**
+ * {@link vocabStats} by the backend's fused kernel (the native backend has one: the head, 16-bit
+ * or float32 [V, H], is widened one cache-sized panel of rows at a time and folded into an online
+ * softmax; no [N, V] tensor is made), one pass over the vocabulary per direction.
+ */
+function fusedVocabStats(h: tf.Tensor2D, w: tf.Tensor, weightGrad: boolean): tf.Tensor2D {
+  const grad = (x: tf.Tensor, stats: tf.Tensor, dy: tf.Tensor) => runFused<tf.Tensor[]>(FUSED.vocabStatsGrad, { h: x, w, stats, dy }, { weightGrad });
+  if (weightGrad) {
+    const op = tf.customGrad(((x: tf.Tensor, wv: tf.Tensor, save: tf.GradSaveFunc) => {
+      const out = runFused<tf.Tensor>(FUSED.vocabStats, { h: x, w: wv });
+      save([x, out]);
+      return { value: out, gradFunc: (dy: tf.Tensor, [sx, so]: tf.Tensor[]) => grad(sx, so, dy) };
+    }) as unknown as Parameters<typeof tf.customGrad>[0]);
+    return op(h, w) as tf.Tensor2D;
+  }
+  const op = tf.customGrad(((x: tf.Tensor, save: tf.GradSaveFunc) => {
+    const out = runFused<tf.Tensor>(FUSED.vocabStats, { h: x, w });
+    save([x, out]);
+    return { value: out, gradFunc: (dy: tf.Tensor, [sx, so]: tf.Tensor[]) => [grad(sx, so, dy)[0]] };
   }) as unknown as Parameters<typeof tf.customGrad>[0]);
   return op(h) as tf.Tensor2D;
 }

@@ -6,11 +6,8 @@ import { copyPeftAdapter, exportTarget, writeExport } from '../exportTarget.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 import { storageError } from '../storageError.js';
+import { exportGguf } from '../ggufExport.js';
 import { command, trainerOf } from './trainingRoutes.js';
-
-function exportGguf(_ctx: ServerContext, _id: string, _dir: string): string[] {
-  throw new ApiError(501, 'TODO', 'server_error');
-}
 
 export const listCheckpoints: Handler<'checkpoints.list'> = (ctx) => {
   const state = ctx.store.trainerState();
@@ -67,7 +64,7 @@ export const exportCheckpoint: Handler<'checkpoints.export'> = async (ctx, { par
   try {
     const files = await writeExport(target, (tmp) =>
       body.format === 'gguf'
-        ? exportGguf(ctx, cp.id, tmp) // TODO(lead): merged GGUF export in a worker
+        ? exportGguf({ modelDir: ctx.engine.info.dir, checkpointDir: source, dir: tmp, name: `${ctx.engine.info.name}-${cp.id}` }, ctx.log)
         : copyPeftAdapter(source, tmp, ctx.engine.info.name),
     );
     return { checkpoint: cp.id, format: body.format, dir: target, files };

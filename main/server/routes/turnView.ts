@@ -56,7 +56,7 @@ export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<Ap
     step: lead.step,
     checkpoint_id: o.checkpointId,
     version: o.live ? o.liveVersion : null,
-    reason: o.live ? null : 'what this step learned is not in the live adapter (rolled back to an earlier version, or held back)',
+    reason: o.live ? null : (o.heldBack ?? 'what this step learned is not in the live adapter (rolled back to an earlier version, or held back)'),
   };
 }
 

@@ -111,7 +111,7 @@ export interface NdAddon {
   vocabStatsGrad(h: Buf, w: Buf, stats: Buf, dstats: Buf, N: number, V: number, H: number, weightGrad: boolean): Buf[];
   /** RMSNorm of rows: [y, r] with r = 1/√(mean(x²) + eps) per row. */
   rmsNorm(x: Buf, w: Buf, R: number, D: number, eps: number): [Buf, Buf];
-  rmsNormGrad(x: Buf, w: Buf, r: Buf, dy: Buf, R: number, D: number): [Buf, Buf];
+  rmsNormGrad(x: Buf, w: Buf, dy: Buf, R: number, D: number, eps: number): [Buf, Buf];
   /** silu(g)·u. */
   swiglu(g: Buf, u: Buf): Buf;
   swigluGrad(g: Buf, u: Buf, dy: Buf): [Buf, Buf];

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { registerFusedGradients } from '../../ops/fusedGradients.js';
 import type { NativeAddon } from '../nativeAddon.js';
 import { ELEMENTWISE_KERNELS } from './kernels/elementwiseKernels.js';
 import { FUSED_KERNELS } from './kernels/fusedKernels.js';
@@ -18,4 +19,5 @@ export function registerNativeBackend(addon: NativeAddon): void {
   if (tf.findBackendFactory('native')) return;
   tf.registerBackend('native', () => new NativeBackend(addon.nd), 0);
   for (const k of NATIVE_KERNELS) tf.registerKernel(k);
+  registerFusedGradients();
 }

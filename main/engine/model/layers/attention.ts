@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { FUSED, fusedMaskedSoftmax, hasKernel } from './fused.js';
+import { FUSED, fusable, runFused } from '../../ops/fusedKernels.js';
 import { matmul } from './matmul.js';
 
 /** Additive mask value: finite, so masked rows never produce NaN in softmax or its gradient. */
@@ -62,16 +62,86 @@ export function groupedAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D
   const G = H / kvH;
   // [B, H, T, D] is [B, kvH, G, T, D] in memory, hence [B, kvH, G·T, D]: heads kv·G..kv·G+G−1 share KV head kv.
   const qg = tf.reshape(q, [B, kvH, G * T, D]);
-  const probs = hasKernel(FUSED.MASKED_SOFTMAX)
-    ? fusedMaskedSoftmax(matmul(qg, kT) as tf.Tensor4D, mask, 1 / Math.sqrt(D))
-    : unfusedProbs(matmul(qg, kT), mask, G, D);
+  const probs = maskedSoftmax(matmul(qg, kT) as tf.Tensor4D, mask, 1 / Math.sqrt(D)); // [B, kvH, G·T, S]
   const out = matmul(probs, v); // [B, kvH, G·T, D]
   const heads = tf.transpose(tf.reshape(out, [B, H, T, D]), [0, 2, 1, 3]); // [B, T, H, D]
   return tf.reshape(heads, [B, T, H * D]);
 }
 
-/** softmax(scores/√D + mask) with tfjs ops: the mask tiled for the G query heads of each KV head. */
-function unfusedProbs(raw: tf.Tensor, mask: tf.Tensor2D | tf.Tensor4D, G: number, D: number): tf.Tensor {
+/**
+ * softmax(scale·s + mask) over the last axis for scores s [B, kvH, G·T, S] and an additive mask
+ * [T, S] or [B, 1, T, S], shared by the G query heads of each KV head. One pass (the mask read
+ * in place, never tiled) where the backend has the kernel (native); tfjs ops elsewhere.
+ */
+export function maskedSoftmax(s: tf.Tensor4D, mask: tf.Tensor2D | tf.Tensor4D, scale: number): tf.Tensor4D {
+  if (fusable(FUSED.maskedSoftmax, s, mask)) return runFused(FUSED.maskedSoftmax, { s, mask }, { scale });
+  const G = s.shape[2] / mask.shape[mask.rank - 2];
   const fullMask = G === 1 ? mask : mask.rank === 2 ? tf.tile(mask, [G, 1]) : tf.tile(mask, [1, 1, G, 1]); // [G·T, S] or [B, 1, G·T, S]
-  return tf.softmax(tf.add(tf.mul(raw, 1 / Math.sqrt(D)), fullMask), -1); // [B, kvH, G·T, S]
+  return tf.softmax(tf.add(tf.mul(s, scale), fullMask), -1) as tf.Tensor4D;
+}
+
+/**
+ * Which keys each query of a forward pass sees: row b's T queries sit at positions
+ * start[b]..start[b]+T−1, its first pad[b] cache slots are padding, and with a sliding window a
+ * key is visible only within `window` positions. The additive mask tensor is built only when the
+ * composite attention needs it (the GPU kernel computes visibility itself). Its tensors outlive
+ * the scopes of the layers that build them (a forward pass frees each layer's intermediates when
+ * the layer ends): the pass that owns the mask disposes it.
+ */
+export class AttentionMask {
+  private built: tf.Tensor2D | tf.Tensor4D | null = null;
+  private rows: tf.Tensor2D | null = null;
+
+  constructor(
+    readonly T: number,
+    readonly S: number,
+    readonly start: readonly number[],
+    readonly pad: readonly number[],
+    readonly window: number | null,
+    /** Rows at different positions need a mask per row ([B, 1, T, S]); else one [T, S] mask. */
+    readonly perRow: boolean,
+  ) {}
+
+  /** The additive mask: [T, S], or [B, 1, T, S] per row. Built once; freed by {@link dispose}. */
+  tensor(): tf.Tensor2D | tf.Tensor4D {
+    if (!this.built) {
+      const { T, S, start, pad, window } = this;
+      this.built = tf.keep(
+        this.perRow
+          ? tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [start.length, 1, T, S])
+          : tf.tensor2d(attentionMask(T, S, start[0], window), [T, S]),
+      );
+    }
+    return this.built;
+  }
+
+  /** int32 [B, 2]: (start, pad) per row, for the GPU kernel. Built once; freed by {@link dispose}. */
+  rowsTensor(): tf.Tensor2D {
+    this.rows ??= tf.keep(tf.tensor2d(this.start.flatMap((s, b) => [s, this.pad[b]]), [this.start.length, 2], 'int32'));
+    return this.rows;
+  }
+
+  /** Frees the tensors built so far (a later call builds them again). */
+  dispose(): void {
+    this.built?.dispose();
+    this.rows?.dispose();
+    this.built = null;
+    this.rows = null;
+  }
+}
+
+/** Head sizes the GPU attention kernel takes (its tiles live in workgroup memory). */
+const FUSED_MAX_HEAD_DIM = 128;
+
+/**
+ * Causal grouped-query attention over a KV cache: one flash-style GPU kernel when inferring (no
+ * score matrix is stored), {@link groupedAttention} otherwise (and always while training, whose
+ * gradient it provides). Shapes as groupedAttention's; returns [B, T, heads·D].
+ */
+export function attention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, mask: AttentionMask, training: boolean): tf.Tensor3D {
+  const D = q.shape[3];
+  if (!training && D <= FUSED_MAX_HEAD_DIM && fusable(FUSED.attention, q, kT, v)) {
+    return runFused(FUSED.attention, { q, kT, v, rows: mask.rowsTensor() }, { window: mask.window ?? 0, scale: 1 / Math.sqrt(D) });
+  }
+  return groupedAttention(q, kT, v, mask.tensor());
 }

@@ -1,18 +1,19 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { fastTransposedMatmul } from '../../backends/capabilities.js';
-import { project, type WeightLayout } from './linear.js';
+import { transposesAreFree } from '../../backends/capabilities.js';
+import { project, projectBack, type ProjectionWeight, type WeightLayout } from './linear.js';
+import { addLoraUpdate } from './loraUpdate.js';
 import { transposeLast2 } from './matmul.js';
 
 /** a·b with transpose flags where the backend multiplies transposes fast, explicit transposes where it does not. */
 function mm(a: tf.Tensor, b: tf.Tensor, ta = false, tb = false): tf.Tensor {
-  if (fastTransposedMatmul()) return tf.matMul(a, b, ta, tb);
+  if (transposesAreFree()) return tf.matMul(a, b, ta, tb);
   return tf.matMul(ta ? transposeLast2(a) : a, tb ? transposeLast2(b) : b);
 }
 
 /** A frozen projection and the LoRA pair beside it. */
 export interface LoraProjection {
   /** The frozen weight, held in `layout` (see WeightLayout), and its frozen bias if any. */
-  w: tf.Tensor;
+  w: ProjectionWeight;
   layout: WeightLayout;
   bias?: tf.Tensor;
   /** A [in, r], B [r, out], and the update's scale (alpha / r). */
@@ -36,10 +37,10 @@ export function loraProject(x: tf.Tensor, p: LoraProjection, drop: tf.Tensor | n
     if (p.bias) y = tf.add(y, p.bias);
     save(drop ? [xin, xa, drop] : [xin, xa]);
     return {
-      value: tf.add(y, tf.mul(tf.matMul(xa, bv), p.scale)),
+      value: addLoraUpdate(y, xa, bv, p.scale),
       gradFunc: (dy: tf.Tensor, [sxin, sxa, sdrop]: tf.Tensor[]) => {
         const g = tf.mul(mm(dy, bv, false, true), p.scale); // dL/d(x·A): [T, r]
-        const base = p.layout === 'outIn' ? tf.matMul(dy, p.w) : mm(dy, p.w, false, true);
+        const base = projectBack(dy, p.w, p.layout, mm);
         const viaA = mm(g, av, false, true); // [T, in]
         const dx = tf.add(base, sdrop ? tf.mul(viaA, sdrop) : viaA);
         return [dx, mm(sxin, g, true, false), tf.mul(mm(sxa, dy, true, false), p.scale)];

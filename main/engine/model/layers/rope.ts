@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { ModelConfig } from '../config.js';
-import { FUSED, fusedRopeHeads, hasKernel } from './fused.js';
+import { FUSED, fusable, runFused } from '../../ops/fusedKernels.js';
 
 /**
  * RoPE inverse frequencies (length headDim/2), with the config's scaling applied:
@@ -73,8 +73,14 @@ export function applyRope(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Te
   return tf.concat([tf.sub(tf.mul(x1, cos), tf.mul(x2, sin)), tf.add(tf.mul(x2, cos), tf.mul(x1, sin))], -1) as tf.Tensor4D;
 }
 
-/** RoPE of heads x [B, T, heads, D], returned in attention's layout [B, heads, T, D]. */
-export function ropeHeads(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Tensor4D {
-  if (hasKernel(FUSED.ROPE)) return fusedRopeHeads(x, cos, sin);
-  return applyRope(tf.transpose(x, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin);
+/**
+ * RoPE on one projection's heads, with the transpose attention needs: x [B, T, heads, D] →
+ * [B, heads, T, D] (queries, values' layout), or [B, heads, D, T] with `keysT` (keys, which
+ * attention reads transposed so its scores are a plain matmul). cos/sin as {@link applyRope} takes
+ * them. One kernel where the backend has one (GPU, native); transposes around {@link applyRope} elsewhere.
+ */
+export function ropeHeads(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor, keysT: boolean): tf.Tensor4D {
+  if (fusable(FUSED.rope, x, cos, sin)) return runFused(FUSED.rope, { x, cos, sin }, { keysT });
+  const r = applyRope(tf.transpose(x, [0, 2, 1, 3]) as tf.Tensor4D, cos, sin);
+  return keysT ? (tf.transpose(r, [0, 1, 3, 2]) as tf.Tensor4D) : r;
 }

@@ -1,12 +1,14 @@
 import type { ChatGenerationResult, TokenReport } from '../../../engine/index.js';
 import { ApiError } from '../../apiError.js';
+import type { GenerateHandlers } from '../../inferenceEngine.js';
 import { sendJson } from '../../http.js';
 import { readRlMetadata } from '../../rlMetadata.js';
 import { RESPONDED, type Handler } from '../../routeTypes.js';
 import type { ServerContext } from '../../serverContext.js';
 import { completionId, toolCallId } from '../../wireFormat.js';
 import { completionOf, type AnswerHead } from './chatAnswer.js';
-import { toGenerationRequest } from './chatRequest.js';
+import { reserveAdapter } from './adapterChoice.js';
+import { checkPromptFits, toGenerationRequest } from './chatRequest.js';
 import { ChunkEmitter, finishStream } from './chatStream.js';
 import { openTurn, recordTurn, type CaptureInput } from './turnCapture.js';
 
@@ -25,7 +27,16 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
     gen: toGenerationRequest(r.body),
     adapterVersion: ctx.engine.adapterVersion,
   };
-  const episode = openTurn(ctx, c);
+  checkPromptFits(c.gen, ctx.engine.info);
+  c.reserved = await reserveAdapter(ctx, r.body.adapter);
+  if (c.reserved !== undefined) c.adapterVersion = c.reserved;
+  let episode: number;
+  try {
+    episode = openTurn(ctx, c);
+  } catch (err) {
+    if (c.reserved !== undefined) ctx.engine.releaseAdapter(c.reserved);
+    throw err;
+  }
   const head: AnswerHead = {
     id: c.id,
     created: Math.floor(arrivedAt / 1000),
@@ -40,26 +51,38 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
   });
   const record = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) =>
     recordTurn(ctx, c, episode, result, callIds, queueMs);
-  if (r.body.stream) await streamed(ctx, r, c, head, headers, ac.signal, record);
-  else await whole(ctx, r, c, head, headers, ac.signal, record);
+  const reply: Reply = { ctx, r, c, head, headers, signal: ac.signal, record };
+  if (r.body.stream) await streamed(reply);
+  else await whole(reply);
   return RESPONDED;
 };
 
-type RecordFn = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => void;
+/** Everything an answer needs: the request, the turn being captured, the answer's fixed parts, how to record it. */
+interface Reply {
+  ctx: ServerContext;
+  r: ChatRequest;
+  c: CaptureInput;
+  head: AnswerHead;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  record: (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => void;
+}
 
-async function whole(
-  ctx: ServerContext,
-  r: ChatRequest,
-  c: CaptureInput,
-  head: AnswerHead,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-  record: RecordFn,
-): Promise<void> {
+/** Starts the generation; a refusal (thrown at once, e.g. a full queue) gives back the adapter version the request held. */
+function generate(ctx: ServerContext, c: CaptureInput, handlers: GenerateHandlers): Promise<ChatGenerationResult> {
+  try {
+    return ctx.engine.generate(c.gen, handlers, c.reserved);
+  } catch (err) {
+    if (c.reserved !== undefined) ctx.engine.releaseAdapter(c.reserved);
+    throw err;
+  }
+}
+
+async function whole({ ctx, r, c, head, headers, signal, record }: Reply): Promise<void> {
   let queueMs: number | null = null;
   const callIds: string[] = [];
   const tokens: TokenReport[] = [];
-  const result = await ctx.engine.generate(c.gen, {
+  const result = await generate(ctx, c, {
     signal,
     onStart: (s) => (queueMs = s.queuedMs),
     onDelta: (d) => {
@@ -73,18 +96,10 @@ async function whole(
 }
 
 /** Streaming: a full queue is refused with a real 429 (thrown synchronously) before the 200 stream opens. */
-async function streamed(
-  ctx: ServerContext,
-  r: ChatRequest,
-  c: CaptureInput,
-  head: AnswerHead,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-  record: RecordFn,
-): Promise<void> {
+async function streamed({ ctx, r, c, head, headers, signal, record }: Reply): Promise<void> {
   const emitter = new ChunkEmitter(head);
   let queueMs: number | null = null;
-  const done = ctx.engine.generate(c.gen, {
+  const done = generate(ctx, c, {
     signal,
     onStart: (s) => {
       queueMs = s.queuedMs;

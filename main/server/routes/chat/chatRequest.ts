@@ -31,3 +31,24 @@ export function toGenerationRequest(body: ChatCompletionRequest): ChatGeneration
     topLogprobs: body.top_logprobs ?? 0,
   };
 }
+
+/**
+ * Refuses, before the worker spends any time on it, a prompt that cannot fit: one token stands for
+ * at most `maxTokenChars` characters, so more characters than context × that need more tokens than
+ * the model reads. (The worker's exact check, after tokenizing, still catches the rest.)
+ */
+export function checkPromptFits(gen: ChatGenerationRequest, info: { contextLength: number; maxTokenChars: number }): void {
+  let chars = gen.tools ? JSON.stringify(gen.tools).length : 0;
+  for (const m of gen.messages) {
+    chars += m.content.length + (m.reasoning_content?.length ?? 0) + (m.tool_calls ? JSON.stringify(m.tool_calls).length : 0);
+  }
+  const atLeast = Math.ceil(chars / info.maxTokenChars);
+  if (atLeast <= info.contextLength) return;
+  throw new ApiError(
+    400,
+    `This model's maximum context length is ${info.contextLength} tokens. However, your messages resulted in at least ${atLeast} tokens (${chars} characters). Please reduce the length of the messages.`,
+    'invalid_request_error',
+    'context_length_exceeded',
+    'messages',
+  );
+}

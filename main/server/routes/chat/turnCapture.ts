@@ -1,6 +1,7 @@
 import type { ChatGenerationRequest, ChatGenerationResult } from '../../../engine/index.js';
 import type { ChatCompletionRequest } from '../../../protocol/openai.js';
 import { ApiError } from '../../apiError.js';
+import type { TurnRecord } from '../../../store/turnStore.js';
 import type { RlMetadata } from '../../rlMetadata.js';
 import type { ServerContext } from '../../serverContext.js';
 import { isDiskFull, storageError } from '../../storageError.js';
@@ -14,7 +15,10 @@ export interface CaptureInput {
   t0: number;
   body: ChatCompletionRequest;
   gen: ChatGenerationRequest;
+  /** The adapter version that answers. */
   adapterVersion: number;
+  /** Set when the request asked for a version other than the live one (`adapter`), held for it. */
+  reserved?: number;
 }
 
 /**
@@ -53,47 +57,7 @@ export function recordTurn(
   queueMs: number | null,
 ): void {
   try {
-    ctx.store.turns.insertTurn(
-      {
-        id: c.id,
-        sessionId: c.meta.sessionId,
-        type: c.meta.turnType,
-        createdAt: c.arrivedAt,
-        completedAt: Date.now(),
-        model: ctx.options.servedModelName,
-        adapterVersion: c.adapterVersion,
-        requestMessages: c.body.messages,
-        tools: c.body.tools ?? null,
-        params: {
-          temperature: c.gen.temperature ?? null,
-          top_p: c.gen.topP ?? null,
-          top_k: c.gen.topK ?? null,
-          seed: c.gen.seed ?? null,
-          max_tokens: result.maxTokens,
-          stop: c.gen.stop ?? null,
-          template_vars: c.gen.templateVars,
-          tools_in_prompt: c.gen.tools !== undefined,
-        },
-        promptText: result.promptText,
-        promptIds: result.promptIds,
-        rawText: result.rawText,
-        responseText: result.content,
-        reasoningText: result.reasoning,
-        toolCalls: result.toolCalls.length
-          ? result.toolCalls.map((call, i) => ({ id: callIds[i], name: call.name, arguments: call.arguments }))
-          : null,
-        responseIds: result.responseIds,
-        responseLogprobs: result.logprobs,
-        finishReason: result.finishReason,
-        promptTokens: result.promptIds.length,
-        completionTokens: result.responseIds.length,
-        queueMs,
-        prefillMs: result.prefillMs,
-        decodeMs: result.decodeMs,
-        totalMs: performance.now() - c.t0,
-      },
-      episode,
-    );
+    ctx.store.turns.insertTurn(turnRecord(ctx, c, result, callIds, queueMs), episode);
     if (c.meta.sessionId && c.meta.sessionDone) ctx.store.turns.endSession(c.meta.sessionId, 'done', Date.now());
   } catch (err) {
     ctx.log(`clawloop: recording turn ${c.id} failed: ${(err as Error).message}`);
@@ -107,6 +71,54 @@ export function recordTurn(
   }
   publishCaptured(ctx, c, result);
   if (c.meta.turnType === 'main' && c.meta.sessionId) ctx.wakeTrainer();
+}
+
+/** The row of a finished generation: what was asked, the exact tokens, and how long it took. */
+function turnRecord(
+  ctx: ServerContext,
+  c: CaptureInput,
+  result: ChatGenerationResult,
+  callIds: string[],
+  queueMs: number | null,
+): TurnRecord {
+  return {
+    id: c.id,
+    sessionId: c.meta.sessionId,
+    type: c.meta.turnType,
+    createdAt: c.arrivedAt,
+    completedAt: Date.now(),
+    model: ctx.options.servedModelName,
+    adapterVersion: c.adapterVersion,
+    requestMessages: c.body.messages,
+    tools: c.body.tools ?? null,
+    params: {
+      temperature: c.gen.temperature ?? null,
+      top_p: c.gen.topP ?? null,
+      top_k: c.gen.topK ?? null,
+      seed: c.gen.seed ?? null,
+      max_tokens: result.maxTokens,
+      stop: c.gen.stop ?? null,
+      template_vars: c.gen.templateVars,
+      tools_in_prompt: c.gen.tools !== undefined,
+    },
+    promptText: result.promptText,
+    promptIds: result.promptIds,
+    rawText: result.rawText,
+    responseText: result.content,
+    reasoningText: result.reasoning,
+    toolCalls: result.toolCalls.length
+      ? result.toolCalls.map((call, i) => ({ id: callIds[i], name: call.name, arguments: call.arguments }))
+      : null,
+    responseIds: result.responseIds,
+    responseLogprobs: result.logprobs,
+    finishReason: result.finishReason,
+    promptTokens: result.promptIds.length,
+    completionTokens: result.responseIds.length,
+    queueMs,
+    prefillMs: result.prefillMs,
+    decodeMs: result.decodeMs,
+    totalMs: performance.now() - c.t0,
+  };
 }
 
 function publishCaptured(ctx: ServerContext, c: CaptureInput, result: ChatGenerationResult): void {

@@ -1,0 +1,26 @@
+/** Compare: one prompt answered by two versions side by side; the pick is recorded as feedback. */
+import { ensureCheckpoint, expect, openScreen, test } from './fixtures.js';
+
+test('Compare asks both versions and records the pick as 👍 and 👎', async ({ app, core }) => {
+  await ensureCheckpoint(core);
+  await openScreen(app, 'Checkpoints');
+  await app.getByRole('row').filter({ has: app.getByRole('button', { name: 'Compare' }) }).first().getByRole('button', { name: 'Compare' }).click();
+  const panel = app.getByRole('region', { name: 'Compare two versions' });
+  const live = Number((await app.getByRole('status').filter({ hasText: 'Live: v' }).first().textContent())!.match(/Live: v(\d+)/)![1]);
+  // The base model against the live version: the two answers come from the two versions asked for.
+  await panel.getByRole('combobox', { name: 'A' }).selectOption({ label: 'v0 (base model)' });
+  await panel.getByRole('combobox', { name: 'B' }).selectOption('live');
+  await panel.getByRole('textbox', { name: 'Prompt' }).fill('How many seconds are in 2 minutes?');
+  await panel.getByRole('button', { name: 'Ask both' }).click();
+  const a = panel.getByRole('region', { name: 'Answer A' });
+  const b = panel.getByRole('region', { name: 'Answer B' });
+  await expect(a.getByRole('heading', { name: 'A · v0' })).toBeVisible({ timeout: 60_000 });
+  await expect(b.getByRole('heading', { name: `B · v${live}` })).toBeVisible({ timeout: 60_000 });
+  await expect(b.getByRole('button', { name: 'B is better' })).toBeEnabled({ timeout: 60_000 });
+  await b.getByRole('button', { name: 'B is better' }).click();
+  await expect(panel.getByRole('status')).toHaveText('Recorded: 👍 on B, 👎 on A. Both will train.');
+  // Both answers are recorded turns with that feedback.
+  await openScreen(app, 'Data');
+  await app.getByLabel('Has feedback').selectOption('yes');
+  await expect(app.getByRole('row').filter({ hasText: 'How many seconds are in 2 minutes?' })).toHaveCount(2);
+});

@@ -1,0 +1,24 @@
+/**
+ * Where the desktop app's core keeps its data and whether one is already running there. Same rules
+ * as the command line (main/cli/dataDir.ts and serverFile.ts), restated here so the main process
+ * does not load the core's modules (SQLite and all).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** CLAWLOOP_HOME, else ~/.clawloop: the desktop app and `clawloop serve` share one data folder. */
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CLAWLOOP_HOME ? path.resolve(env.CLAWLOOP_HOME) : path.join(os.homedir(), '.clawloop');
+}
+
+/** The URL of a core already serving this data folder (a `clawloop serve` in a terminal), or null. */
+export function runningCoreUrl(dir: string): string | null {
+  try {
+    const info = JSON.parse(fs.readFileSync(path.join(dir, 'server.json'), 'utf8')) as { pid: number; url: string };
+    process.kill(info.pid, 0);
+    return info.url.replace(/\/v1\/?$/, '');
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * The one contract between the Electron shell and the page: what the preload exposes on
+ * `window.clawloopDesktop` (only what a web page cannot do itself), and the IPC channel of each.
+ * Types and constants only, so both the preload and the renderer can import it.
+ */
+export interface DesktopApi {
+  /** Opens a folder picker for a model folder; null when cancelled. */
+  chooseModelFolder(): Promise<string | null>;
+  /** Opens a folder picker for where to write an export; null when cancelled. */
+  chooseExportFolder(): Promise<string | null>;
+  /** Shows a file or folder in the system's file manager. */
+  revealFile(path: string): Promise<void>;
+}
+
+export const DESKTOP_CHANNELS = {
+  chooseModelFolder: 'clawloop:choose-model-folder',
+  chooseExportFolder: 'clawloop:choose-export-folder',
+  revealFile: 'clawloop:reveal-file',
+} as const satisfies Record<keyof DesktopApi, string>;
+
+/** The global name the preload exposes the API under. */
+export const DESKTOP_GLOBAL = 'clawloopDesktop';

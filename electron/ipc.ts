@@ -1,0 +1,35 @@
+/**
+ * The IPC handlers behind the preload's three functions. Each checks that the call comes from the
+ * app's own page and validates its arguments before touching the file system.
+ */
+import path from 'node:path';
+import { BrowserWindow, dialog, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
+import { DESKTOP_CHANNELS } from './desktopApi.js';
+import { fromApp } from './security.js';
+
+async function chooseFolder(e: IpcMainInvokeEvent, title: string, buttonLabel: string): Promise<string | null> {
+  const win = BrowserWindow.getAllWindows().find((w) => w.webContents === e.sender);
+  if (!win) return null;
+  const r = await dialog.showOpenDialog(win, { title, buttonLabel, properties: ['openDirectory', 'createDirectory'] });
+  return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
+}
+
+export function registerIpc(origin: () => string | null): void {
+  const guard = (e: IpcMainInvokeEvent) => {
+    if (!fromApp(e.senderFrame?.url, origin())) throw new Error('refused: this call did not come from the ClawLoop app');
+  };
+  ipcMain.handle(DESKTOP_CHANNELS.chooseModelFolder, (e) => {
+    guard(e);
+    return chooseFolder(e, 'Choose a model folder (config.json, *.safetensors, tokenizer.json)', 'Use this model');
+  });
+  ipcMain.handle(DESKTOP_CHANNELS.chooseExportFolder, (e) => {
+    guard(e);
+    return chooseFolder(e, 'Choose where to write the export', 'Export here');
+  });
+  ipcMain.handle(DESKTOP_CHANNELS.revealFile, (e, target: unknown) => {
+    guard(e);
+    if (typeof target !== 'string' || !path.isAbsolute(target) || target.includes('\0'))
+      throw new Error(`revealFile needs an absolute path; got ${JSON.stringify(target)}`);
+    shell.showItemInFolder(path.normalize(target));
+  });
+}

@@ -1,0 +1,137 @@
+import type { LoraAdapter } from '../engine/index.js';
+import type { Competence } from '../protocol/checkpoints.js';
+import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js';
+import { restoreCheckpoint } from './checkpointing.js';
+import { competenceVerdict, type CompetenceMeasure } from './competenceGate.js';
+import type { TrainerContext } from './trainerContext.js';
+
+/**
+ * The competence gate in the learning loop (docs/learning-loop.md, "The competence gate"): before
+ * a step, the live policy's answers and the reference accuracy are at hand; after it, the new
+ * checkpoint answers the same held-out prompts and goes live only if its accuracy is within the
+ * margin of the best live policy. A checkpoint held back stays saved (a rollback can still make it
+ * live) and training continues from the live policy.
+ */
+
+/** Whether this step's checkpoint waits for the gate. */
+export function gateOn(ctx: TrainerContext): boolean {
+  return ctx.gate.on(ctx.config);
+}
+
+/**
+ * Measures what a check compares with, if not known yet: the live policy's answers (the next
+ * candidate is diffed against them) and the reference accuracy, the best of the base model and
+ * the live policy. Runs before a step, while the trained adapter is still the live one.
+ */
+export async function prepareGate(ctx: TrainerContext): Promise<void> {
+  const { config: c, gate, policy, store } = ctx;
+  if (!gate.on(c) || gate.liveMeasure(c, policy.checkpoint)) return;
+  const key = gate.key(c);
+  const live = await gate.measure(ctx.model, policy.adapter, c, null);
+  gate.setLive(c, policy.checkpoint, live);
+  let ref = store.competenceReference();
+  if (ref?.key !== key) {
+    const base = policy.adapter ? await gate.measure(ctx.model, null, c, live) : live;
+    ref = { key, accuracy: base.accuracy, source: 'base' };
+    ctx.log(
+      `competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`,
+    );
+  }
+  if (policy.checkpoint && live.accuracy > ref.accuracy) ref = { key, accuracy: live.accuracy, source: policy.checkpoint };
+  store.setCompetenceReference(ref);
+  ctx.log(
+    `competence gate: the live policy (${policy.checkpoint ?? 'base model'}) answers ${pct(live.accuracy)} right (${live.seconds.toFixed(1)} s); reference ${pct(ref.accuracy)}`,
+  );
+}
+
+/** Checks a checkpoint that was just saved with `gatePending`, then makes it live or holds it back. */
+export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, adapter: LoraAdapter): Promise<void> {
+  const { config: c, gate, store } = ctx;
+  const key = gate.key(c);
+  const ref = store.competenceReference();
+  const like = gate.liveMeasure(c, ctx.policy.checkpoint);
+  if (!ref || ref.key !== key || !like) throw new Error('the competence gate was not prepared before the step');
+  const m = await gate.measure(ctx.model, adapter, c, like);
+  const v = competenceVerdict(m.accuracy, m.n, ref, c.competence_margin);
+  const competence: Competence = { accuracy: m.accuracy, n: m.n, held_back: v.heldBack, reason: v.reason, seconds: m.seconds };
+  if (v.heldBack) holdBack(ctx, cp, competence, key);
+  else await goLive(ctx, cp, competence, m, ref);
+  ctx.emit({
+    type: 'event',
+    event: {
+      event: 'checkpoint.saved',
+      data: {
+        checkpoint_id: cp.id,
+        version: cp.adapterVersion,
+        parent: cp.parentId,
+        step: cp.step,
+        metrics: {
+          loss: cp.metrics.loss,
+          reward_mean: cp.metrics.mean_reward,
+          samples: cp.metrics.samples.total,
+          tokens: cp.metrics.tokens,
+        },
+        competence: { accuracy: competence.accuracy, n: competence.n, held_back: competence.held_back, reason: competence.reason },
+      },
+    },
+  });
+  ctx.log(
+    `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${m.seconds.toFixed(1)} s): ` +
+      (v.heldBack ? v.reason! : `live as adapter version ${cp.adapterVersion}`),
+  );
+}
+
+async function goLive(ctx: TrainerContext, cp: CheckpointRow, competence: Competence, m: CompetenceMeasure, ref: CompetenceReference): Promise<void> {
+  const key = ref.key;
+  const next = m.accuracy > ref.accuracy ? { key, accuracy: m.accuracy, source: cp.id } : ref;
+  ctx.store.recordGateVerdict(cp.id, competence, key, cp.adapterVersion, next);
+  ctx.gate.setLive(ctx.config, cp.id, m);
+  ctx.policy.version = cp.adapterVersion;
+  ctx.policy.checkpoint = cp.id;
+  ctx.emit(await ctx.policy.event('trained'));
+}
+
+/** Keeps the checkpoint out of service; training continues from the live policy's adapter and optimizer. */
+function holdBack(ctx: TrainerContext, cp: CheckpointRow, competence: Competence, key: string): void {
+  ctx.store.recordGateVerdict(cp.id, competence, key, null, null);
+  const live = ctx.policy.checkpoint;
+  if (live) restoreCheckpoint(ctx, live);
+  else ctx.policy.clear();
+}
+
+/**
+ * After a restart: a checkpoint saved before the crash but never checked is checked now (or, with
+ * the gate off, made live as it would have been).
+ */
+export async function resumePendingGate(ctx: TrainerContext): Promise<void> {
+  const cp = ctx.store.pendingCheckpoint();
+  if (!cp) return;
+  if (gateOn(ctx)) await prepareGate(ctx);
+  // The candidate becomes the trained policy, as right after its step; a hold-back restores the live one.
+  restoreCheckpoint(ctx, cp.id);
+  if (gateOn(ctx)) return gateCheckpoint(ctx, cp, ctx.policy.adapter!);
+  ctx.store.recordGateVerdict(cp.id, null, null, cp.adapterVersion, null);
+  ctx.policy.version = cp.adapterVersion;
+  ctx.policy.checkpoint = cp.id;
+  ctx.emit(await ctx.policy.event('trained'));
+  ctx.log(`${cp.id} was waiting for the competence gate, which is off now: live unchecked as adapter version ${cp.adapterVersion}`);
+}
+
+/**
+ * A rollback made `target` live by hand: it counts among the live policies the reference is the
+ * best of, and a checkpoint still waiting for the gate is left out of service (the user chose).
+ */
+export function gateAfterRollback(ctx: TrainerContext, target: string | null): void {
+  const { store, config: c, gate } = ctx;
+  const pending = store.pendingCheckpoint();
+  if (pending) store.recordGateVerdict(pending.id, null, null, null, null);
+  const cp = target ? store.checkpoint(target) : null;
+  const ref = store.competenceReference();
+  if (!cp?.competence || !ref || !gate.set || cp.competenceKey !== ref.key || ref.key !== gate.key(c)) return;
+  if (cp.competence.accuracy > ref.accuracy)
+    store.setCompetenceReference({ key: ref.key, accuracy: cp.competence.accuracy, source: cp.id });
+}
+
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)} %`;
+}

@@ -1,0 +1,102 @@
+import { DecodeBatcher, generateText, scoreResponses, type LoraAdapter, type Model } from '../engine/index.js';
+
+/** A policy's greedy answers to the competence prompts: token ids (a final stop token included). */
+export interface GreedyAnswers {
+  ids: number[][];
+  /** Answers that had to be generated (the rest were the reference's, unchanged). */
+  generated: number;
+}
+
+export interface AnswerOptions {
+  /** Tokens an answer may have. */
+  maxTokens: number;
+}
+
+/** The text of an answer as the checks read it: special tokens and reasoning left out. */
+export function answerText(model: Model, ids: readonly number[]): string {
+  const eos = new Set(model.generation.eosTokenIds);
+  const body = ids.length && eos.has(ids[ids.length - 1]) ? ids.slice(0, -1) : ids;
+  return model.tokenizer
+    .decode(body, { skipSpecialTokens: true })
+    .replace(/<think>[\s\S]*?(<\/think>|$)/g, '')
+    .trim();
+}
+
+/** The greedy answer that starts with `prefix`: the prefix when it already ended, else its continuation. */
+async function finish(
+  model: Model,
+  adapter: LoraAdapter | null,
+  prompt: readonly number[],
+  prefix: number[],
+  o: AnswerOptions,
+  batcher: DecodeBatcher,
+): Promise<number[]> {
+  const eos = model.generation.eosTokenIds;
+  if ((prefix.length && eos.includes(prefix[prefix.length - 1])) || prefix.length >= o.maxTokens) return prefix;
+  const r = await generateText(model.lm, model.tokenizer, [...prompt, ...prefix], {
+    maxNewTokens: o.maxTokens - prefix.length,
+    temperature: 0,
+    stopTokenIds: eos,
+    adapter,
+    batcher,
+  });
+  return [...prefix, ...r.tokens];
+}
+
+/** Greedy answers of a policy (null adapter: the base model), decoded together in one batch. */
+export async function greedyAnswers(
+  model: Model,
+  adapter: LoraAdapter | null,
+  prompts: ReadonlyArray<readonly number[]>,
+  o: AnswerOptions,
+): Promise<GreedyAnswers> {
+  const batcher = new DecodeBatcher(model.lm);
+  const ids = await Promise.all(prompts.map((p) => finish(model, adapter, p, [], o, batcher)));
+  return { ids, generated: prompts.length };
+}
+
+/**
+ * Greedy answers of a policy, given another policy's greedy answers to the same prompts. One
+ * teacher-forced pass reads each reference answer under the new policy: where the new policy's
+ * most likely token is the reference's at every position, its greedy answer *is* the reference
+ * answer (greedy decoding is a function of those argmaxes). Only answers that diverge are
+ * generated, from the first token where they do. Exact, and far cheaper than decoding every answer
+ * when an update changes few of them.
+ */
+export async function greedyAnswersLike(
+  model: Model,
+  adapter: LoraAdapter | null,
+  prompts: ReadonlyArray<readonly number[]>,
+  reference: ReadonlyArray<readonly number[]>,
+  o: AnswerOptions,
+): Promise<GreedyAnswers> {
+  if (reference.length !== prompts.length) throw new Error(`${reference.length} reference answers for ${prompts.length} prompts`);
+  // Sorted by length, so the sequences of one forward pass need little padding.
+  const usable = prompts
+    .map((_, i) => i)
+    .filter((i) => reference[i].length > 0)
+    .sort((a, b) => prompts[a].length + reference[a].length - (prompts[b].length + reference[b].length));
+  const scored = await scoreResponses(
+    model.lm,
+    usable.map((i) => ({ promptIds: prompts[i], responseIds: reference[i] })),
+    { adapter, topK: 1, batchSize: 16 },
+  );
+  const prefixes: Array<number[] | null> = prompts.map(() => []);
+  usable.forEach((i, k) => {
+    const ref = reference[i];
+    const top = scored[k].top!;
+    const j = top.findIndex((t, pos) => t[0].id !== ref[pos]);
+    prefixes[i] = j < 0 ? null : [...ref.slice(0, j), top[j][0].id];
+  });
+  const batcher = new DecodeBatcher(model.lm);
+  let generated = 0;
+  const ids = await Promise.all(
+    prompts.map((p, i) => {
+      const prefix = prefixes[i];
+      if (prefix === null) return [...reference[i]];
+      generated++;
+      return finish(model, adapter, p, prefix, o, batcher);
+    }),
+  );
+  return { ids, generated };
+}

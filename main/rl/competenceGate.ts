@@ -1,0 +1,130 @@
+import type { LoraAdapter, Model } from '../engine/index.js';
+import type { TrainingConfig } from '../protocol/training.js';
+import {
+  competenceAccuracy,
+  competenceSample,
+  COMPETENCE_FILE,
+  CompetenceSetError,
+  loadCompetenceSet,
+  type CompetenceItem,
+  type CompetenceSet,
+} from '../tasks/competenceSet.js';
+import { answerText, greedyAnswers, greedyAnswersLike } from './competenceAnswers.js';
+
+/** A policy's result on the gate's prompts. */
+export interface CompetenceMeasure {
+  accuracy: number;
+  n: number;
+  /** Greedy answers (token ids), kept to diff the next candidate against. */
+  answers: number[][];
+  correct: boolean[];
+  /** Answers generated rather than taken unchanged from the reference policy. */
+  generated: number;
+  seconds: number;
+}
+
+/** Whether a candidate may go live, and if not, why (docs/learning-loop.md, "The competence gate"). */
+export function competenceVerdict(
+  accuracy: number,
+  n: number,
+  reference: { accuracy: number; source: string },
+  margin: number,
+): { heldBack: boolean; reason: string | null } {
+  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+  const drop = reference.accuracy - accuracy;
+  // A drop of exactly the margin passes; the epsilon keeps 3-point margins exact in floating point.
+  if (drop <= margin + 1e-9) return { heldBack: false, reason: null };
+  const from = reference.source === 'base' ? 'the base model' : reference.source;
+  return {
+    heldBack: true,
+    reason:
+      `held back by the competence gate: ${pct(accuracy)} on ${n} held-out prompts, ${(100 * drop).toFixed(1)} points below ` +
+      `the best live policy (${pct(reference.accuracy)}, ${from}); the margin is ${(100 * margin).toFixed(1)} points`,
+  };
+}
+
+/**
+ * The competence set the gate checks candidates on, the fixed sample of it a check uses, and the
+ * greedy answers of the live policy (a new candidate is diffed against them, so a check decodes
+ * only the answers the update changed).
+ */
+export class CompetenceGate {
+  private live: { key: string; checkpoint: string | null; measure: CompetenceMeasure } | null = null;
+  private sampled: { n: number; items: CompetenceItem[]; prompts: number[][] } | null = null;
+
+  private constructor(
+    readonly set: CompetenceSet | null,
+    /** Why there is no set: the sentence the status shows. */
+    private readonly missing: string | null,
+  ) {}
+
+  /** The model folder's competence set; a folder without one (or with a broken one) leaves the gate off. */
+  static load(modelDir: string): CompetenceGate {
+    try {
+      const set = loadCompetenceSet(modelDir);
+      if (set) return new CompetenceGate(set, null);
+      return new CompetenceGate(
+        null,
+        `the model folder has no ${COMPETENCE_FILE}, so new checkpoints go live unchecked (add one to turn the gate on)`,
+      );
+    } catch (err) {
+      if (!(err instanceof CompetenceSetError)) throw err;
+      return new CompetenceGate(null, `${err.message}; fix the file and restart to turn the gate on`);
+    }
+  }
+
+  /** Whether checkpoints are checked under this configuration. */
+  on(c: TrainingConfig): boolean {
+    return c.competence_gate && this.set !== null;
+  }
+
+  /** One sentence for the status: what the gate checks, or why it is off. */
+  describe(c: TrainingConfig): string {
+    if (!this.set) return `off: ${this.missing}`;
+    if (!c.competence_gate) return 'off: competence_gate is false, so new checkpoints go live unchecked';
+    const n = Math.min(c.competence_prompts, this.set.items.length);
+    return `on: each checkpoint answers ${n} of the ${this.set.items.length} prompts of ${COMPETENCE_FILE} and is held back when its accuracy falls more than ${(100 * c.competence_margin).toFixed(1)} points below the best live policy`;
+  }
+
+  /** Names the prompts and decoding a verdict is on; verdicts with different keys are not compared. */
+  key(c: TrainingConfig): string {
+    return `${this.set!.hash}:${Math.min(c.competence_prompts, this.set!.items.length)}:${c.competence_max_tokens}`;
+  }
+
+  /** The cached measure of the live policy, when it is current. */
+  liveMeasure(c: TrainingConfig, checkpoint: string | null): CompetenceMeasure | null {
+    const l = this.live;
+    return l && l.key === this.key(c) && l.checkpoint === checkpoint ? l.measure : null;
+  }
+
+  /** Remembers the live policy's measure (after it was measured, or after a candidate went live). */
+  setLive(c: TrainingConfig, checkpoint: string | null, measure: CompetenceMeasure): void {
+    this.live = { key: this.key(c), checkpoint, measure };
+  }
+
+  /**
+   * Greedy accuracy of a policy on the sample. With `like` (another policy's measure on the same
+   * prompts), only the answers that differ from its answers are decoded.
+   */
+  async measure(model: Model, adapter: LoraAdapter | null, c: TrainingConfig, like: CompetenceMeasure | null): Promise<CompetenceMeasure> {
+    const t0 = performance.now();
+    const { items, prompts } = this.sample(model, c);
+    const o = { maxTokens: c.competence_max_tokens };
+    const g = like ? await greedyAnswersLike(model, adapter, prompts, like.answers, o) : await greedyAnswers(model, adapter, prompts, o);
+    const { accuracy, correct } = competenceAccuracy(
+      items,
+      g.ids.map((ids) => answerText(model, ids)),
+    );
+    return { accuracy, n: items.length, answers: g.ids, correct, generated: g.generated, seconds: (performance.now() - t0) / 1000 };
+  }
+
+  private sample(model: Model, c: TrainingConfig): { items: CompetenceItem[]; prompts: number[][] } {
+    const n = Math.min(c.competence_prompts, this.set!.items.length);
+    if (this.sampled?.n !== n) {
+      const items = competenceSample(this.set!, n);
+      const prompts = items.map((it) => model.encodeChat({ messages: it.messages, addGenerationPrompt: true }).ids);
+      this.sampled = { n, items, prompts };
+    }
+    return this.sampled;
+  }
+}

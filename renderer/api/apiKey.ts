@@ -1,0 +1,64 @@
+/**
+ * The API key the app sends. `clawloop serve` prints the app's URL as `…/#key=<key>` when the core
+ * has a key: the app takes it from the fragment, keeps it in storage, and removes it from the
+ * address bar (so it is not bookmarked or shared by accident).
+ */
+export interface KeyValueStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+export const API_KEY_STORAGE_KEY = 'clawloop.apiKey';
+
+/** Splits `#key=…` out of a location hash; `rest` is the hash without it ('' when nothing is left). */
+export function keyFromFragment(hash: string): { key: string | null; rest: string } {
+  const h = hash.startsWith('#') ? hash.slice(1) : hash;
+  if (!h) return { key: null, rest: '' };
+  const params = new URLSearchParams(h);
+  const key = params.get('key');
+  if (key === null) return { key: null, rest: hash };
+  params.delete('key');
+  const rest = params.toString();
+  return { key: key.trim() || null, rest: rest ? `#${rest}` : '' };
+}
+
+/** The one owner of the key: the transport reads it for each request, the Connect screen shows it. */
+export class ApiKeyStore {
+  private key: string | null;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly storage: KeyValueStorage | null) {
+    this.key = safeGet(storage, API_KEY_STORAGE_KEY);
+  }
+
+  get(): string | null {
+    return this.key;
+  }
+
+  /** Remembers a key (null forgets it). */
+  set(key: string | null): void {
+    this.key = key && key.trim() ? key.trim() : null;
+    try {
+      if (this.key) this.storage?.setItem(API_KEY_STORAGE_KEY, this.key);
+      else this.storage?.removeItem(API_KEY_STORAGE_KEY);
+    } catch {
+      // storage full or blocked: the key still works for this page
+    }
+    this.listeners.forEach((l) => l());
+  }
+
+  /** Calls `listener` after every change of the key; returns how to stop (React's useSyncExternalStore). */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  };
+}
+
+export function safeGet(storage: KeyValueStorage | null, key: string): string | null {
+  try {
+    return storage?.getItem(key) ?? null;
+  } catch {
+    return null;
+  }
+}

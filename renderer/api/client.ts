@@ -1,0 +1,138 @@
+/**
+ * The app's one API client: every call goes through the route table of the contract
+ * (main/protocol/api.ts), so the method, the path and the types come from one place, and every
+ * JSON answer is checked against the route's response schema (an answer of the wrong shape is an
+ * error that names the field, not a blank screen later). Components never call fetch; stores call
+ * these methods.
+ */
+import { API, routePath, type QueryOf, type RequestOf, type ResponseOf, type RouteName } from '../../main/protocol/api.js';
+import type { ExportFormat, SettingsPatch, TrainingConfigPatch, TurnQuery } from './contract.js';
+import { streamChat, type ChatDelta, type ChatStreamRequest, type ChatStreamResult, type ChatStreamStart } from './chatStream.js';
+import { ApiRequestError, Transport, type RequestOptions, type TransportOptions } from './transport.js';
+
+/** The routes that answer one JSON document. */
+export type JsonRoute = { [K in RouteName]: (typeof API)[K]['response']['kind'] extends 'json' ? K : never }[RouteName];
+
+interface CallOptions<N extends JsonRoute> {
+  params?: Record<string, string>;
+  query?: QueryOf<N>;
+  body?: RequestOf<N>;
+  signal?: AbortSignal;
+}
+
+export class ApiClient {
+  readonly transport: Transport;
+
+  constructor(options: TransportOptions) {
+    this.transport = new Transport(options);
+  }
+
+  /** Calls a route of the table and checks its JSON answer against the route's schema. */
+  async call<N extends JsonRoute>(name: N, o: CallOptions<N> = {}): Promise<ResponseOf<N>> {
+    const spec = API[name];
+    const path = routePath(spec.path, o.params);
+    const res = await this.transport.send(spec.method, path, {
+      query: o.query as RequestOptions['query'],
+      body: o.body,
+      signal: o.signal,
+    });
+    const data: unknown = await res.json();
+    const parsed = spec.response.schema.safeParse(data);
+    if (!parsed.success) {
+      const i = parsed.error.issues[0];
+      const field = i.path.join('.') || '(the whole answer)';
+      throw new ApiRequestError(
+        `The core answered ${spec.method} ${path} in a shape this app does not know (${field}: ${i.message}); the app and the core are probably different versions — restart ClawLoop after updating it.`,
+        res.status,
+      );
+    }
+    return parsed.data as ResponseOf<N>;
+  }
+
+  health(signal?: AbortSignal) {
+    return this.call('health', { signal });
+  }
+  info() {
+    return this.call('info');
+  }
+  settings() {
+    return this.call('settings.get');
+  }
+  saveSettings(patch: SettingsPatch) {
+    return this.call('settings.update', { body: patch });
+  }
+  /** Sets (a string), removes (null) or regenerates the core's API key; answers the new key. */
+  setApiKey(change: RequestOf<'settings.apiKey'>) {
+    return this.call('settings.apiKey', { body: change });
+  }
+  /** What an OpenAI client sees (Connect's Test connection). */
+  models() {
+    return this.call('models.list');
+  }
+
+  chat(req: ChatStreamRequest, onStart: (s: ChatStreamStart) => void, onDelta: (d: ChatDelta) => void): Promise<ChatStreamResult> {
+    return streamChat(this.transport, req, onStart, onDelta);
+  }
+  feedback(completionId: string, change: { rating?: 'up' | 'down' | null; hint?: string | null }) {
+    return this.call('feedback', { body: { completion_id: completionId, ...change } });
+  }
+
+  sessions() {
+    return this.call('sessions.list');
+  }
+  session(id: string) {
+    return this.call('sessions.get', { params: { id } });
+  }
+  renameSession(id: string, title: string | null) {
+    return this.call('sessions.update', { params: { id }, body: { title } });
+  }
+  deleteSession(id: string) {
+    return this.call('sessions.delete', { params: { id } });
+  }
+  turns(query: TurnQuery = {}) {
+    return this.call('turns.list', { query });
+  }
+  turn(id: string) {
+    return this.call('turns.get', { params: { id } });
+  }
+  /** Every recorded session as JSON lines (a download). */
+  async exportSessions(): Promise<Blob> {
+    const res = await this.transport.send('GET', API['export.sessions'].path);
+    return res.blob();
+  }
+
+  trainingStatus() {
+    return this.call('training.status');
+  }
+  trainingConfig() {
+    return this.call('training.config.get');
+  }
+  saveTrainingConfig(patch: TrainingConfigPatch) {
+    return this.call('training.config.update', { body: patch });
+  }
+  pauseTraining() {
+    return this.call('training.pause', { body: {} });
+  }
+  resumeTraining() {
+    return this.call('training.resume', { body: {} });
+  }
+  /** Step metrics after step `since` (0: all). */
+  metrics(since = 0) {
+    return this.call('metrics', { query: { since } });
+  }
+
+  checkpoints() {
+    return this.call('checkpoints.list');
+  }
+  /** Makes a checkpoint (or 'base') live as a new adapter version. */
+  rollback(id: string) {
+    return this.call('checkpoints.rollback', { params: { id }, body: {} });
+  }
+  pin(id: string, pinned: boolean) {
+    return this.call('checkpoints.pin', { params: { id }, body: { pinned } });
+  }
+  /** A PEFT folder or a GGUF file; no dir: the data folder's exports/. */
+  exportCheckpoint(id: string, format: ExportFormat, dir?: string) {
+    return this.call('checkpoints.export', { params: { id }, body: dir ? { format, dir } : { format } });
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Everything the screens use, wired once: the API key, the API client, the event stream and the
+ * stores, with each core event routed to the stores that care. No DOM here: the browser's pieces
+ * (storage, the frame clock) are passed in, so the same wiring runs under node:test.
+ */
+import { ApiClient } from '../api/client.js';
+import { ApiKeyStore, type KeyValueStorage } from '../api/apiKey.js';
+import type { ClawLoopEvent } from '../api/events.js';
+import { EventStreamClient, type ResyncReason } from '../api/eventStream.js';
+import type { FetchLike } from '../api/transport.js';
+import { createChatStore, type ChatStore } from '../chat/chatStore.js';
+import { createCheckpointsStore, type CheckpointsStore } from '../checkpoints/checkpointsStore.js';
+import { createCompareStore, type CompareStore } from '../checkpoints/compareStore.js';
+import { createConnectStore, type ConnectStore } from '../connect/connectStore.js';
+import { createMetricsStore, type MetricsStore } from '../dashboard/metricsStore.js';
+import { createTrainingStore, type TrainingStore } from '../dashboard/trainingStore.js';
+import { createDataStore, type DataStore } from '../data/dataStore.js';
+import { createSettingsStore, type SettingsStore } from '../settings/settingsStore.js';
+import { createCoreStore, type CoreStore } from './coreStore.js';
+
+export interface ServicesEnv {
+  storage: KeyValueStorage | null;
+  frame: (fn: () => void) => void;
+  newId: () => string;
+  /** '' (default): the page's origin. */
+  baseUrl?: string;
+  fetch?: FetchLike;
+  /** Event stream reconnect timing (tests shorten it). */
+  retryMs?: number;
+  idleTimeoutMs?: number;
+}
+
+export interface Services {
+  keys: ApiKeyStore;
+  api: ApiClient;
+  events: EventStreamClient;
+  core: CoreStore;
+  chat: ChatStore;
+  metrics: MetricsStore;
+  training: TrainingStore;
+  checkpoints: CheckpointsStore;
+  compare: CompareStore;
+  data: DataStore;
+  settings: SettingsStore;
+  connect: ConnectStore;
+  /** Starts the event stream and loads the first snapshots. */
+  start(): void;
+  stop(): void;
+  /** The banner's Retry: reconnect now and refetch. */
+  retry(): void;
+}
+
+/** The stores the screens read, one per concern. */
+type Stores = Pick<Services, 'core' | 'chat' | 'metrics' | 'training' | 'checkpoints' | 'compare' | 'data' | 'settings' | 'connect'>;
+
+export function createServices(env: ServicesEnv): Services {
+  const keys = new ApiKeyStore(env.storage);
+  const { api, core } = connectCore(env, keys);
+  const stores = createStores(env, api, keys, core);
+  const resync = resyncer(stores);
+  const events = new EventStreamClient({
+    open: (lastId, signal) => api.transport.send('GET', '/api/events', { headers: lastId ? { 'last-event-id': lastId } : {}, signal }),
+    onEvent: (ev) => routeEvent(stores, ev),
+    onStatus: (s) => core.getState().setStream(s),
+    onResync: resync,
+    retryMs: env.retryMs,
+    idleTimeoutMs: env.idleTimeoutMs,
+  });
+  return {
+    keys,
+    api,
+    events,
+    ...stores,
+    start() {
+      events.start();
+      resync('start');
+    },
+    stop() {
+      events.stop();
+    },
+    retry() {
+      events.retryNow();
+      resync('reconnected');
+    },
+  };
+}
+
+/** The API client and the core's store: the client tells the store about 401s and reachability. */
+function connectCore(env: ServicesEnv, keys: ApiKeyStore): { api: ApiClient; core: CoreStore } {
+  // The callbacks only run once a request is made, after the store exists.
+  let core: CoreStore | null = null;
+  const api = new ApiClient({
+    baseUrl: env.baseUrl,
+    fetch: env.fetch,
+    getKey: () => keys.get(),
+    onUnauthorized: (e) => core?.getState().unauthorized(e.message),
+    onReachability: (up, err) => core?.getState().setReachable(up, err?.message),
+  });
+  core = createCoreStore(api, keys);
+  return { api, core };
+}
+
+function createStores(env: ServicesEnv, api: ApiClient, keys: ApiKeyStore, core: CoreStore): Stores {
+  const refreshCore = () => void core.getState().refresh();
+  // The list says which version is live: the header follows it (a rollback made here, or elsewhere).
+  const checkpoints = createCheckpointsStore(api, (v) => core.getState().setLiveVersion(v));
+  const metrics = createMetricsStore(api);
+  checkpoints.subscribe((s, prev) => {
+    if (s.rows !== prev.rows || s.liveId !== prev.liveId) metrics.getState().setCheckpoints(s.rows, s.liveId);
+  });
+  const chat = createChatStore({
+    api,
+    storage: env.storage,
+    frame: env.frame,
+    newId: env.newId,
+    onLiveChanged: () => {
+      refreshCore();
+      void checkpoints.getState().load();
+    },
+  });
+  return {
+    core,
+    chat,
+    metrics,
+    checkpoints,
+    training: createTrainingStore(api, (s) => core.getState().setTrainingStatus(s)),
+    compare: createCompareStore(api, env.newId),
+    data: createDataStore(api),
+    settings: createSettingsStore(api),
+    connect: createConnectStore(api, keys, refreshCore),
+  };
+}
+
+function routeEvent(s: Stores, ev: ClawLoopEvent): void {
+  s.core.getState().onEvent(ev);
+  s.chat.getState().onEvent(ev);
+  s.metrics.getState().onEvent(ev);
+  s.checkpoints.getState().onEvent(ev);
+}
+
+/**
+ * Refetches what the screens show after the stream (re)started. Snapshots a screen has not asked
+ * for yet (the dashboard's history, the checkpoints) are left for that screen to load, so the first
+ * screen only waits for what it shows.
+ */
+function resyncer(s: Stores): (reason: ResyncReason | 'start') => void {
+  return (reason) => {
+    void s.core.getState().refresh();
+    if (s.checkpoints.getState().loaded) void s.checkpoints.getState().load();
+    const m = s.metrics.getState();
+    // After a reconnect the replay fills the gap; when the events missed are gone, start over.
+    if (m.loaded) void (reason === 'reset' || reason === 'gap' ? m.reload() : m.loadHistory());
+    const c = s.chat.getState();
+    if (reason === 'start') return; // the Chat screen loads its list when it opens
+    void c.loadConversations();
+    if (c.activeId && c.sending !== c.activeId) void c.loadThread(c.activeId);
+  };
+}

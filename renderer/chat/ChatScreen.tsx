@@ -1,0 +1,41 @@
+/** Chat: the conversation list beside the open conversation and the message box. */
+import { useEffect } from 'react';
+import { useStore } from 'zustand';
+import { useServices } from '../app/servicesContext.js';
+import { Composer } from './Composer.js';
+import { ConversationList } from './ConversationList.js';
+import { ThreadView } from './ThreadView.js';
+import './chat.css';
+
+export function ChatScreen() {
+  const { chat } = useServices();
+  const activeId = useStore(chat, (s) => s.activeId);
+  const error = useStore(chat, (s) => (s.activeId ? s.threadErrors[s.activeId] : undefined));
+
+  useEffect(() => {
+    const s = chat.getState();
+    void s.loadConversations().then(() => {
+      const now = chat.getState();
+      // Open where the user left off: the open conversation, else the most recent, else a new one.
+      const open = now.activeId ?? now.conversations[0]?.id ?? null;
+      if (open) void now.select(open);
+      else now.newConversation();
+    });
+  }, [chat]);
+
+  return (
+    <div className="chat">
+      <h1 className="visually-hidden">Chat</h1>
+      <ConversationList />
+      <section className="chat-main" aria-label="Conversation">
+        {error && (
+          <p className="error-text chat-error" role="alert">
+            {error}
+          </p>
+        )}
+        {activeId && <ThreadView conversationId={activeId} />}
+        {activeId && <Composer conversationId={activeId} />}
+      </section>
+    </div>
+  );
+}

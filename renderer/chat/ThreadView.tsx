@@ -1,0 +1,55 @@
+/** The messages of one conversation, scrolled to the newest while the reader is at the bottom. */
+import { useEffect, useRef } from 'react';
+import { useStore } from 'zustand';
+import { useServices } from '../app/servicesContext.js';
+import { AnswerView } from './AnswerView.js';
+import { UserMessage } from './UserMessage.js';
+import type { ChatItem } from './thread.js';
+
+const EMPTY: ChatItem[] = [];
+
+export function ThreadView({ conversationId }: { conversationId: string }) {
+  const { chat } = useServices();
+  const items = useStore(chat, (s) => s.threads[conversationId] ?? EMPTY);
+  const sending = useStore(chat, (s) => s.sending);
+  const box = useRef<HTMLOListElement>(null);
+  const pinned = useRef(true);
+
+  useEffect(() => {
+    const el = box.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  }, [items]);
+
+  let lastUser = -1;
+  let lastAnswer = -1;
+  items.forEach((it, i) => (it.kind === 'user' ? (lastUser = i) : (lastAnswer = i)));
+
+  return (
+    <ol
+      ref={box}
+      className="thread"
+      aria-label="Messages"
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}
+    >
+      {items.length === 0 && (
+        <li className="thread-empty muted">
+          Ask anything. Rate answers with 👍 or 👎, or add a hint: your model learns from it in the background, and each answer shows how far its feedback has got.
+        </li>
+      )}
+      {items.map((it, i) =>
+        it.kind === 'user' ? (
+          <li key={it.key}>
+            <UserMessage item={it} editable={i === lastUser && !sending} />
+          </li>
+        ) : (
+          <li key={it.key}>
+            <AnswerView item={it} last={i === lastAnswer && i > lastUser} busy={!!sending} />
+          </li>
+        ),
+      )}
+    </ol>
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * Sending: a new message, Stop, Regenerate, editing and resending the last message, and Ask again
+ * (the same prompt on today's live version, shown beside the first answer). Tokens are applied to
+ * the store at most once per frame, so a fast stream never makes the page re-render per token.
+ */
+import { CoreUnreachableError } from '../api/transport.js';
+import type { ChatDelta } from '../api/chatStream.js';
+import { errorText, type ChatContext, type ChatDeps, type GetChat, type SetChat } from './chatStore.js';
+import { lastUserIndex, newAnswer, requestMessages, titleFrom, type AnswerItem, type ChatItem } from './thread.js';
+
+export interface SendingActions {
+  /** Sends the active conversation's draft. */
+  send(): Promise<void>;
+  /** Stops the answer streaming now (what arrived stays, marked as stopped). */
+  stop(): void;
+  /** Asks for the last answer again (it replaces the last answer). */
+  regenerate(): Promise<void>;
+  /** Replaces the last user message and asks again. */
+  editLast(text: string): Promise<void>;
+  /** Re-asks the prompt of an answer on the live version, as a side turn shown beside it. */
+  askAgain(answerKey: string): Promise<void>;
+}
+
+type Patch = (a: AnswerItem) => AnswerItem;
+
+/** Where a streamed answer lands: item `key` of thread `conv`, or that item's `again` (Ask again). */
+interface Target {
+  conv: string;
+  key: string;
+  again: boolean;
+}
+
+/** The answer streaming now, so that Stop can abort it. */
+interface Streaming {
+  controller: AbortController | null;
+}
+
+export function sendingActions(set: SetChat, get: GetChat, deps: ChatDeps): SendingActions {
+  const c: ChatContext = { set, get, deps };
+  const now: Streaming = { controller: null };
+  return {
+    send: () => send(c, now),
+    stop: () => now.controller?.abort(),
+    regenerate: () => regenerate(c, now),
+    editLast: (text) => editLast(c, now, text),
+    askAgain: (answerKey) => askAgain(c, now, answerKey),
+  };
+}
+
+async function send(c: ChatContext, now: Streaming): Promise<void> {
+  const { activeId, sending, drafts } = c.get();
+  const conv = activeId ?? c.get().newConversation();
+  const text = (drafts[conv] ?? '').trim();
+  if (!text || sending) return;
+  const items = [...(c.get().threads[conv] ?? []), { kind: 'user' as const, key: `u-${Date.now()}`, role: 'user', content: text }];
+  c.get().setDraft(conv, '');
+  markSent(c.set, conv, text);
+  await answerFrom(c, now, conv, items, items.length);
+}
+
+async function regenerate(c: ChatContext, now: Streaming): Promise<void> {
+  const conv = c.get().activeId;
+  if (!conv || c.get().sending) return;
+  const items = c.get().threads[conv] ?? [];
+  const u = lastUserIndex(items);
+  if (u < 0) return;
+  await answerFrom(c, now, conv, items, u + 1);
+}
+
+async function editLast(c: ChatContext, now: Streaming, text: string): Promise<void> {
+  const conv = c.get().activeId;
+  const clean = text.trim();
+  if (!conv || !clean || c.get().sending) return;
+  const items = [...(c.get().threads[conv] ?? [])];
+  const u = lastUserIndex(items);
+  if (u < 0) return;
+  items[u] = { ...items[u], content: clean } as ChatItem;
+  await answerFrom(c, now, conv, items, u + 1);
+}
+
+async function askAgain(c: ChatContext, now: Streaming, answerKey: string): Promise<void> {
+  const conv = c.get().activeId;
+  if (!conv || c.get().sending) return;
+  const items = c.get().threads[conv] ?? [];
+  const at = items.findIndex((it) => it.key === answerKey);
+  if (at < 0) return;
+  patchAnswer(c.set, { conv, key: answerKey, again: false }, (a) => ({ ...a, again: newAnswer() }));
+  await stream(c, now, { conv, key: answerKey, again: true }, items, at, 'side');
+}
+
+/** After the first message the core knows the conversation; its list shows the first message. */
+function markSent(set: SetChat, conv: string, text: string): void {
+  set((s) => ({
+    conversations: s.conversations.map((c) => (c.id === conv ? { ...c, local: false, preview: c.preview ?? titleFrom(text), last_seen_at: Date.now() } : c)),
+  }));
+}
+
+/** Replaces everything from `from` on with a new streaming answer, and streams it. */
+async function answerFrom(c: ChatContext, now: Streaming, conv: string, items: ChatItem[], from: number): Promise<void> {
+  const answer = newAnswer();
+  const next = [...items.slice(0, from), answer];
+  c.set((s) => ({ threads: { ...s.threads, [conv]: next } }));
+  await stream(c, now, { conv, key: answer.key, again: false }, next, from, 'main');
+}
+
+function patchAnswer(set: SetChat, t: Target, patch: Patch): void {
+  set((s) => {
+    const items = s.threads[t.conv];
+    if (!items) return {};
+    const next = items.map((it): ChatItem => {
+      if (it.kind !== 'answer' || it.key !== t.key) return it;
+      if (!t.again) return patch(it);
+      return it.again ? { ...it, again: patch(it.again) } : it;
+    });
+    return { threads: { ...s.threads, [t.conv]: next } };
+  });
+}
+
+/** Gathers streamed tokens and hands them on at most once per frame. */
+function tokenBatcher(frame: ChatDeps['frame'], apply: (content: string, reasoning: string) => void): { push(d: ChatDelta): void; flush(): void } {
+  let pending = { content: '', reasoning: '' };
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    const p = pending;
+    pending = { content: '', reasoning: '' };
+    if (p.content || p.reasoning) apply(p.content, p.reasoning);
+  };
+  return {
+    push(d) {
+      pending.content += d.content ?? '';
+      pending.reasoning += d.reasoning ?? '';
+      if (!scheduled) {
+        scheduled = true;
+        frame(flush);
+      }
+    },
+    flush,
+  };
+}
+
+function failureText(err: unknown): string {
+  const text = errorText(err);
+  if (err instanceof CoreUnreachableError || /network|fetch|terminated|socket/i.test(text))
+    return `The core stopped answering: ${text}. Your message is kept; use Regenerate when it is back.`;
+  return text;
+}
+
+/** Streams one answer into `t`, asking with `items` before `end`; resolves when it ended, was stopped or failed. */
+async function stream(c: ChatContext, now: Streaming, t: Target, items: ChatItem[], end: number, turnType: 'main' | 'side'): Promise<void> {
+  const ctl = new AbortController();
+  now.controller = ctl;
+  c.set({ sending: t.conv });
+  const patch = (p: Patch) => patchAnswer(c.set, t, p);
+  const tokens = tokenBatcher(c.deps.frame, (content, reasoning) => patch((a) => ({ ...a, content: a.content + content, reasoning: a.reasoning + reasoning })));
+  try {
+    const result = await c.deps.api.chat(
+      { messages: requestMessages(items, end), sessionId: t.conv, turnType, signal: ctl.signal },
+      (start) => patch((a) => ({ ...a, turnId: start.completionId || null, version: start.version })),
+      tokens.push,
+    );
+    tokens.flush();
+    patch((a) => ({ ...a, streaming: false, finishReason: result.finishReason, turnId: result.completionId || a.turnId }));
+    if (result.completionId) void c.get().refreshTurn(result.completionId);
+  } catch (err) {
+    tokens.flush();
+    patch((a) => ({ ...a, streaming: false, finishReason: 'error', error: failureText(err) }));
+  } finally {
+    if (now.controller === ctl) now.controller = null;
+    c.set({ sending: null });
+  }
+}

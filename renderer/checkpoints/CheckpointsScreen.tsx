@@ -1,0 +1,142 @@
+/**
+ * Checkpoints: every saved adapter in lineage order (parent → child) with its version, step, time,
+ * samples, mean reward, competence and badges; per row Roll back, Pin, Export and Compare.
+ */
+import { useEffect, useState } from 'react';
+import { useStore } from 'zustand';
+import { useServices } from '../app/servicesContext.js';
+import type { CheckpointInfo } from '../api/contract.js';
+import { ErrorText } from '../ui/ErrorText.js';
+import { num, percent, when } from '../ui/format.js';
+import { OutcomeText } from '../ui/OutcomeText.js';
+import { TableHead } from '../ui/TableHead.js';
+import { ComparePanel } from './ComparePanel.js';
+import { ExportDialog } from './ExportDialog.js';
+import { lineageRows } from './checkpointsStore.js';
+import './checkpoints.css';
+
+const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward', 'Competence', 'Status', 'Actions'] as const;
+
+function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null }) {
+  const c = row.competence;
+  return (
+    <span className="row">
+      {(row.id === liveId || row.live) && <span className="badge badge-live">Live</span>}
+      {row.pinned && <span className="badge badge-pinned">Pinned</span>}
+      {c?.held_back && (
+        <span className="badge badge-warn" title={c.reason ?? undefined}>
+          Held back{c.reason ? `: ${c.reason}` : ''}
+        </span>
+      )}
+    </span>
+  );
+}
+
+function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointInfo; branch: boolean; versions: Map<string, number>; onExport: () => void; onCompare: () => void }) {
+  const { checkpoints } = useServices();
+  const liveId = useStore(checkpoints, (s) => s.liveId);
+  const busy = useStore(checkpoints, (s) => s.busy[row.id]);
+  const outcome = useStore(checkpoints, (s) => s.outcomes[row.id]);
+  const isLive = row.id === liveId;
+  const parent = row.parent_id ? versions.get(row.parent_id) : undefined;
+  return (
+    <tr>
+      <th scope="row" className="version-cell">
+        v{row.adapter_version}
+      </th>
+      <td>{row.step}</td>
+      <td>{when(row.created_at)}</td>
+      <td>
+        {parent !== undefined ? `v${parent}` : row.parent_id ? row.parent_id : 'base'}
+        {branch && (
+          <>
+            {' '}
+            <span className="badge" title="Training went on from an earlier checkpoint here (after a rollback)">
+              branch
+            </span>
+          </>
+        )}
+      </td>
+      <td>{row.samples?.total ?? '—'}</td>
+      <td>{num(row.metrics?.mean_reward, 2)}</td>
+      <td>{row.competence ? `${percent(row.competence.accuracy)} (n=${row.competence.n})` : '—'}</td>
+      <td>
+        <Badges row={row} liveId={liveId} />
+      </td>
+      <td>
+        <div className="row actions">
+          <button type="button" className="btn btn-small" disabled={isLive || !!busy} onClick={() => void checkpoints.getState().rollback(row.id)}>
+            Roll back
+          </button>
+          <button type="button" className="btn btn-small" aria-pressed={row.pinned} disabled={!!busy} onClick={() => void checkpoints.getState().togglePin(row.id)}>
+            Pin
+          </button>
+          <button type="button" className="btn btn-small" disabled={!!busy} onClick={onExport}>
+            Export
+          </button>
+          <button type="button" className="btn btn-small" onClick={onCompare}>
+            Compare
+          </button>
+        </div>
+        {busy && <span className="muted">working…</span>}
+        {outcome && <OutcomeText ok={outcome.ok}>{outcome.message}</OutcomeText>}
+      </td>
+    </tr>
+  );
+}
+
+export function CheckpointsScreen() {
+  const { checkpoints, core } = useServices();
+  const rows = useStore(checkpoints, (s) => s.rows);
+  const error = useStore(checkpoints, (s) => s.error);
+  const loaded = useStore(checkpoints, (s) => s.loaded);
+  const liveId = useStore(checkpoints, (s) => s.liveId);
+  const liveVersion = useStore(core, (s) => s.liveVersion);
+  const [exporting, setExporting] = useState<CheckpointInfo | null>(null);
+  const [comparing, setComparing] = useState<string | null>(null);
+  useEffect(() => void checkpoints.getState().load(), [checkpoints]);
+  const versions = new Map(rows.map((r) => [r.id, r.adapter_version]));
+
+  return (
+    <div>
+      <h1>Checkpoints</h1>
+      <p className="muted">
+        Live now: v{liveVersion ?? '?'} ({liveId ?? 'the base model'}). Rolling back makes a checkpoint live at once as a new version; training goes on from it.
+      </p>
+      <ErrorText>{error}</ErrorText>
+      {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
+      <table>
+        <caption>{loaded ? `${rows.length} checkpoint(s), newest first; “From” is the checkpoint each was trained from.` : 'Loading…'}</caption>
+        <TableHead columns={COLUMNS} />
+        <tbody>
+          {lineageRows(rows).map(({ row, branch }) => (
+            <Row key={row.id} row={row} branch={branch} versions={versions} onExport={() => setExporting(row)} onCompare={() => setComparing(row.id)} />
+          ))}
+          <BaseRow live={liveId === null} />
+        </tbody>
+      </table>
+      {exporting && <ExportDialog row={exporting} close={() => setExporting(null)} />}
+    </div>
+  );
+}
+
+function BaseRow({ live }: { live: boolean }) {
+  const { checkpoints } = useServices();
+  const busy = useStore(checkpoints, (s) => s.busy.base);
+  const outcome = useStore(checkpoints, (s) => s.outcomes.base);
+  return (
+    <tr>
+      <th scope="row">v0 (base model)</th>
+      <td colSpan={6} className="muted">
+        The model as loaded, with no adapter.
+      </td>
+      <td>{live && <span className="badge badge-live">Live</span>}</td>
+      <td>
+        <button type="button" className="btn btn-small" disabled={live || !!busy} onClick={() => void checkpoints.getState().rollback('base')}>
+          Roll back
+        </button>
+        {outcome && <OutcomeText ok={outcome.ok}>{outcome.message}</OutcomeText>}
+      </td>
+    </tr>
+  );
+}

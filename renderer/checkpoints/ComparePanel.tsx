@@ -1,0 +1,106 @@
+/** Compare: one prompt, two versions side by side; the better one is picked and recorded as feedback. */
+import { useState } from 'react';
+import { useStore } from 'zustand';
+import { useServices } from '../app/servicesContext.js';
+import type { CheckpointInfo } from '../api/contract.js';
+import { ErrorText } from '../ui/ErrorText.js';
+import { Markdown } from '../ui/Markdown.js';
+import type { CompareAnswer, Side } from './compareStore.js';
+
+function options(rows: CheckpointInfo[]) {
+  return [
+    { value: 'live', label: 'Live version' },
+    { value: 'base', label: 'v0 (base model)' },
+    ...rows.map((r) => ({ value: r.id, label: `v${r.adapter_version} (step ${r.step})` })),
+  ];
+}
+
+function Answer({ side, a, picked }: { side: Side; a: CompareAnswer; picked: boolean }) {
+  const { compare } = useServices();
+  const done = !a.streaming && !a.error;
+  return (
+    <section aria-label={`Answer ${side.toUpperCase()}`} className={picked ? 'picked' : undefined}>
+      <h3>
+        {side.toUpperCase()} · {a.version === null ? '…' : `v${a.version}`}
+      </h3>
+      <Markdown text={a.content || (a.streaming ? '…' : '')} />
+      <ErrorText>{a.error}</ErrorText>
+      <button type="button" className="btn btn-small" disabled={!done} onClick={() => void compare.getState().pick(side)}>
+        {side.toUpperCase()} is better
+      </button>
+    </section>
+  );
+}
+
+function VersionSelect({ label, value, onChange, rows }: { label: string; value: string; onChange: (v: string) => void; rows: CheckpointInfo[] }) {
+  return (
+    <label>
+      {label}{' '}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        {options(rows).map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The two versions and the prompt; Ask both, and Close. */
+function CompareForm({ first, rows, close }: { first: string; rows: CheckpointInfo[]; close: () => void }) {
+  const { compare } = useServices();
+  const prompt = useStore(compare, (s) => s.prompt);
+  const running = useStore(compare, (s) => s.running);
+  const [a, setA] = useState(first);
+  const [b, setB] = useState('live');
+  return (
+    <form
+      className="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void compare.getState().run(a, b);
+      }}
+    >
+      <VersionSelect label="A" value={a} onChange={setA} rows={rows} />
+      <VersionSelect label="B" value={b} onChange={setB} rows={rows} />
+      <label className="visually-hidden" htmlFor="compare-prompt">
+        Prompt
+      </label>
+      <input id="compare-prompt" className="grow" placeholder="A prompt for both versions" value={prompt} onChange={(e) => compare.getState().setPrompt(e.target.value)} />
+      <button type="submit" className="btn btn-primary" disabled={running || !prompt.trim()}>
+        Ask both
+      </button>
+      <button
+        type="button"
+        className="btn"
+        onClick={() => {
+          compare.getState().reset();
+          close();
+        }}
+      >
+        Close
+      </button>
+    </form>
+  );
+}
+
+export function ComparePanel({ first, rows, close }: { first: string; rows: CheckpointInfo[]; close: () => void }) {
+  const { compare } = useServices();
+  const answers = useStore(compare, (s) => s.answers);
+  const picked = useStore(compare, (s) => s.picked);
+  const message = useStore(compare, (s) => s.pickMessage);
+  return (
+    <section className="card compare" aria-labelledby="compare-title">
+      <h2 id="compare-title">Compare two versions</h2>
+      <CompareForm first={first} rows={rows} close={close} />
+      {answers && (
+        <div className="compare-answers">
+          <Answer side="a" a={answers.a} picked={picked === 'a'} />
+          <Answer side="b" a={answers.b} picked={picked === 'b'} />
+        </div>
+      )}
+      {message && <p role="status">{message}</p>}
+    </section>
+  );
+}

@@ -1,0 +1,31 @@
+/** Dashboard: the training state with Pause/Resume, the key settings, and the live plots. */
+import { useEffect } from 'react';
+import { useServices } from '../app/servicesContext.js';
+import { MetricPlots } from './MetricPlots.js';
+import { TrainingPanel } from './TrainingPanel.js';
+import { TrainingSettingsForm } from './TrainingSettingsForm.js';
+import { KEY_TRAINING_FIELDS } from './trainingStore.js';
+
+export function DashboardScreen() {
+  const { metrics, training, checkpoints, core } = useServices();
+  useEffect(() => {
+    void metrics.getState().loadHistory();
+    void training.getState().load();
+    void checkpoints.getState().load();
+    void core.getState().refresh();
+  }, [metrics, training, checkpoints, core]);
+
+  return (
+    <div className="dashboard">
+      <h1>Dashboard</h1>
+      <div className="dashboard-top">
+        <TrainingPanel />
+        <section className="card" aria-labelledby="key-settings">
+          <h2 id="key-settings">Learning settings</h2>
+          <TrainingSettingsForm fields={KEY_TRAINING_FIELDS} compact />
+        </section>
+      </div>
+      <MetricPlots />
+    </div>
+  );
+}

@@ -1,0 +1,164 @@
+/** Data: recorded sessions and turns, filtered; a turn in detail; delete a session; export JSONL. */
+import { useEffect, useState } from 'react';
+import { useStore } from 'zustand';
+import { useServices } from '../app/servicesContext.js';
+import type { SessionInfo, TurnView } from '../api/contract.js';
+import { ConfirmDialog } from '../ui/ConfirmDialog.js';
+import { ErrorText } from '../ui/ErrorText.js';
+import { signed, when } from '../ui/format.js';
+import { TableHead } from '../ui/TableHead.js';
+import { messageText } from '../chat/thread.js';
+import { DataFilters } from './DataFilters.js';
+import { TurnDetail } from './TurnDetail.js';
+import './data.css';
+
+const clip = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const lastUser = (t: TurnView) => {
+  const m = [...t.messages].reverse().find((x) => x.role === 'user' || x.role === 'tool');
+  return m ? messageText(m) : '';
+};
+const reward = (t: TurnView) => t.receipt?.score ?? t.samples.find((s) => s.reward !== null)?.reward ?? null;
+const rating = (t: TurnView) => (t.feedback?.rating === 'up' ? '👍' : t.feedback?.rating === 'down' ? '👎' : '') + (t.feedback?.hint ? ' hint' : '');
+
+function download(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function Sessions() {
+  const { data } = useServices();
+  const sessions = useStore(data, (s) => s.sessions);
+  const message = useStore(data, (s) => s.sessionMessage);
+  const [deleting, setDeleting] = useState<SessionInfo | null>(null);
+  return (
+    <section className="card" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">Sessions</h2>
+      {message && <p role="status">{message}</p>}
+      <ul className="session-list">
+        {sessions.map((s) => (
+          <li key={s.id} className="row">
+            <button type="button" className="link-button" onClick={() => data.getState().setFilter({ sessionId: s.id })}>
+              {s.title || s.id}
+            </button>
+            <span className="muted">
+              {s.turns ?? '?'} turn(s) · {when(s.last_seen_at ?? s.created_at)}
+              {s.ended_at ? ' · ended' : ''}
+            </span>
+            <button type="button" className="btn btn-small" aria-label={`Delete session ${s.title || s.id}`} onClick={() => setDeleting(s)}>
+              Delete session
+            </button>
+          </li>
+        ))}
+      </ul>
+      {deleting && (
+        <ConfirmDialog
+          title="Delete this session?"
+          confirmLabel="Delete session"
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => {
+            void data.getState().deleteSession(deleting.id);
+            setDeleting(null);
+          }}
+        >
+          <p>Its turns and the samples not trained yet are removed. Adapters already trained on it keep what they learned.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+const TURN_COLUMNS = ['Time', 'Prompt', 'Answer', 'Feedback', 'Reward', 'Stage'] as const;
+
+const stage = (t: TurnView) => (t.receipt?.stage && t.receipt.stage !== 'none' ? t.receipt.stage.replace('_', ' ') : t.type === 'main' ? '—' : t.type);
+
+function TurnRow({ turn: t, selected }: { turn: TurnView; selected: boolean }) {
+  const { data } = useServices();
+  return (
+    <tr aria-selected={selected}>
+      <td>{when(t.created_at)}</td>
+      <td>
+        <button type="button" className="link-button" onClick={() => void data.getState().open(t.id)}>
+          {clip(lastUser(t)) || '(no prompt)'}
+        </button>
+      </td>
+      <td>{clip(t.response)}</td>
+      <td>{rating(t)}</td>
+      <td>{signed(reward(t), 0)}</td>
+      <td>{stage(t)}</td>
+    </tr>
+  );
+}
+
+function TurnsTable({ selectedId }: { selectedId: string | null }) {
+  const { data } = useServices();
+  const turns = useStore(data, (s) => s.turns);
+  const hasMore = useStore(data, (s) => s.hasMore);
+  const loading = useStore(data, (s) => s.loading);
+  return (
+    <table>
+      <caption>{loading ? 'Loading…' : `${turns.length} turn(s)${hasMore ? ' (more below)' : ''}, newest first`}</caption>
+      <TableHead columns={TURN_COLUMNS} />
+      <tbody>
+        {turns.map((t) => (
+          <TurnRow key={t.id} turn={t} selected={selectedId === t.id} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function ExportButton() {
+  const { data } = useServices();
+  return (
+    <button
+      type="button"
+      className="btn"
+      onClick={async () => {
+        const blob = await data.getState().exportAll();
+        if (blob) download(blob, 'clawloop-sessions.jsonl');
+      }}
+    >
+      Export JSONL
+    </button>
+  );
+}
+
+function LoadMore() {
+  const { data } = useServices();
+  const hasMore = useStore(data, (s) => s.hasMore);
+  const loading = useStore(data, (s) => s.loading);
+  if (!hasMore) return null;
+  return (
+    <button type="button" className="btn" disabled={loading} onClick={() => void data.getState().more()}>
+      Load more
+    </button>
+  );
+}
+
+export function DataScreen() {
+  const { data } = useServices();
+  const error = useStore(data, (s) => s.error);
+  const selected = useStore(data, (s) => s.selected);
+  useEffect(() => void data.getState().load(), [data]);
+
+  return (
+    <div>
+      <div className="row spread">
+        <h1>Data</h1>
+        <ExportButton />
+      </div>
+      <DataFilters />
+      <ErrorText>{error}</ErrorText>
+      <div className={selected ? 'data-split' : undefined}>
+        <TurnsTable selectedId={selected?.id ?? null} />
+        {selected && <TurnDetail turn={selected} close={() => data.getState().close()} />}
+      </div>
+      <LoadMore />
+      <Sessions />
+    </div>
+  );
+}

@@ -1,0 +1,75 @@
+/** One recorded turn: what was asked and answered, what followed, the judge's votes and the samples. */
+import type { TurnView } from '../api/contract.js';
+import { messageText } from '../chat/thread.js';
+import { receiptText } from '../chat/Receipt.js';
+import { signed, when } from '../ui/format.js';
+
+function Judgements({ turn }: { turn: TurnView }) {
+  if (turn.judgements.length === 0) return <p>Not judged.</p>;
+  return (
+    <ul>
+      {turn.judgements.map((j, i) => (
+        <li key={i}>
+          {j.kind} ({j.judge}): score {signed(j.score, 0)}
+          {j.hint ? ` · hint “${j.hint}”` : ''} · votes {JSON.stringify(j.votes)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Samples({ turn }: { turn: TurnView }) {
+  if (turn.samples.length === 0) return <p>{turn.learn_note ?? 'None.'}</p>;
+  return (
+    <ul>
+      {turn.samples.map((s, i) => (
+        <li key={i}>
+          {s.kind}: {s.status}
+          {s.step !== null ? ` in step ${s.step}` : ''} · reward {signed(s.reward, 0)} ({s.reward_source ?? '—'})
+          {s.hint ? ` · hint (${s.hint_source}) “${s.hint}”` : ''}
+          {s.drop_reason ? ` · dropped: ${s.drop_reason}` : ''}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function feedbackText(turn: TurnView): string {
+  const fb = turn.feedback ? `${turn.feedback.rating ?? 'no rating'}${turn.feedback.hint ? ` · hint “${turn.feedback.hint}”` : ''}` : 'None.';
+  return fb + (turn.receipt && turn.receipt.stage !== 'none' ? ` · ${receiptText(turn.receipt)}` : '');
+}
+
+export function TurnDetail({ turn, close }: { turn: TurnView; close: () => void }) {
+  return (
+    <section className="card turn-detail" aria-labelledby="turn-title">
+      <div className="row spread">
+        <h2 id="turn-title">Turn {turn.id}</h2>
+        <button type="button" className="btn btn-small" onClick={close}>
+          Close
+        </button>
+      </div>
+      <p className="muted">
+        {turn.type} turn · session {turn.session_id ?? '—'} · {when(turn.created_at)} · answered by v{turn.adapter_version} · {turn.prompt_tokens} + {turn.completion_tokens} tokens ·{' '}
+        {turn.finish_reason}
+      </p>
+      <h3>Prompt</h3>
+      <ol className="turn-messages">
+        {turn.messages.map((m, i) => (
+          <li key={i}>
+            <strong>{m.role}:</strong> {messageText(m)}
+          </li>
+        ))}
+      </ol>
+      <h3>Answer</h3>
+      <p className="pre">{turn.response}</p>
+      <h3>Next state</h3>
+      <p className="pre">{turn.next_state ? `${turn.next_state.role}: ${turn.next_state.text}` : 'None yet.'}</p>
+      <h3>Feedback</h3>
+      <p>{feedbackText(turn)}</p>
+      <h3>Judge</h3>
+      <Judgements turn={turn} />
+      <h3>Samples</h3>
+      <Samples turn={turn} />
+    </section>
+  );
+}

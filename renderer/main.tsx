@@ -1,0 +1,40 @@
+/** The app's entry: takes the API key from the URL, wires the services, renders the app. */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { keyFromFragment, type KeyValueStorage } from './api/apiKey.js';
+import { App } from './app/App.js';
+import { createServices } from './app/services.js';
+import { ServicesContext } from './app/servicesContext.js';
+import './ui/theme.css';
+
+function storage(): KeyValueStorage | null {
+  try {
+    const s = window.localStorage;
+    s.getItem('clawloop.probe');
+    return s;
+  } catch {
+    return null; // storage blocked: nothing persists, everything else works
+  }
+}
+
+/** A random id; crypto.randomUUID needs a secure context, getRandomValues does not. */
+function newId(): string {
+  const b = crypto.getRandomValues(new Uint8Array(12));
+  return `app-${Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')}`;
+}
+
+const services = createServices({ storage: storage(), frame: (fn) => requestAnimationFrame(fn), newId });
+const { key, rest } = keyFromFragment(window.location.hash);
+if (key) {
+  services.keys.set(key);
+  window.history.replaceState(null, '', window.location.pathname + window.location.search + rest);
+}
+services.start();
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <ServicesContext.Provider value={services}>
+      <App />
+    </ServicesContext.Provider>
+  </StrictMode>,
+);

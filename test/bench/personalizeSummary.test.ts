@@ -1,0 +1,53 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { PersonalizeResult } from '../../main/bench/personalize.js';
+import { bars, stat, summarize } from '../../scripts/bench/personalizeSummary.js';
+
+function run(
+  persona: string,
+  method: string,
+  seed: number,
+  o: { before: number; after: number; acc: [number, number]; s3: number | null; wall: number },
+) {
+  return {
+    persona,
+    method,
+    seed,
+    score_before: o.before,
+    score_after: o.after,
+    accuracy_before: o.acc[0],
+    accuracy_after: o.acc[1],
+    sessions_to_3_in_a_row: o.s3,
+    sessions: 20,
+    wall_s: o.wall,
+    training: { steps: 9 },
+    gate: { on: true, detail: '', checked: 9, held_back: 2, check_s_mean: 3, step_s_mean: 2 },
+  } as unknown as PersonalizeResult;
+}
+
+describe('personalization summary', () => {
+  it('mean and sample standard deviation', () => {
+    assert.deepEqual(stat([1, 2, 3]), { mean: 2, sd: 1, n: 3 });
+    assert.deepEqual(stat([5]), { mean: 5, sd: 0, n: 1 });
+  });
+
+  it('checks the bars on the means over seeds, and says which fail', () => {
+    const good = { before: 0.1, after: 0.9, acc: [0.7, 0.69] as [number, number], s3: 8, wall: 300 };
+    const results = [
+      run('a', 'combine', 1, good),
+      run('a', 'combine', 2, { ...good, after: 0.86, acc: [0.7, 0.66] }),
+      run('a', 'rl', 1, { ...good, after: 0.5 }),
+      run('a', 'opd', 1, { ...good, after: 0.95, s3: null, wall: 700 }),
+    ];
+    const b = bars(results);
+    const find = (re: RegExp) => b.find((x) => re.test(x.bar))!;
+    assert.equal(find(/^a: score/).ok, true, find(/^a: score/).figure); // mean after 0.88, mean drop 2.5 points
+    assert.equal(find(/combine ≥ rl/).ok, true);
+    assert.equal(find(/combine ≥ opd/).ok, false);
+    assert.equal(find(/sessions to 3/).figure, '8.0');
+    assert.equal(find(/wall time/).ok, false);
+    const md = summarize(results, 'npm run bench:personalize -- --seeds 1,2');
+    assert.match(md, /\| a \| combine \| 2 \| 0\.10 ± 0\.00 → 0\.88 ± 0\.03 \|/);
+    assert.match(md, /\| a \| opd \| 1 \| .* \| 21\.0 \(1 never\) \|/);
+  });
+});

@@ -1,0 +1,218 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LoraAdapter } from '../../main/engine/model/lora.js';
+import type { TrainingConfigPatch } from '../../main/protocol/training.js';
+import { Model } from '../../main/engine/model/model.js';
+import { answerText, greedyAnswers, greedyAnswersLike } from '../../main/rl/competenceAnswers.js';
+import { competenceVerdict } from '../../main/rl/competenceGate.js';
+import { Trainer } from '../../main/rl/trainer.js';
+import type { TrainerEvent } from '../../main/rl/trainerEvents.js';
+import { AppQueries } from '../../main/store/appQueries.js';
+import { openDatabase, type Db } from '../../main/store/database.js';
+import { LearnStore } from '../../main/store/learnStore.js';
+import { COMPETENCE_FILE } from '../../main/tasks/competenceSet.js';
+import { modelDir } from '../helpers/paths.js';
+import { longContextModel, waitFor } from '../helpers/testServer.js';
+import { ratedTurn } from '../helpers/ratedTurn.js';
+
+const PROMPTS = ['count to three', 'name a colour', 'say hello', 'what is two plus two', 'pick a number', 'tell a joke'];
+const MAX_TOKENS = 8;
+
+/** Perturbs every LoRA B matrix, so the adapter changes the model's outputs (B starts at zero). */
+async function perturbed(model: Model, scale: number, seed: number): Promise<LoraAdapter> {
+  const a = LoraAdapter.create(model.config, { r: 4, alpha: 8 }, seed);
+  const tensors = new Map<string, Float32Array>();
+  let s = seed;
+  const uniform = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+  for (const [name, x] of await a.toTensors()) tensors.set(name, name.includes('lora_B') ? x.data.map(() => scale * uniform()) : x.data);
+  const cfg = a.config;
+  a.dispose();
+  return LoraAdapter.fromTensors(model.config, cfg, tensors);
+}
+
+describe('competence gate: the verdict', () => {
+  const ref = { accuracy: 0.75, source: 'step-000002' };
+  it('a drop of exactly the margin passes; a larger one is held back with the figures in the reason', () => {
+    assert.deepEqual(competenceVerdict(0.72, 100, ref, 0.03), { heldBack: false, reason: null });
+    assert.equal(competenceVerdict(0.9, 100, ref, 0.03).heldBack, false);
+    const v = competenceVerdict(0.71, 100, ref, 0.03);
+    assert.equal(v.heldBack, true);
+    assert.match(
+      v.reason!,
+      /^held back by the competence gate: 71\.0 % on 100 held-out prompts, 4\.0 points below the best live policy \(75\.0 %, step-000002\); the margin is 3\.0 points$/,
+    );
+    assert.match(competenceVerdict(0.5, 10, { accuracy: 0.6, source: 'base' }, 0).reason!, /the base model/);
+  });
+});
+
+describe('competence gate: greedy answers diffed against a reference are exact', () => {
+  let model: Model;
+  before(async () => {
+    model = await Model.load(modelDir('qwen3-qknorm'));
+  });
+  after(() => model.dispose());
+
+  it('reuses unchanged answers and regenerates the rest from where they diverge, giving what decoding from scratch gives', async () => {
+    const prompts = PROMPTS.map((p) => model.encodeChat({ messages: [{ role: 'user', content: p }], addGenerationPrompt: true }).ids);
+    const o = { maxTokens: 12 };
+    const base = await greedyAnswers(model, null, prompts, o);
+    const same = await greedyAnswersLike(model, null, prompts, base.ids, o);
+    assert.deepEqual(same.ids, base.ids);
+    assert.equal(same.generated, 0, 'the base model diffed against itself decodes nothing');
+    for (const scale of [0.02, 0.3]) {
+      const adapter = await perturbed(model, scale, 7);
+      const scratch = await greedyAnswers(model, adapter, prompts, o);
+      const diffed = await greedyAnswersLike(model, adapter, prompts, base.ids, o);
+      assert.deepEqual(diffed.ids, scratch.ids, `scale ${scale}`);
+      const changed = scratch.ids.filter((ids, i) => JSON.stringify(ids) !== JSON.stringify(base.ids[i])).length;
+      assert.equal(diffed.generated, changed, `scale ${scale}: only the changed answers are decoded`);
+      if (scale === 0.3) assert.ok(changed > 0, 'a large perturbation changes some answers');
+      adapter.dispose();
+    }
+  });
+});
+
+/**
+ * A model folder whose competence set is the base model's own greedy answers: the base scores
+ * 100 %, and any checkpoint that changes an answer scores less.
+ */
+async function folderWithOwnAnswers(): Promise<string> {
+  const dir = longContextModel('qwen3-qknorm', 256);
+  const model = await Model.load(dir);
+  const prompts = PROMPTS.map((p) => model.encodeChat({ messages: [{ role: 'user', content: p }], addGenerationPrompt: true }).ids);
+  const g = await greedyAnswers(model, null, prompts, { maxTokens: MAX_TOKENS });
+  const lines = PROMPTS.map((prompt, i) => {
+    const text = answerText(model, g.ids[i]);
+    const pattern = `^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+    return JSON.stringify({ prompt, check: { type: 'regex', pattern } });
+  });
+  model.dispose();
+  fs.writeFileSync(path.join(dir, COMPETENCE_FILE), lines.join('\n') + '\n');
+  return dir;
+}
+
+describe('competence gate in the trainer', () => {
+  let model: string;
+  before(async () => {
+    model = await folderWithOwnAnswers();
+  });
+  after(() => fs.rmSync(model, { recursive: true, force: true }));
+
+  async function start(margin: number, extra: TrainingConfigPatch = {}) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-gate-'));
+    const db: Db = openDatabase(path.join(dir, 'clawloop.db'));
+    const store = new LearnStore(db);
+    const events: TrainerEvent[] = [];
+    const trainer = await Trainer.start({
+      modelDir: model,
+      dataDir: dir,
+      store,
+      // A large learning rate: one step changes the greedy answers of this tiny model.
+      configPatch: {
+        method: 'rl',
+        batch_size: 2,
+        kl_coef: 0,
+        learning_rate: 0.2,
+        competence_margin: margin,
+        competence_prompts: PROMPTS.length,
+        competence_max_tokens: MAX_TOKENS,
+        ...extra,
+      },
+      emit: (e) => events.push(e),
+    });
+    void trainer.run();
+    const close = async () => {
+      await trainer.stop();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+    return { dir, db, store, events, trainer, close };
+  }
+
+  it('a checkpoint that loses accuracy is saved, held back with its score and reason, and stays out of the live lineage', async () => {
+    const t = await start(0);
+    try {
+      const gate = t.trainer.status().competence_gate!;
+      assert.equal(gate.on, true, gate.detail);
+      const turns = [ratedTurn(t.store, -1, 'up'), ratedTurn(t.store, -0.5, 'down')];
+      t.trainer.wake();
+      const cp = await waitFor(() => t.store.checkpoints().find((c) => c.competence) ?? null, 'the verdict on step 1');
+      assert.equal(cp.competence!.held_back, true, JSON.stringify(cp.competence));
+      assert.ok(cp.competence!.accuracy < 1, `accuracy ${cp.competence!.accuracy}`);
+      assert.equal(cp.competence!.n, PROMPTS.length);
+      assert.match(cp.competence!.reason!, /^held back by the competence gate: .* below the best live policy \(100\.0 %, the base model\)/);
+      const s = t.trainer.status();
+      assert.equal(s.adapter_version, 0, 'the base model is still live');
+      assert.equal(s.competence_gate!.held_back, 1);
+      assert.equal(s.competence_gate!.reference_accuracy, 1);
+      assert.equal(t.store.trainerState().liveCheckpointId, null);
+      assert.ok(!t.events.some((e) => e.type === 'adapter'), 'no adapter was published');
+      assert.equal(
+        (await t.trainer.currentAdapter()).tensors,
+        null,
+        'training continues from the live policy (the base model), not the held-back adapter',
+      );
+      const checked = t.events.filter(
+        (e) => e.type === 'event' && e.event.event === 'checkpoint.saved' && e.event.data.competence !== null,
+      ) as Array<{ event: { data: { checkpoint_id: string; competence: unknown } } }>;
+      assert.equal(checked.length, 1, 'one checkpoint.saved event carries the verdict');
+      assert.equal(checked[0].event.data.checkpoint_id, cp.id);
+      assert.deepEqual(checked[0].event.data.competence, {
+        accuracy: cp.competence!.accuracy,
+        n: PROMPTS.length,
+        held_back: true,
+        reason: cp.competence!.reason,
+      });
+      const app = new AppQueries(t.db);
+      assert.equal(app.stepOutcome(cp.step).live, false, 'what the step learned is not served');
+      assert.equal(app.stepOutcome(cp.step).heldBack, cp.competence!.reason, "a receipt says why: the gate's reason");
+      for (const id of turns) assert.equal(t.store.samplesOfTurn(id)[0].status, 'trained');
+
+      // The user can still make it live by hand.
+      const r = await t.trainer.rollback(cp.id);
+      assert.equal(r.checkpoint, cp.id);
+      assert.deepEqual([app.stepOutcome(cp.step).live, app.stepOutcome(cp.step).heldBack], [true, null]);
+      assert.ok(t.events.some((e) => e.type === 'adapter' && e.version === r.version && e.tensors !== null));
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("with lr_backoff, each checkpoint held back in a row lowers the next step's learning rate", async () => {
+    const t = await start(0, { lr_backoff: 0.5 });
+    try {
+      for (const step of [1, 2]) {
+        ratedTurn(t.store, -1, 'up');
+        ratedTurn(t.store, -0.5, 'down');
+        t.trainer.wake();
+        await waitFor(() => (t.store.checkpoints().filter((c) => c.competence).length === step ? true : null), `verdict ${step}`);
+      }
+      const [s1, s2] = t.store.steps(0);
+      assert.equal(t.store.checkpoint(s1.checkpointId!)!.competence!.held_back, true);
+      assert.deepEqual([s1.metrics.learning_rate, s2.metrics.learning_rate], [0.2, 0.1]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a checkpoint within the margin goes live under its reserved version, with its score', async () => {
+    const t = await start(1);
+    try {
+      ratedTurn(t.store, -1, 'up');
+      ratedTurn(t.store, -0.5, 'down');
+      t.trainer.wake();
+      const cp = await waitFor(() => t.store.checkpoints().find((c) => c.competence) ?? null, 'the verdict on step 1');
+      assert.equal(cp.competence!.held_back, false);
+      assert.equal(cp.competence!.reason, null);
+      assert.equal(t.trainer.status().adapter_version, cp.adapterVersion);
+      assert.equal(t.store.trainerState().liveCheckpointId, cp.id);
+      assert.ok(t.events.some((e) => e.type === 'adapter' && e.version === cp.adapterVersion));
+      assert.equal(new AppQueries(t.db).stepOutcome(cp.step).live, true);
+    } finally {
+      await t.close();
+    }
+  });
+});
