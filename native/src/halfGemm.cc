@@ -44,23 +44,49 @@ inline float hsum(__m256 v) {
 
 inline float widen1(uint16_t h, Kind kind) { return kind == Kind::BF16 ? bf16ToF32(h) : f16ToF32(h); }
 
-// Up to 4 rows of A against one row of B (B stored [n, k]): 4 dot products of length k.
-void dotRows(const float* a, size_t lda, int rows, const uint16_t* brow, Kind kind, int k, float* out) {
+// R rows of A (R = 1..4, a compile-time count so every accumulator stays in a register) against
+// one row of B stored [n, k]: R dot products of length k. Two accumulators per row (four for a
+// single row) hide the FMA latency.
+template <int R>
+void dotRows(const float* a, size_t lda, const uint16_t* brow, Kind kind, int k, float* out) {
   int j = 0;
-  float acc[4] = {0, 0, 0, 0};
+  float acc[R];
+  for (int r = 0; r < R; r++) acc[r] = 0;
 #if defined(CLAWLOOP_AVX2)
-  __m256 v[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  constexpr int U = R == 1 ? 4 : 2;  // accumulators per row
+  __m256 v[R][U];
+  for (int r = 0; r < R; r++)
+    for (int u = 0; u < U; u++) v[r][u] = _mm256_setzero_ps();
+  for (; j + 8 * U <= k; j += 8 * U) {
+    for (int u = 0; u < U; u++) {
+      const __m256 bv = load8(brow + j + 8 * u, kind);
+      for (int r = 0; r < R; r++) v[r][u] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + j + 8 * u), bv, v[r][u]);
+    }
+  }
   for (; j + 8 <= k; j += 8) {
     const __m256 bv = load8(brow + j, kind);
-    for (int r = 0; r < rows; r++) v[r] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + j), bv, v[r]);
+    for (int r = 0; r < R; r++) v[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + j), bv, v[r][0]);
   }
-  for (int r = 0; r < rows; r++) acc[r] = hsum(v[r]);
+  for (int r = 0; r < R; r++) {
+    __m256 t = v[r][0];
+    for (int u = 1; u < U; u++) t = _mm256_add_ps(t, v[r][u]);
+    acc[r] = hsum(t);
+  }
 #endif
   for (; j < k; j++) {
     const float bv = widen1(brow[j], kind);
-    for (int r = 0; r < rows; r++) acc[r] += a[r * lda + j] * bv;
+    for (int r = 0; r < R; r++) acc[r] += a[r * lda + j] * bv;
   }
-  for (int r = 0; r < rows; r++) out[r] = acc[r];
+  for (int r = 0; r < R; r++) out[r] = acc[r];
+}
+
+void dotRowsN(const float* a, size_t lda, int rows, const uint16_t* brow, Kind kind, int k, float* out) {
+  switch (rows) {
+    case 1: return dotRows<1>(a, lda, brow, kind, k, out);
+    case 2: return dotRows<2>(a, lda, brow, kind, k, out);
+    case 3: return dotRows<3>(a, lda, brow, kind, k, out);
+    default: return dotRows<4>(a, lda, brow, kind, k, out);
+  }
 }
 
 // C [m, n] = A [m, k] · Bᵀ with B stored [n, k], for small m: B is read once, spread over threads by rows.
@@ -70,7 +96,7 @@ void smallMTransB(const float* a, const uint16_t* b, Kind kind, float* c, int m,
     for (size_t j = s; j < e; j++) {
       for (int r0 = 0; r0 < m; r0 += 4) {
         const int rows = std::min(4, m - r0);
-        dotRows(a + static_cast<size_t>(r0) * k, k, rows, b + j * k, kind, k, tmp);
+        dotRowsN(a + static_cast<size_t>(r0) * k, k, rows, b + j * k, kind, k, tmp);
         for (int r = 0; r < rows; r++) c[static_cast<size_t>(r0 + r) * n + j] = tmp[r];
       }
     }
