@@ -31,7 +31,7 @@ took to get three satisfying responses in a row, and the wall time.
   --lr X, --batch-size N, --lora-rank N   training settings over the model's recommended ones
   --set KEY=VALUE       any other training setting (repeatable), e.g. --set kl_coef=0.05
   --keep-data           keep the temporary data folder (printed at the end)
-  --backend NAME        wasm (default), cpu, webgpu or tensorflow`;
+  --backend NAME        native (default where the addon loads), wasm, cpu, webgpu or tensorflow`;
 
 /**
  * Plots one or more runs: the persona's score (solid) and the accuracy on the competence set

@@ -17,7 +17,7 @@ applied (the prompt is one user message) unless --raw is given.
   --top-p P            nucleus sampling, 0 < P <= 1 (default: generation_config.json, else 1)
   --top-k K            keep the K most likely tokens, 0 = off (default: generation_config.json, else 0)
   --seed S             makes sampling reproducible
-  --backend NAME       wasm (default), cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND`;
+  --backend NAME       native (default where the addon loads), wasm, cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND`;
 
 export async function generateCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {

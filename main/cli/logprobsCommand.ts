@@ -12,7 +12,7 @@ Prints each token of the input with its id, its text and log p(token | all previ
   --text TEXT     text to tokenize with the model's tokenizer
   --ids LIST      comma-separated token ids, used as given
   --json          print {"ids": [...], "logprobs": [null, ...]}
-  --backend NAME  wasm (default), cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND`;
+  --backend NAME  native (default where the addon loads), wasm, cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND`;
 
 export async function logprobsCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, {

@@ -28,7 +28,7 @@ GET /healthz) and records every conversation in the data folder.
   --api-key KEY             require "Authorization: Bearer KEY" (or env CLAWLOOP_API_KEY; default: none)
   --data-dir DIR            where conversations are stored (default: env CLAWLOOP_HOME, else ~/.clawloop)
   --served-model-name NAME  the model id clients use (default: the model folder's name)
-  --backend NAME            wasm (default), cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND
+  --backend NAME            native (default where the addon loads), wasm, cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND
   --max-batch N             requests generated at once, decoded as one batch (default ${D.maxBatch}; 1 = one at a time)
   --max-queue N             requests that may wait while --max-batch run; more get 429 (default ${D.maxQueue})
   --max-body-bytes N        largest request body; larger gets 413 (default ${D.maxBodyBytes})

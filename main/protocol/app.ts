@@ -13,7 +13,7 @@ export const HealthSchema = z.object({
 export type Health = z.infer<typeof HealthSchema>;
 
 /** The tfjs backends the engine can run on (see main/engine/backends/backend.ts for what each needs). */
-export const BACKENDS = ['wasm', 'cpu', 'webgpu', 'tensorflow'] as const;
+export const BACKENDS = ['native', 'wasm', 'cpu', 'webgpu', 'tensorflow'] as const;
 
 export const InfoSchema = z.object({
   /** ClawLoop's version. */
@@ -61,7 +61,7 @@ export const SettingsPatchSchema = z
       .nullable()
       .optional()
       .describe('a Hugging Face model folder (config.json, *.safetensors, tokenizer.json); null: the bundled model'),
-    backend: z.enum(BACKENDS).nullable().optional().describe('wasm, cpu, webgpu or tensorflow; null: the default'),
+    backend: z.enum(BACKENDS).nullable().optional().describe('native, wasm, cpu, webgpu or tensorflow; null: the default'),
   })
   .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;

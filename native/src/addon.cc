@@ -10,6 +10,7 @@
 
 #include "blas.h"
 #include "gemm.h"
+#include "ndApi.h"
 #include "napiUtil.h"
 #include "copyKernels.h"
 #include "elementwise.h"
@@ -291,6 +292,7 @@ static napi_value Init(napi_env env, napi_value exports) {
       {"info", nullptr, Info, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
+  napi_set_named_property(env, exports, "nd", makeNdObject(env));
   return exports;
 }
 

@@ -1,5 +1,9 @@
 /**
- * `npm run bench:engine [-- --json FILE] [--iters N] [--backend NAME]`
+ * `npm run bench:engine [-- --json FILE] [--iters N] [--backend NAME] [--large [--large-dir DIR]
+ *   [--keep-large] [--large-seq N] [--large-budget S] [--large-only] [--ours-only]]`
+ *
+ * `--large` adds the 1.7B configuration (benchLarge.ts: ~3.4 GB of random BF16 weights written to
+ * --large-dir, default the OS temp folder, removed afterwards unless --keep-large; tens of minutes).
  *
  * Prefill, decode and training throughput of ClawLoop's engine on a fixed ~3.7 M-parameter
  * Qwen3-shaped model, next to the same workload in PyTorch (scripts/reference/bench_engine.py,
@@ -25,6 +29,8 @@ import { ggufFromModel, type GgufVocab } from '../../main/engine/formats/ggufExp
 import { writeGguf } from '../../main/engine/formats/ggufFile.js';
 import { computeGradients, crossEntropyLoss, type TrainBatch } from '../../main/engine/training/train.js';
 import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
+import { cpuLine, cpuSummary, cpuTag } from './cpuReport.js';
+import { benchLarge } from './benchLarge.js';
 import { medianSeconds as timed } from './timing.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -196,12 +202,32 @@ async function benchPyTorch(iters: number, threads: number): Promise<{ figures: 
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { json: { type: 'string' }, iters: { type: 'string', default: '5' }, backend: { type: 'string' } },
+    options: {
+      json: { type: 'string' },
+      iters: { type: 'string', default: '5' },
+      backend: { type: 'string' },
+      large: { type: 'boolean', default: false },
+      'large-only': { type: 'boolean', default: false },
+      'large-dir': { type: 'string' },
+      'keep-large': { type: 'boolean', default: false },
+      'large-seq': { type: 'string', default: '256' },
+      'large-budget': { type: 'string', default: '300' },
+      'ours-only': { type: 'boolean', default: false },
+    },
   });
+  if (values['large-only']) {
+    const cpu = cpuSummary();
+    console.log(cpuLine(cpu));
+    const large = await benchLarge(largeOptions(values, cpu.threads), cpu);
+    if (values.json) fs.writeFileSync(values.json, JSON.stringify({ cpu, large }, null, 2) + '\n');
+    return;
+  }
   const iters = Math.max(1, Number(values.iters));
   const backend = await initBackend(values.backend ? parseBackendName(values.backend) : undefined);
-  const threads = os.availableParallelism();
+  const cpu = cpuSummary();
+  const threads = cpu.threads; // the peers run on as many threads as ClawLoop
   const config = parseModelConfig(BENCH_CONFIG);
+  console.log(cpuLine(cpu));
   console.log(
     `ClawLoop engine benchmark: Qwen3-shaped, ${(parameterCount(config) / 1e6).toFixed(2)} M parameters ` +
       `(hidden 256, 4 layers, vocab 2048), batch ${BATCH} x seq ${SEQ}; decode ${DECODE_TOKENS} tokens after a ${SEQ}-token prompt`,
@@ -216,7 +242,7 @@ async function main(): Promise<void> {
   const ratios: Partial<Figures> = {};
   const cppRatios: { prefill_tok_s?: number; decode_tok_s?: number } = {};
   console.log(
-    `${''.padEnd(22)}${'ClawLoop'.padStart(12)}${'PyTorch'.padStart(12)}${'ratio'.padStart(9)}${'llama.cpp'.padStart(12)}${'ratio'.padStart(9)}`,
+    `${''.padEnd(22)}${'ClawLoop'.padStart(12)}${'PyTorch'.padStart(12)}${'ratio'.padStart(9)}${'llama.cpp'.padStart(12)}${'ratio'.padStart(9)}  CPU`,
   );
   for (const k of KEYS) {
     const theirs = 'figures' in peer ? peer.figures[k] : undefined;
@@ -227,13 +253,15 @@ async function main(): Promise<void> {
     const ratio = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2) + 'x');
     const label = k.replace(/_tok_s$/, '').replace('_', ' ') + ' tok/s';
     console.log(
-      `${label.padEnd(22)}${fmt(ours[k]).padStart(12)}${fmt(theirs).padStart(12)}${ratio(ratios[k]).padStart(9)}${fmt(c).padStart(12)}${ratio(c ? ours[k] / c : undefined).padStart(9)}`,
+      `${label.padEnd(22)}${fmt(ours[k]).padStart(12)}${fmt(theirs).padStart(12)}${ratio(ratios[k]).padStart(9)}${fmt(c).padStart(12)}${ratio(c ? ours[k] / c : undefined).padStart(9)}  ${cpuTag(cpu)}`,
     );
   }
   if ('error' in peer) console.log(peer.error);
   if ('error' in cpp) console.log(cpp.error);
+  const large = values.large ? await benchLarge(largeOptions(values, threads), cpu) : null;
   if (values.json) {
     const report = {
+      large,
       clawloop: ours,
       pytorch: 'figures' in peer ? peer.figures : null,
       ratios,
@@ -241,6 +269,7 @@ async function main(): Promise<void> {
       llamacpp_ratios: cppRatios,
       backend,
       threads,
+      cpu,
       config: BENCH_CONFIG,
     };
     fs.writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n');
@@ -249,3 +278,14 @@ async function main(): Promise<void> {
 }
 
 await main();
+
+function largeOptions(values: Record<string, string | boolean | undefined>, threads: number) {
+  return {
+    dir: (values['large-dir'] as string | undefined) ?? path.join(os.tmpdir(), 'clawloop-bench-qwen3-1.7b'),
+    keep: values['keep-large'] === true,
+    threads,
+    seq: Number(values['large-seq']),
+    budget: Number(values['large-budget']),
+    oursOnly: values['ours-only'] === true,
+  };
+}

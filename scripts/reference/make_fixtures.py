@@ -184,6 +184,39 @@ def make_model(spec, tok_json):
     print(f"{name}: {sum(v.numel() for v in w.values())} params, stored {spec['dtype']}, shards={spec['shards']}")
 
 
+# A BF16 checkpoint in three shards, as Hugging Face publishes them, for the memory-mapped path:
+# the expected outputs of the same weights computed in float32, and in bfloat16 as PyTorch does.
+BF16_SHARDED = dict(name="qwen3-bf16-sharded", dtype=torch.bfloat16, shards=3, cfg=dict(
+    architectures=["Qwen3ForCausalLM"], model_type="qwen3", hidden_size=128, intermediate_size=256,
+    num_attention_heads=4, num_key_value_heads=2, head_dim=32, num_hidden_layers=3, vocab_size=320,
+    rms_norm_eps=1e-6, rope_theta=1000000.0, tie_word_embeddings=False, max_position_embeddings=256,
+    attention_bias=False, use_sliding_window=False))
+
+
+def make_bf16_sharded(spec, tok_json):
+    vocab = tok_json["model"]["vocab"]
+    name, cfg = spec["name"], dict(spec["cfg"])
+    cfg.update(torch_dtype="bfloat16", bos_token_id=None, eos_token_id=vocab["<|im_end|>"], hidden_act="silu")
+    d = os.path.join(OUT, "models", name)
+    os.makedirs(d, exist_ok=True)
+    gen = torch.Generator().manual_seed(sum(map(ord, name)))
+    w = {k: v.to(torch.bfloat16).float() for k, v in ref.random_weights(cfg, gen).items()}
+    save_weights(d, w, torch.bfloat16, spec["shards"])
+    write_json(os.path.join(d, "config.json"), cfg)
+    write_json(os.path.join(d, "generation_config.json"), {"eos_token_id": [vocab["<|im_end|>"]]})
+    write_json(os.path.join(d, "tokenizer.json"), tok_json)
+    write_json(os.path.join(d, "tokenizer_config.json"), tiny_tokenizer.tokenizer_config(TEMPLATE))
+    ids = torch.randint(0, cfg["vocab_size"], (2, 16), generator=gen)
+    with torch.no_grad():
+        logits = ref.forward(cfg, w, ids)
+        bf16 = ref.forward_bf16(cfg, w, ids)
+    expected = {"logits": logits, "logprobs": ref.token_logprobs(logits, ids),
+                "bf16_logits": bf16, "bf16_logprobs": ref.token_logprobs(bf16, ids)}
+    st_io.save({k: v.contiguous() for k, v in expected.items()}, os.path.join(d, "expected.safetensors"))
+    write_json(os.path.join(d, "expected.json"), {"ids": ids.tolist()})
+    print(f"{name}: {sum(v.numel() for v in w.values())} params, stored bfloat16, shards={spec['shards']}")
+
+
 CONVERSATIONS = [
     {"messages": [{"role": "user", "content": "Hi there"}], "add_generation_prompt": True},
     {"messages": [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "2+2?"},
@@ -259,6 +292,7 @@ def main():
     tok_json = tiny_tokenizer.build()
     for spec in MODELS:
         make_model(spec, tok_json)
+    make_bf16_sharded(BF16_SHARDED, tok_json)
     render_templates()
 
 

@@ -173,6 +173,52 @@ def forward(cfg, w, ids, lora=None, positions=None, last_only=False):
     return x @ head.t()
 
 
+def forward_bf16(cfg, w, ids):
+    """The forward pass as PyTorch runs a model loaded with torch_dtype=bfloat16 (transformers'
+    conventions): weights and activations bfloat16, products accumulated in float32 and rounded
+    to bfloat16, RMSNorm and softmax computed in float32 and rounded back. Returns float32 logits."""
+    bf = torch.bfloat16
+    wb = {k: v.to(bf) for k, v in w.items()}
+    B, T = ids.shape
+    nh, nkv, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], head_dim(cfg)
+    eps = cfg["rms_norm_eps"]
+    qwen3 = cfg["architectures"][0] == "Qwen3ForCausalLM"
+
+    def norm(x, weight):
+        xf = x.float()
+        return weight * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(bf)
+
+    cos, sin = (t.to(bf) for t in rope_tables(cfg, torch.arange(T)))
+    mask = torch.full((T, T), float("-inf")).triu(1)
+    x = wb["model.embed_tokens.weight"][ids]
+    for l in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{l}."
+        g = lambda name: wb.get(p + name)  # noqa: E731
+        h = norm(x, g("input_layernorm.weight"))
+        q = linear(h, g("self_attn.q_proj.weight"), g("self_attn.q_proj.bias")).view(B, T, nh, hd)
+        k = linear(h, g("self_attn.k_proj.weight"), g("self_attn.k_proj.bias")).view(B, T, nkv, hd)
+        v = linear(h, g("self_attn.v_proj.weight"), g("self_attn.v_proj.bias")).view(B, T, nkv, hd)
+        if qwen3:
+            q = norm(q, g("self_attn.q_norm.weight"))
+            k = norm(k, g("self_attn.k_norm.weight"))
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        k = k.repeat_interleave(nh // nkv, dim=1)
+        v = v.repeat_interleave(nh // nkv, dim=1)
+        att = (q @ k.transpose(-1, -2)) / math.sqrt(hd)
+        probs = (att.float() + mask).softmax(-1).to(bf)
+        o = (probs @ v).transpose(1, 2).reshape(B, T, nh * hd)
+        x = x + linear(o, g("self_attn.o_proj.weight"), g("self_attn.o_proj.bias"))
+        h = norm(x, g("post_attention_layernorm.weight"))
+        gate = linear(h, g("mlp.gate_proj.weight"), g("mlp.gate_proj.bias"))
+        up = linear(h, g("mlp.up_proj.weight"), g("mlp.up_proj.bias"))
+        x = x + linear(F.silu(gate) * up, g("mlp.down_proj.weight"), g("mlp.down_proj.bias"))
+    x = norm(x, wb["model.norm.weight"])
+    head = wb.get("lm_head.weight", wb["model.embed_tokens.weight"])
+    return (x @ head.t()).float()
+
+
 def token_logprobs(logits, ids):
     """log p(ids[:, t] | ids[:, <t]) for t >= 1: [B, T-1]."""
     lp = logits[:, :-1].log_softmax(-1)

@@ -7,12 +7,13 @@ import { probeGpuIsolated } from '../../main/engine/gpu/index.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 
 describe('backends', () => {
-  it('wasm is the default; CLAWLOOP_BACKEND chooses another; unknown names list the valid ones', () => {
-    assert.equal(defaultBackendName({}), 'wasm');
+  it('native is the default where the addon loads, else wasm; CLAWLOOP_BACKEND chooses another; unknown names list the valid ones', () => {
+    assert.equal(defaultBackendName({}), nativeWanted() && !nativeSkipReason() ? 'native' : 'wasm');
+    assert.equal(defaultBackendName({ CLAWLOOP_NATIVE: '0' }), 'wasm');
     assert.equal(defaultBackendName({ CLAWLOOP_BACKEND: 'CPU' }), 'cpu');
     assert.throws(
       () => defaultBackendName({ CLAWLOOP_BACKEND: 'cuda' }),
-      /CLAWLOOP_BACKEND is 'cuda'; valid backends: wasm, cpu, webgpu, tensorflow/,
+      /CLAWLOOP_BACKEND is 'cuda'; valid backends: native, wasm, cpu, webgpu, tensorflow/,
     );
     assert.throws(() => parseBackendName('metal'), /--backend is 'metal'/);
   });
@@ -24,18 +25,22 @@ describe('backends', () => {
     assert.equal(await initBackend('wasm', { log: (l) => lines.push(l) }), 'wasm');
     assert.equal(tf.getBackend(), 'wasm');
     assert.equal(lines[0], "clawloop: tfjs backend 'cpu'");
+    assert.equal(lines.length, 2, 'one line per backend');
     if (nativeWanted() && !nativeSkipReason()) {
       assert.match(lines[1], /^clawloop: tfjs backend 'wasm' \(SIMD on\), native kernels \(\w+, \d+ threads\)$/);
-      assert.equal(lines.length, 2);
     } else if (nativeWanted()) {
-      // No addon: a warning that says how to build it, then the plain wasm backend.
-      assert.match(lines[1], /^clawloop: warning: native kernels unavailable, using pure tfjs: .* is not built: .*npm run build:native$/);
-      assert.equal(lines[2], "clawloop: tfjs backend 'wasm' (SIMD on)");
-      assert.equal(lines.length, 3);
+      // No addon: the line says why the native backend is not used and how to build it.
+      assert.match(lines[1], /^clawloop: tfjs backend 'wasm' \(SIMD on\); the native backend is unavailable: .* is not built: .*npm run build:native$/);
     } else {
-      assert.match(lines[1], /^clawloop: tfjs backend 'wasm' \(SIMD on\)$/);
-      assert.equal(lines.length, 2);
+      assert.match(lines[1], /^clawloop: tfjs backend 'wasm' \(SIMD on\); the native backend is unavailable: disabled by CLAWLOOP_NATIVE$/);
     }
+  });
+
+  it('the native backend says where its tensors live and how it computes', { skip: nativeSkipReason() }, async () => {
+    const lines: string[] = [];
+    assert.equal(await initBackend('native', { log: (l) => lines.push(l) }), 'native');
+    assert.match(lines[0], /^clawloop: tfjs backend 'native' \(tensors in native memory; \w+, \d+ threads, 16-bit weights: (widen|sbgemm)\)$/);
+    await initBackend('wasm');
   });
 
   it('optional backends that are not installed say what to install', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import type { BackendName } from '../../main/engine/backends/backend.js';
-import { CausalLM } from '../../main/engine/model/causalLM.js';
+import type { CausalLM } from '../../main/engine/model/causalLM.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
@@ -18,7 +18,8 @@ import { modelDir, type FixtureModel } from '../helpers/paths.js';
 /*
  * LoRA training against PyTorch (scripts/reference/make_fixtures.py): the loss, every LoRA
  * gradient and two AdamW steps, with tolerances derived from the reductions on each path. Run on
- * the CPU backends by train.test.ts and on the GPU by test/gpu/train.webgpu.test.ts.
+ * the CPU backends by train.test.ts (wasm and, where the addon is built, native) and on the GPU by
+ * test/gpu/train.webgpu.test.ts.
  */
 
 /** The reference's fixed loss: −Σ mask·w·log p / Σ mask. */
@@ -30,12 +31,12 @@ export function fixtureBatch(e: Expected): TrainBatch {
   return { ids: e.ids, mask: e.mask.map((m) => [0, ...m]), weights: e.weights.map((w) => [0, ...w]) };
 }
 
-/** A parameter as PyTorch lays it out. */
-export async function hfLayout(name: string, v: tf.Tensor): Promise<Float32Array> {
+/** A parameter (or its gradient) of `lm` as PyTorch lays it out. */
+export async function hfLayout(lm: CausalLM, name: string, v: tf.Tensor): Promise<Float32Array> {
   const data = (await v.data()) as Float32Array;
   if (v.rank !== 2) return data;
   const [rows, cols] = v.shape;
-  const transposed = name.includes('lora_') || CausalLM.isTransposed(name);
+  const transposed = name.includes('lora_') || lm.isTransposed(name);
   return transposed ? transpose2d(data, rows, cols) : data;
 }
 
@@ -89,7 +90,7 @@ for (const name of LORA_MODELS) {
       assert.equal(tokens, e.mask.flat().filter((m) => m !== 0).length);
       assert.equal(grads.size, adapter.variables().size);
       const tol = gradTolerance(model, e, true);
-      for (const [pname, g] of grads) assertClose(await hfLayout(pname, g), tensor(e, `grad.${pname}`), tol, `grad ${pname}`);
+      for (const [pname, g] of grads) assertClose(await hfLayout(model.lm, pname, g), tensor(e, `grad.${pname}`), tol, `grad ${pname}`);
       grads.forEach((g) => g.dispose());
       adapter.dispose();
     });
@@ -126,7 +127,7 @@ for (const name of LORA_MODELS) {
           const want = tensor(e, `adamw${step}.${pname}`);
           const g1 = grad1.get(pname)!;
           const b = adamwBounds(want, g1, { ...run, gradError: gradTol.atol + gradTol.rtol * maxAbsOf(g1) });
-          assertWithinBounds(await hfLayout(pname, v), want, b.bounds, `step ${step} ${pname}`, b.why);
+          assertWithinBounds(await hfLayout(model.lm, pname, v), want, b.bounds, `step ${step} ${pname}`, b.why);
           tight += b.tight;
         }
         // The comparison must still pin the update rule down: most elements are held to a small

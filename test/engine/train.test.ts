@@ -13,9 +13,11 @@ import { computeGradients, crossEntropyLoss, type TrainBatch } from '../../main/
 import { fixtureBatch, gradTolerance, hfLayout, lossTolerance, loraTrainingSuite, weightedLoss } from './loraTrainingSuite.js';
 import { expected, tensor } from '../helpers/fixtures.js';
 import { assertClose, assertScalarClose } from '../helpers/numeric.js';
+import { nativeSkipReason } from '../helpers/nativeSkip.js';
 import { modelDir } from '../helpers/paths.js';
 
 loraTrainingSuite('wasm');
+loraTrainingSuite('native', { skip: nativeSkipReason() });
 
 for (const name of ['qwen2-tied', 'qwen3-qknorm'] as const) {
   describe(`full fine-tuning gradients match PyTorch: ${name}`, () => {
@@ -31,7 +33,7 @@ for (const name of ['qwen2-tied', 'qwen3-qknorm'] as const) {
       assertScalarClose(loss, e.full_loss!, lossTolerance(model, e, tensor(e, 'logprobs'), false), 'loss');
       assert.equal(grads.size, model.lm.parameters().size);
       const tol = gradTolerance(model, e, false);
-      for (const [pname, g] of grads) assertClose(await hfLayout(pname, g), tensor(e, `fullgrad.${pname}`), tol, `grad ${pname}`);
+      for (const [pname, g] of grads) assertClose(await hfLayout(model.lm, pname, g), tensor(e, `fullgrad.${pname}`), tol, `grad ${pname}`);
       grads.forEach((g) => g.dispose());
     });
   });

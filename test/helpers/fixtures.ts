@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseModelConfig, type ModelConfig } from '../../main/engine/model/config.js';
 import { readSafetensors } from '../../main/engine/formats/safetensors.js';
-import { modelDir, type FixtureModel } from './paths.js';
+import { modelDir, type BF16_SHARDED, type FixtureModel } from './paths.js';
 
 /** What scripts/reference/make_fixtures.py computed with PyTorch for one tiny model. */
 export interface Expected {
@@ -21,7 +21,7 @@ export interface Expected {
 
 const cache = new Map<string, Expected>();
 
-export function expected(name: FixtureModel): Expected {
+export function expected(name: FixtureModel | typeof BF16_SHARDED): Expected {
   let e = cache.get(name);
   if (!e) {
     const dir = modelDir(name);

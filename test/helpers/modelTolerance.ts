@@ -99,3 +99,27 @@ export function logprobScale(config: ModelConfig, logprobs: ArrayLike<number>): 
   for (let i = 0; i < logprobs.length; i++) top = Math.max(top, Math.abs(logprobs[i]));
   return top;
 }
+
+/**
+ * Outputs of a forward pass whose activations are rounded to bfloat16 on the way (products still
+ * accumulate in float32): each rounding adds a relative error of at most u(bfloat16), whatever the
+ * reduction lengths, so the path counts roundings: `perLayer` in each decoder layer, `extra` after
+ * the last. (The float32 roundings of the same path are orders of magnitude smaller.)
+ */
+export function bf16RoundingModel(config: ModelConfig, perLayer: number, extra: number): ErrorModel {
+  return { dtype: 'bfloat16', length: 1, chain: config.numLayers * perLayer + extra };
+}
+
+/**
+ * The bfloat16 roundings of PyTorch's forward pass in bfloat16 (scripts/reference/model.py
+ * forward_bf16), per layer: the normalised input and its product with the norm weight; q, k, v;
+ * the q/k norms (Qwen3); RoPE's two products and sum; scores, their scale, the probabilities,
+ * probabilities·v; o_proj and the residual; the second norm (2); gate, up, SiLU, its product
+ * with up; down and the residual. Then the final norm (2) and the logits.
+ */
+export function pytorchBf16Roundings(config: ModelConfig): { perLayer: number; extra: number } {
+  return { perLayer: 20 + (config.qkNorm ? 4 : 0), extra: 3 };
+}
+
+/** The roundings the native backend's sbgemm path adds: the inputs of q/k/v, o, gate/up and down per layer, then the head's. */
+export const SBGEMM_ROUNDINGS = { perLayer: 4, extra: 1 };

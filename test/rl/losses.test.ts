@@ -60,6 +60,12 @@ function inputsOf(c: LossCase, logits: tf.Tensor2D): LossInputs {
   }
   return {
     logprobs: tf.gather(tf.reshape(logSoftmax, [-1]), flat) as tf.Tensor1D,
+    entropy: tf.neg(tf.sum(tf.mul(tf.exp(logSoftmax), logSoftmax), 1)) as tf.Tensor1D,
+    logprobsAt: (ids: tf.Tensor2D) => {
+      const rows = tf.mul(tf.reshape(tf.range(0, N, 1, 'int32'), [N, 1]), tf.scalar(V, 'int32'));
+      const at = tf.reshape(tf.add(rows, tf.cast(ids, 'int32')), [-1]);
+      return tf.reshape(tf.gather(tf.reshape(logSoftmax, [-1]), at), ids.shape) as tf.Tensor2D;
+    },
     logits,
     logSoftmax,
     targets: tf.tensor1d(c.targets, 'int32'),
@@ -70,7 +76,6 @@ function inputsOf(c: LossCase, logits: tf.Tensor2D): LossInputs {
     extra,
     extraVectors,
   };
-  void N;
 }
 
 /**

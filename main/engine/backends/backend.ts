@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { BACKENDS } from '../../protocol/app.js';
 import '../training/gradients.js';
-import { loadNativeAddon, nativeLoadError, nativeWanted } from './nativeAddon.js';
+import { loadNativeAddon, nativeLoadError, nativeWanted, type NativeAddon } from './nativeAddon.js';
+import { registerNativeBackend } from './native/registerNativeBackend.js';
 import { registerNativeWasmKernels } from './wasmKernels.js';
 import { BackendUnavailableError } from './backendErrors.js';
 import { registerWebGpuBackend, webGpuDescription } from './webgpu/webgpuBackend.js';
@@ -10,7 +11,10 @@ import { verifyOptionalKernels } from './webgpu/verifyKernels.js';
 
 /**
  * The tfjs backends ClawLoop can run on.
- * - `wasm`: default on CPU (XNNPACK + SIMD). Ships with ClawLoop.
+ * - `native`: the default wherever the native addon builds: tensors in native memory (no 4 GB
+ *   limit), 16-bit weights kept 16-bit and memory-mapped, kernels in C++ on BLAS.
+ * - `wasm`: the fallback on CPU (XNNPACK + SIMD; every tensor in the 4 GB WebAssembly heap).
+ *   Ships with ClawLoop; uses the addon's kernels for its hot ops when the addon loads.
  * - `cpu`: pure JavaScript; slow, used to cross-check numerics. Ships with ClawLoop.
  * - `webgpu`: GPU through Dawn with ClawLoop's WGSL kernels; needs `npm install webgpu
  *   @tensorflow/tfjs-backend-webgpu` and a Vulkan/Metal/D3D12 driver. CLAWLOOP_WEBGPU_ADAPTER=software
@@ -25,11 +29,14 @@ export const BACKEND_NAMES: readonly BackendName[] = BACKENDS;
 
 export { BackendUnavailableError };
 
-/** The backend named by `CLAWLOOP_BACKEND`, or `wasm`. Throws on an unknown name. */
+/**
+ * The backend named by `CLAWLOOP_BACKEND`, else `native` when the addon loads, else `wasm`.
+ * Throws on an unknown name.
+ */
 export function defaultBackendName(env: NodeJS.ProcessEnv = process.env): BackendName {
   const raw = env.CLAWLOOP_BACKEND?.trim();
-  if (!raw) return 'wasm';
-  return parseBackendName(raw, 'CLAWLOOP_BACKEND');
+  if (raw) return parseBackendName(raw, 'CLAWLOOP_BACKEND');
+  return nativeWanted(env) && loadNativeAddon() ? 'native' : 'wasm';
 }
 
 export function parseBackendName(raw: string, source = '--backend'): BackendName {
@@ -52,6 +59,13 @@ async function importOptional(specifier: string, install: string): Promise<unkno
 
 async function register(name: BackendName): Promise<void> {
   switch (name) {
+    case 'native': {
+      const addon = loadNativeAddon();
+      if (!addon) throw new BackendUnavailableError(`the native backend is unavailable: ${nativeLoadError()}`);
+      registerNativeBackend(addon);
+      addon.nd.setHalfGemm(halfGemmMode(addon) === 'sbgemm' ? 1 : 0);
+      return;
+    }
     case 'wasm':
       await import('@tensorflow/tfjs-backend-wasm');
       return;
@@ -96,22 +110,49 @@ export async function initBackend(
   if (!ok) throw new BackendUnavailableError(`backend '${name}' failed to initialise`);
   await tf.ready();
   active = name;
-  let detail = '';
-  if (name === 'wasm') {
-    detail = ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})`;
-    const addon = loadNativeAddon();
-    if (addon) {
-      registerNativeWasmKernels(addon);
-      const i = addon.info();
-      detail += `, native kernels (${i.blas}, ${i.threads} threads)`;
-    } else if (nativeWanted()) {
-      opts.log?.(`clawloop: warning: native kernels unavailable, using pure tfjs: ${nativeLoadError()}`);
-    }
-  }
+  let detail = backendDetail(name); // also routes wasm's hot kernels to the addon
   if (name === 'webgpu') {
     detail = ` (${webGpuDescription()})`;
     await verifyOptionalKernels(gpuContext()!, opts.log);
   }
   opts.log?.(`clawloop: tfjs backend '${name}'${detail}`);
   return name;
+}
+
+/** What the start-up line says about a backend: how it computes, and for wasm why native is not used. */
+function backendDetail(name: BackendName): string {
+  const addon = nativeWanted() ? loadNativeAddon() : null;
+  if (name === 'native') return ` (tensors in native memory; ${kernelsDetail(addon!)}, 16-bit weights: ${addon!.nd.cpu().halfGemm})`;
+  if (name !== 'wasm') return '';
+  let detail = ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})`;
+  if (addon) {
+    registerNativeWasmKernels(addon);
+    detail += `, native kernels (${kernelsDetail(addon)})`;
+  } else {
+    detail += `; the native backend is unavailable: ${nativeLoadError()}`;
+  }
+  return detail;
+}
+
+function kernelsDetail(addon: NativeAddon): string {
+  const i = addon.info();
+  return `${i.blas}, ${i.threads} threads`;
+}
+
+/**
+ * How products with BF16 weights run: `CLAWLOOP_BF16_GEMM=sbgemm` (OpenBLAS's BF16 GEMM,
+ * activations rounded to bfloat16, as PyTorch's BF16 matmul) or `widen` (weights widened to
+ * float32 a cache-sized panel at a time, float32 activations). Default: sbgemm where the CPU has
+ * AVX512-BF16 or AMX and the OpenBLAS build has cblas_sbgemm (built with BUILD_BFLOAT16; Debian
+ * 12's is not), else widen.
+ */
+export function halfGemmMode(addon: NativeAddon, env: NodeJS.ProcessEnv = process.env): 'sbgemm' | 'widen' {
+  const f = addon.nd.cpu().features;
+  const raw = env.CLAWLOOP_BF16_GEMM?.trim().toLowerCase();
+  if (raw === 'sbgemm' && !f.blasSbgemm) {
+    throw new Error('CLAWLOOP_BF16_GEMM=sbgemm, but this OpenBLAS has no cblas_sbgemm: install one built with BUILD_BFLOAT16=1, or use widen');
+  }
+  if (raw === 'sbgemm' || raw === 'widen') return raw;
+  if (raw) throw new Error(`CLAWLOOP_BF16_GEMM is '${env.CLAWLOOP_BF16_GEMM}'; expected sbgemm or widen`);
+  return f.blasSbgemm && (f.avx512bf16 || f.amxBf16) ? 'sbgemm' : 'widen';
 }

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { NdAddon } from './native/ndAddon.js';
 
 /** Element-wise maps of the addon: exp, sigmoid, square, sqrt, rsqrt, neg. */
 export type UnaryOp = 0 | 1 | 2 | 3 | 4 | 5;
@@ -58,6 +59,8 @@ export interface NativeAddon {
    */
   initThreads(n: number): number;
   info(): { threads: number; blasThreads: number; hardwareThreads: number; blas: string };
+  /** The native tensor backend: storage, mapped weights and its kernels. */
+  nd: NdAddon;
 }
 
 /** Where the addon is built; in a packaged Electron app it lives outside the asar archive. */
@@ -70,11 +73,13 @@ export function addonPath(): string {
 
 /**
  * Threads for native kernels: `CLAWLOOP_THREADS` when set (a cap, e.g. when serving and training
- * share the CPU), else every core. The setting is process-wide: the first thread to load the addon
- * applies it (see initThreads), so workers cannot reset one another's.
+ * share the CPU), else the physical cores this process may use (a second hardware thread per core
+ * only contends for the same FMA units in these kernels), or every logical CPU when the core
+ * count is unknown. The setting is process-wide: the first thread to load the addon applies it
+ * (see initThreads), so workers cannot reset one another's.
  */
-export function threadCount(env: NodeJS.ProcessEnv = process.env): number {
-  const cores = os.availableParallelism();
+export function threadCount(env: NodeJS.ProcessEnv = process.env, physicalCores = 0): number {
+  const cores = physicalCores > 0 ? Math.min(physicalCores, os.availableParallelism()) : os.availableParallelism();
   const raw = env.CLAWLOOP_THREADS?.trim();
   if (!raw) return cores;
   const n = Number(raw);
@@ -111,7 +116,8 @@ export function loadNativeAddon(): NativeAddon | null {
   }
   try {
     const addon = createRequire(import.meta.url)(file) as NativeAddon;
-    addon.initThreads(threadCount());
+    if (!addon.nd) throw new Error('it was built from older sources (no native backend): run npm run build:native');
+    addon.initThreads(threadCount(process.env, addon.nd.cpu().physicalCores));
     cached = { addon, error: null };
   } catch (err) {
     cached = { addon: null, error: `loading ${file} failed: ${(err as Error).message.split('\n')[0]}` };

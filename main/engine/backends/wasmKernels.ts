@@ -41,14 +41,6 @@ export function registerNativeWasmKernels(addon: NativeAddon): void {
   replaceKernel('Softmax', softmaxKernel(addon));
 }
 
-/**
- * True when transposed matmuls cost no more than plain ones: native BLAS serves the wasm backend.
- * Gradients then pass transpose flags instead of materialising transposes.
- */
-export function fastTransposedMatmul(): boolean {
-  return registered.length > 0 && tf.getBackend() === 'wasm';
-}
-
 /** Puts tfjs-wasm's own kernels back (used to compare both paths in one process). */
 export function unregisterNativeWasmKernels(): void {
   for (const r of registered.splice(0).reverse()) {

@@ -97,7 +97,23 @@ export async function ggufFromModel(
   }
   const hf = new Map((await lm.exportTensors()).map((t) => [t.name, t]));
   if (adapter) await mergeLoraInto(hf, adapter);
-  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(lm, hf), warnings };
+  return { metadata: ggufMetadata(c, vocab, name), tensors: ggufTensors(c, hf), warnings };
+}
+
+/**
+ * The same from Hugging Face-layout tensors by name (e.g. read from safetensors without loading a
+ * model): matrices may be BF16/F16 bits (`type`), kept as they are. llama-architecture q/k
+ * reordering needs float32 data.
+ */
+export function ggufFromTensors(
+  c: ModelConfig,
+  hf: Map<string, GgufTensor>,
+  vocab: GgufVocab,
+  name = 'clawloop',
+  fileType = 0,
+): { metadata: Array<[string, GgufValue]>; tensors: GgufTensor[] } {
+  const metadata = ggufMetadata(c, vocab, name).map(([k, v]): [string, GgufValue] => (k === 'general.file_type' ? [k, { type: 'u32', value: fileType }] : [k, v]));
+  return { metadata, tensors: ggufTensors(c, hf) };
 }
 
 /** The key/values llama.cpp reads: architecture and its hyper-parameters, then the tokenizer. */
@@ -135,14 +151,14 @@ function ggufMetadata(c: ModelConfig, vocab: GgufVocab, name: string): Array<[st
 }
 
 /** The model's tensors under llama.cpp's names, q/k rows reordered for the llama architecture. */
-function ggufTensors(lm: CausalLM, hf: Map<string, { name: string; shape: number[]; data: Float32Array }>): GgufTensor[] {
-  const c = lm.config;
+function ggufTensors(c: ModelConfig, hf: Map<string, { shape: number[]; data: Float32Array | Uint16Array; type?: GgufTensor['type'] }>): GgufTensor[] {
   const tensors: GgufTensor[] = [];
-  const take = (hfName: string, ggufName: string, transform?: (t: GgufTensor) => Float32Array) => {
+  const take = (hfName: string, ggufName: string, transform?: (t: { shape: number[]; data: Float32Array }) => Float32Array) => {
     const t = hf.get(hfName);
     if (!t) throw new Error(`GGUF export: the model has no '${hfName}'`);
-    const g = { name: ggufName, shape: t.shape, data: t.data };
-    tensors.push(transform ? { ...g, data: transform(g) } : g);
+    const g: GgufTensor = { name: ggufName, shape: t.shape, data: t.data, type: t.type };
+    if (transform && !(t.data instanceof Float32Array)) throw new Error(`GGUF export: '${hfName}' must be float32 to be reordered`);
+    tensors.push(transform ? { ...g, data: transform({ shape: t.shape, data: t.data as Float32Array }) } : g);
   };
   take('model.embed_tokens.weight', 'token_embd.weight');
   take('model.norm.weight', 'output_norm.weight');

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { atomicWriteFileSync, writeAll } from '../../util/atomicWrite.js';
 
 /**
- * The GGUF file format (llama.cpp's, version 3): writing a file with F32 tensors, and reading a
- * file's header back. What goes into the file for a model is in ggufExport.ts.
+ * The GGUF file format (llama.cpp's, version 3): writing a file with F32 (or 16-bit) tensors, and
+ * reading a file's header back. What goes into the file for a model is in ggufExport.ts.
  *
  * Layout: magic "GGUF", version, tensor count, metadata count, metadata key/values, tensor infos
  * (name, dims fastest-first, type, offset), padding to the alignment, then the tensor data.
@@ -11,7 +11,8 @@ import { atomicWriteFileSync, writeAll } from '../../util/atomicWrite.js';
 
 const GGUF_MAGIC = 0x46554747; // "GGUF" read as a little-endian uint32
 const ALIGNMENT = 32;
-const GGML_TYPE_F32 = 0;
+/** ggml's tensor type ids. */
+const GGML_TYPE = { F32: 0, F16: 1, BF16: 30 } as const;
 
 enum ValueType {
   UINT32 = 4,
@@ -36,7 +37,10 @@ export interface GgufTensor {
   name: string;
   /** Row-major shape as PyTorch/Hugging Face write it (slowest dimension first). */
   shape: number[];
-  data: Float32Array;
+  /** Float32 values, or the raw bits of F16/BF16 values (then `type` says which). */
+  data: Float32Array | Uint16Array;
+  /** Storage type. Default F32; F16 and BF16 take their bits from a Uint16Array. */
+  type?: 'F32' | 'F16' | 'BF16';
 }
 
 class ByteWriter {
@@ -116,7 +120,7 @@ function writeValue(w: ByteWriter, v: GgufValue): void {
 
 const pad = (n: number) => (ALIGNMENT - (n % ALIGNMENT)) % ALIGNMENT;
 
-/** Writes a GGUF v3 file (atomically) with F32 tensors. */
+/** Writes a GGUF v3 file (atomically). */
 export function writeGguf(file: string, metadata: Array<[string, GgufValue]>, tensors: GgufTensor[]): void {
   const w = new ByteWriter();
   w.u32(GGUF_MAGIC);
@@ -137,7 +141,9 @@ export function writeGguf(file: string, metadata: Array<[string, GgufValue]>, te
     w.str(t.name);
     w.u32(t.shape.length);
     for (const d of [...t.shape].reverse()) w.u64(d); // GGUF lists the fastest-varying dimension first
-    w.u32(GGML_TYPE_F32);
+    const type = t.type ?? 'F32';
+    if ((type === 'F32') !== t.data instanceof Float32Array) throw new Error(`GGUF tensor '${t.name}': ${type} data must be a ${type === 'F32' ? 'Float32Array' : 'Uint16Array'}`);
+    w.u32(GGML_TYPE[type]);
     w.u64(offset);
     offset += t.data.byteLength + pad(t.data.byteLength);
   }

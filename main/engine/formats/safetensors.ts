@@ -72,12 +72,21 @@ export function readHeader(file: string): { entries: TensorEntry[]; metadata: Re
       }
       const info = raw as { dtype?: string; shape?: number[]; data_offsets?: [number, number] };
       const dtype = info.dtype as SafetensorsDtype;
-      if (!(dtype in DTYPE_BYTES)) throw new SafetensorsError(`${file}: tensor '${name}' has unknown dtype '${info.dtype}'`);
+      if (!(dtype in DTYPE_BYTES)) {
+        throw new SafetensorsError(
+          `${file}: tensor '${name}' has dtype '${info.dtype}', which ClawLoop cannot read (it reads ${Object.keys(DTYPE_BYTES).join(', ')}; ` +
+            'model weights must be F32, F16 or BF16: use the original, unquantized release)',
+        );
+      }
       const shape = info.shape ?? [];
       const [s, e] = info.data_offsets ?? [-1, -1];
       const count = shape.reduce((a, b) => a * b, 1);
-      if (!(s >= 0 && e >= s && base + e <= size)) {
-        throw new SafetensorsError(`${file}: tensor '${name}' has data offsets [${s}, ${e}] outside the file`);
+      if (!(s >= 0 && e >= s)) throw new SafetensorsError(`${file}: tensor '${name}' has data offsets [${s}, ${e}] outside the file`);
+      if (base + e > size) {
+        throw new SafetensorsError(
+          `${file} is truncated: tensor '${name}' has data offsets [${s}, ${e}] outside the file (it needs ${base + e} bytes, ` +
+            `the file has ${size}); an interrupted download? Fetch the file again`,
+        );
       }
       if (e - s !== count * DTYPE_BYTES[dtype]) {
         throw new SafetensorsError(

@@ -2,46 +2,24 @@ import * as tf from '@tensorflow/tfjs-core';
 import { Rng } from '../../util/random.js';
 import type { WeightFiles } from '../formats/weightFiles.js';
 import { expectedWeights, type ModelConfig } from './config.js';
-import {
-  decoderBlock,
-  layerPackedWeights,
-  layerParameters,
-  loadLayerWeights,
-  type BlockInputs,
-  type LayerWeights,
-  type TakeProjection,
-  type TakeVariable,
-} from './decoderBlock.js';
-import { PackedWeight, type WeightFormat } from './packedWeight.js';
+import { decoderBlock, layerPackedWeights, layerParameters, loadLayerWeights, type BlockInputs, type LayerWeights } from './decoderBlock.js';
 import type { KVCache } from './kvCache.js';
 import { AttentionMask } from './layers/attention.js';
+import { preferredLayout, project, type WeightLayout } from './layers/linear.js';
 import { matmul } from './layers/matmul.js';
-import { gpuContext } from '../backends/webgpu/gpuContext.js';
 import { rmsNorm } from './layers/rmsNorm.js';
 import { ropeInvFreq, ropeTables, ropeTablesRows } from './layers/rope.js';
 import type { LoraAdapter } from './lora.js';
 import { shapeSize } from './shapes.js';
-import { transpose2d, variableFrom } from './tensorUtil.js';
+import { transpose2d } from './tensorUtil.js';
+import { mappedWeight } from '../backends/native/mappedWeights.js';
+import { gpuContext } from '../backends/webgpu/gpuContext.js';
+import { PackedWeight } from './packedWeight.js';
 import { assertWeights, checkAdapterFits, checkTensors, checkWeights, WeightsError } from './weightCheck.js';
+import { weightTakers, type WeightSource } from './weightSource.js';
+import { storageOf, weightStorageFromEnv, type WeightStorage } from './weightStorage.js';
 
-export { WeightsError };
-
-/**
- * How projection weights are stored on a GPU backend: 'auto' keeps a checkpoint's F16/BF16
- * weights 16-bit (exactly as stored, half the memory of float32) and float32 ones float32;
- * 'f16'/'bf16' store every projection in that format (rounding float32 checkpoints); 'f32' never
- * packs. CPU backends always use float32. Default: CLAWLOOP_GPU_WEIGHTS, else 'auto'.
- */
-export type WeightStorage = 'auto' | 'f32' | WeightFormat;
-
-/** Where each projection weight's 16-bit storage comes from: its format in the file, if 16-bit. */
-type StorageOf = (name: string) => WeightFormat | null;
-
-export function weightStorageFromEnv(env: NodeJS.ProcessEnv = process.env): WeightStorage {
-  const raw = env.CLAWLOOP_GPU_WEIGHTS?.trim().toLowerCase() || 'auto';
-  if (raw === 'auto' || raw === 'f32' || raw === 'f16' || raw === 'bf16') return raw;
-  throw new Error(`CLAWLOOP_GPU_WEIGHTS is '${env.CLAWLOOP_GPU_WEIGHTS}'; valid: auto, f32, f16, bf16`);
-}
+export { WeightsError, weightStorageFromEnv, type WeightStorage };
 
 export interface ForwardOptions {
   /** Appends this call's keys/values; positions continue from the cache's length. */
@@ -67,8 +45,10 @@ export interface ForwardOptions {
  * Weights are tfjs Variables, frozen unless {@link setTrainable} turns full fine-tuning on.
  */
 export class CausalLM {
+  /** How projection and lm_head weights are held (see WeightLayout); chosen for the backend at load. */
+  readonly layout: WeightLayout;
   private readonly embed: tf.Variable; // [V, H]
-  private readonly lmHeadT: tf.Variable | null; // [H, V], when untied
+  private readonly lmHead: tf.Variable | null; // [V, H] (outIn) or [H, V] (inOut), when untied
   private readonly finalNorm: tf.Variable;
   private readonly layers: LayerWeights[];
   private readonly invFreq: Float64Array;
@@ -78,45 +58,25 @@ export class CausalLM {
 
   private constructor(
     readonly config: ModelConfig,
-    take: (name: string) => Float32Array,
-    storage16: StorageOf = () => null,
+    source: WeightSource,
   ) {
     const c = config;
-    const v: TakeVariable = (name, shape, transpose = false) => {
-      const data = take(name);
-      if (transpose) {
-        const [out, inp] = shape;
-        return variableFrom(transpose2d(data, out, inp), [inp, out], false);
-      }
-      return variableFrom(data, shape, false);
-    };
-    const proj: TakeProjection = (name, shape) => {
-      const format = storage16(name);
-      if (!format) return v(name, shape, true);
-      const [out, inp] = shape;
-      return PackedWeight.pack(transpose2d(take(name), out, inp), inp, out, format);
-    };
+    this.layout = preferredLayout();
+    const { v, proj } = weightTakers(source, this.layout);
     const H = c.hiddenSize;
     this.embed = v('model.embed_tokens.weight', [c.vocabSize, H]);
     this.finalNorm = v('model.norm.weight', [H]);
-    this.lmHeadT = c.tieWordEmbeddings ? null : v('lm_head.weight', [c.vocabSize, H], true);
-    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v, proj));
+    this.lmHead = c.tieWordEmbeddings ? null : v('lm_head.weight', [c.vocabSize, H], true);
+    this.layers = Array.from({ length: c.numLayers }, (_, l) => loadLayerWeights(c, l, v, this.layout, proj));
     this.invFreq = ropeInvFreq(c);
   }
 
-  /** Which projection weights to keep 16-bit: none off the GPU; else as `storage` says (see WeightStorage). */
-  private static storageOf(storage: WeightStorage, fileFormat: (name: string) => string | undefined): StorageOf {
-    if (storage === 'f32' || !PackedWeight.supported()) return () => null;
-    return (name) => {
-      if (storage !== 'auto') return storage;
-      const f = fileFormat(name);
-      return f === 'BF16' ? 'bf16' : f === 'F16' ? 'f16' : null;
-    };
-  }
-
   /**
-   * Loads weights from safetensors, one tensor at a time. Every missing, extra or misshapen tensor
-   * is reported by name before anything is allocated.
+   * Loads weights from safetensors. Every missing, extra or misshapen tensor is reported by name
+   * before anything is allocated. On the native backend the matrices are memory-mapped as they
+   * are on disk (BF16 and F16 stay 16-bit; the pages are the OS cache's); elsewhere, and for
+   * vectors, they are read one at a time as float32 (on the GPU, projections may be packed 16-bit:
+   * see WeightStorage).
    */
   static fromWeightFiles(
     config: ModelConfig,
@@ -127,14 +87,20 @@ export class CausalLM {
     assertWeights(config, problems);
     if (ignored.length)
       opts.log?.(`clawloop: ignoring ${ignored.length} tensor(s) the model does not use: ${ignored.slice(0, 5).join(', ')}`);
-    const storage = CausalLM.storageOf(opts.weights ?? weightStorageFromEnv(), (name) => files.get(name)?.dtype);
-    return new CausalLM(config, (name) => files.read(name), storage);
+    return new CausalLM(config, {
+      direct: (name) => {
+        const e = files.get(name)!;
+        return e.shape.length === 2 ? mappedWeight(e) : null;
+      },
+      float32: (name) => files.read(name),
+      storage16: storageOf(opts.weights ?? weightStorageFromEnv(), (name) => files.get(name)?.dtype),
+    });
   }
 
   /** Builds a model from Hugging Face-layout tensors in memory. */
   static fromTensors(config: ModelConfig, tensors: Map<string, Float32Array>): CausalLM {
     checkTensors(config, tensors);
-    return new CausalLM(config, (name) => tensors.get(name)!);
+    return new CausalLM(config, { float32: (name) => tensors.get(name)! });
   }
 
   /**
@@ -145,7 +111,7 @@ export class CausalLM {
     const rng = new Rng(seed);
     const residualStd = std / Math.sqrt(2 * config.numLayers);
     const shapes = expectedWeights(config);
-    return new CausalLM(config, (name) => {
+    return new CausalLM(config, { float32: (name) => {
       const shape = shapes.get(name)!;
       const out = new Float32Array(shapeSize(shape));
       if (name.endsWith('norm.weight')) out.fill(1);
@@ -154,7 +120,7 @@ export class CausalLM {
         for (let i = 0; i < out.length; i++) out[i] = rng.normal() * s;
       }
       return out;
-    }, CausalLM.storageOf(opts.weights ?? 'f32', () => 'F32'));
+    }, storage16: storageOf(opts.weights ?? 'f32', () => 'F32') });
   }
 
   /**
@@ -179,11 +145,32 @@ export class CausalLM {
    * logits for a few positions only (scoring, training) gather rows first and then call {@link head}.
    */
   hidden(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
+    const start = this.begin(ids, opts);
+    let x: tf.Tensor = start.x;
+    for (let l = 0; l < this.config.numLayers; l++) {
+      // Each layer's intermediates are freed as soon as it ends, not with the caller's scope: a
+      // forward pass then holds one layer's activations, not all of them. (A gradient tape keeps
+      // its own references to what the backward pass needs.)
+      const next = tf.tidy(() => this.layer(l, x, start.run));
+      x.dispose();
+      x = next;
+    }
+    start.run.mask.dispose();
+    return this.normalize(x);
+  }
+
+  /**
+   * The first step of a forward pass: the token embeddings [B·T, H] and what every layer shares
+   * (positions, mask, adapter, per-layer dropout seeds drawn from `opts.rng`). With {@link layer}
+   * and {@link normalize}, for callers that run the layers one by one (activation checkpointing).
+   */
+  begin(ids: tf.Tensor2D, opts: ForwardOptions = {}): { x: tf.Tensor2D; run: BlockInputs } {
     this.assertLive();
     const c = this.config;
     const [B, T] = ids.shape;
     const adapter = opts.adapter ?? null;
     if (adapter) this.checkAdapter(adapter);
+    const rng = opts.rng;
     const run: BlockInputs = {
       config: c,
       B,
@@ -192,11 +179,31 @@ export class CausalLM {
       cache: opts.cache,
       adapter,
       training: opts.training ?? false,
-      rng: opts.rng,
+      seeds: rng ? Array.from({ length: c.numLayers }, () => rng.fork()) : undefined,
     };
-    let x: tf.Tensor = tf.gather(this.embed, tf.reshape(ids, [B * T])); // [B·T, H]
-    for (let l = 0; l < c.numLayers; l++) x = decoderBlock(x, this.layers[l], l, run);
-    return rmsNorm(x, this.finalNorm, c.rmsNormEps) as tf.Tensor2D;
+    return { x: tf.tidy(() => this.embedTokens(ids)), run };
+  }
+
+  /** The embeddings of token ids [B, T]: [B·T, H]. */
+  embedTokens(ids: tf.Tensor2D): tf.Tensor2D {
+    return tf.gather(this.embed, tf.reshape(ids, [ids.size])) as tf.Tensor2D;
+  }
+
+  /** Decoder layer `l` on x [B·T, H] (see {@link begin}). */
+  layer(l: number, x: tf.Tensor, run: BlockInputs): tf.Tensor {
+    return decoderBlock(x, this.layers[l], l, run);
+  }
+
+  /** The final RMSNorm: [B·T, H]. */
+  normalize(x: tf.Tensor): tf.Tensor2D {
+    return rmsNorm(x, this.finalNorm, this.config.rmsNormEps) as tf.Tensor2D;
+  }
+
+  /** Layer `l`'s weights by Hugging Face name (for full fine-tuning layer by layer). */
+  layerParameters(l: number): Map<string, tf.Variable> {
+    const out = new Map<string, tf.Variable>();
+    layerParameters(this.layers[l], l, out);
+    return out;
   }
 
   /**
@@ -222,13 +229,23 @@ export class CausalLM {
    * directly (h·Eᵀ: its kernels read a transposed operand as fast), so no [H, V] copy is kept.
    */
   head(hidden: tf.Tensor, training = false): tf.Tensor2D {
-    if (!this.lmHeadT && gpuContext()) return tf.matMul(hidden, this.embed, false, true) as tf.Tensor2D;
+    if (this.layout === 'outIn') return project(hidden, this.lmHead ?? this.embed, 'outIn') as tf.Tensor2D;
+    if (!this.lmHead && gpuContext()) return tf.matMul(hidden, this.embed, false, true) as tf.Tensor2D;
     return matmul(hidden, this.headMatrix(training)) as tf.Tensor2D;
   }
 
-  /** The output projection [H, V]. A tied head uses a cached transpose of the embedding, except while full fine-tuning. */
+  /**
+   * The output projection as a [V, H] matrix in the model's layout (the embedding when tied): for
+   * callers that compute parts of the head themselves (fused vocabulary statistics).
+   */
+  headWeight(training = false): { w: tf.Tensor; layout: WeightLayout } {
+    if (this.layout === 'outIn') return { w: this.lmHead ?? this.embed, layout: 'outIn' };
+    return { w: this.headMatrix(training), layout: 'inOut' };
+  }
+
+  /** The output projection [H, V] (inOut layout). A tied head uses a cached transpose of the embedding, except while full fine-tuning. */
   private headMatrix(training: boolean): tf.Tensor {
-    if (this.lmHeadT) return this.lmHeadT;
+    if (this.lmHead) return this.lmHead;
     if (training && this.trainable) return tf.transpose(this.embed);
     if (!this.tiedHeadT) this.tiedHeadT = tf.keep(tf.transpose(this.embed) as tf.Tensor2D);
     return this.tiedHeadT;
@@ -250,29 +267,29 @@ export class CausalLM {
   }
 
   /**
-   * Every weight, keyed by its Hugging Face name. Projection and lm_head weights are held
-   * transposed ([in, out]); {@link exportTensors} converts back.
+   * Every weight, keyed by its Hugging Face name. In the inOut layout, projection and lm_head
+   * weights are held transposed ([in, out]); {@link exportTensors} converts back.
    */
   parameters(): Map<string, tf.Variable> {
     this.assertLive();
     const out = new Map<string, tf.Variable>();
     out.set('model.embed_tokens.weight', this.embed);
     out.set('model.norm.weight', this.finalNorm);
-    if (this.lmHeadT) out.set('lm_head.weight', this.lmHeadT);
+    if (this.lmHead) out.set('lm_head.weight', this.lmHead);
     this.layers.forEach((L, l) => layerParameters(L, l, out));
     return out;
   }
 
-  /** The projection weights kept 16-bit on the GPU (frozen), by Hugging Face name, stored [in, out]. */
+  /** The projection weights kept 16-bit on the GPU (frozen), by Hugging Face name, held in the model's layout. */
   packedWeights(): Map<string, PackedWeight> {
     const out = new Map<string, PackedWeight>();
     this.layers.forEach((L, l) => layerPackedWeights(L, l, out));
     return out;
   }
 
-  /** True for parameters stored transposed relative to Hugging Face's layout. */
-  static isTransposed(name: string): boolean {
-    return name === 'lm_head.weight' || /_proj\.weight$/.test(name);
+  /** True for parameters this model holds transposed relative to Hugging Face's layout. */
+  isTransposed(name: string): boolean {
+    return this.layout === 'inOut' && (name === 'lm_head.weight' || /_proj\.weight$/.test(name));
   }
 
   /** Weights in Hugging Face layout, to save as model.safetensors. */
@@ -281,7 +298,7 @@ export class CausalLM {
     // One tensor at a time: a whole model read at once would need its size again in host memory.
     for (const [name, v] of this.parameters()) {
       const data = (await v.data()) as Float32Array;
-      if (CausalLM.isTransposed(name)) {
+      if (this.isTransposed(name)) {
         const [inp, o] = v.shape;
         out.push({ name, shape: [o, inp], data: transpose2d(data, inp, o) });
       } else {
@@ -289,8 +306,9 @@ export class CausalLM {
       }
     }
     for (const [name, p] of this.packedWeights()) {
-      const [inp, o] = p.shape;
-      out.push({ name, shape: [o, inp], data: transpose2d(await p.toFloat32(), inp, o) });
+      const [rows, cols] = p.shape;
+      const data = await p.toFloat32();
+      out.push(this.isTransposed(name) ? { name, shape: [cols, rows], data: transpose2d(data, rows, cols) } : { name, shape: [rows, cols], data });
     }
     return out;
   }

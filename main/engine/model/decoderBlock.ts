@@ -3,6 +3,8 @@ import { Rng } from '../../util/random.js';
 import { PROJECTIONS, projectionDims, projectionModule, type ModelConfig, type Projection } from './config.js';
 import type { KVCache } from './kvCache.js';
 import { attention, type AttentionMask } from './layers/attention.js';
+import { project, type WeightLayout } from './layers/linear.js';
+import { dropoutMask, loraProject } from './layers/loraProject.js';
 import { addLoraUpdate } from './layers/loraUpdate.js';
 import { matmul } from './layers/matmul.js';
 import { rmsNorm } from './layers/rmsNorm.js';
@@ -13,8 +15,8 @@ import { PackedWeight } from './packedWeight.js';
 
 interface ProjWeights {
   /**
-   * [in, out]: the transpose of Hugging Face's Linear weight, so the forward pass is a plain
-   * matmul. On the GPU a checkpoint's 16-bit weights may stay 16-bit (frozen: LoRA only).
+   * Hugging Face's Linear weight [out, in], or its transpose [in, out]: see {@link LayerWeights.layout}.
+   * On the GPU a checkpoint's 16-bit weights may stay 16-bit (frozen: LoRA only).
    */
   w: tf.Variable | PackedWeight;
   b?: tf.Variable;
@@ -22,6 +24,8 @@ interface ProjWeights {
 
 /** The weights of one decoder block. */
 export interface LayerWeights {
+  /** How the projection weights are held (the same for every layer of a model). */
+  layout: WeightLayout;
   inputNorm: tf.Variable;
   postNorm: tf.Variable;
   qNorm?: tf.Variable;
@@ -29,14 +33,23 @@ export interface LayerWeights {
   proj: Record<Projection, ProjWeights>;
 }
 
-/** Makes a variable from the Hugging Face tensor `name` (transposed to [in, out] when asked). */
-export type TakeVariable = (name: string, shape: number[], transpose?: boolean) => tf.Variable;
+/**
+ * Makes a variable from the Hugging Face tensor `name` of `shape`; a projection (`projection`
+ * true) is held in the model's layout.
+ */
+export type TakeVariable = (name: string, shape: number[], projection?: boolean) => tf.Variable;
 
-/** Makes a projection weight [in, out] from the Hugging Face tensor `name` ([out, in]). */
+/** Makes a projection weight, held in the model's layout, from the Hugging Face tensor `name` ([out, in]). */
 export type TakeProjection = (name: string, shape: number[]) => tf.Variable | PackedWeight;
 
 /** Loads block `l`'s weights under their Hugging Face names. */
-export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable, proj16: TakeProjection = (n, s) => v(n, s, true)): LayerWeights {
+export function loadLayerWeights(
+  c: ModelConfig,
+  l: number,
+  v: TakeVariable,
+  layout: WeightLayout,
+  proj16: TakeProjection = (n, s) => v(n, s, true),
+): LayerWeights {
   const p = `model.layers.${l}.`;
   const dims = projectionDims(c);
   const proj = {} as Record<Projection, ProjWeights>;
@@ -46,6 +59,7 @@ export function loadLayerWeights(c: ModelConfig, l: number, v: TakeVariable, pro
     if (c.biases.has(name)) proj[name].b = v(`${base}.bias`, [dims[name][0]]);
   }
   return {
+    layout,
     inputNorm: v(`${p}input_layernorm.weight`, [c.hiddenSize]),
     postNorm: v(`${p}post_attention_layernorm.weight`, [c.hiddenSize]),
     qNorm: c.qkNorm ? v(`${p}self_attn.q_norm.weight`, [c.headDim]) : undefined,
@@ -89,21 +103,28 @@ export interface BlockInputs {
   cache?: KVCache;
   adapter: LoraAdapter | null;
   training: boolean;
-  rng?: Rng;
+  /**
+   * Seeds of LoRA dropout, one per layer: a layer run twice with the same seed (activation
+   * checkpointing recomputes it) draws the same masks. Absent: unseeded.
+   */
+  seeds?: readonly number[];
 }
 
-/** x·W (+ b), plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
-function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs): tf.Tensor {
+/** x·Wᵀ (+ b) with W [out, in], plus the LoRA update (x·A)·B·scale when the adapter targets this projection. */
+function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run: BlockInputs, rng: Rng): tf.Tensor {
   const p = L.proj[name];
-  let y = p.w instanceof PackedWeight ? p.w.matmul(x) : matmul(x, p.w);
-  if (p.b) y = tf.add(y, p.b);
   const { adapter } = run;
   const pair = adapter?.get(l, name);
-  if (pair && adapter) {
-    let xin = x;
-    if (run.training && adapter.config.dropout > 0) xin = tf.dropout(x, adapter.config.dropout, undefined, (run.rng ?? new Rng()).fork());
-    y = addLoraUpdate(y, matmul(xin, pair.a), pair.b, adapter.scale);
+  const rate = run.training && adapter ? adapter.config.dropout : 0;
+  const drop = pair && rate > 0 ? dropoutMask(x, rate, rng.fork()) : null;
+  // A frozen projection with an adapter: one op that keeps only what the adapter's gradients need.
+  const frozen = p.w instanceof PackedWeight || !p.w.trainable;
+  if (pair && adapter && frozen && !p.b?.trainable) {
+    return loraProject(x, { w: p.w, layout: L.layout, bias: p.b, a: pair.a, b: pair.b, scale: adapter.scale }, drop);
   }
+  let y = project(x, p.w, L.layout);
+  if (p.b) y = tf.add(y, p.b);
+  if (pair && adapter) y = addLoraUpdate(y, matmul(drop ? tf.mul(x, drop) : x, pair.a), pair.b, adapter.scale);
   return y;
 }
 
@@ -116,10 +137,11 @@ function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run:
 export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: BlockInputs): tf.Tensor {
   const { config: c, B, T, cos, sin } = run;
   const eps = c.rmsNormEps;
+  const rng = new Rng(run.seeds?.[l]);
   const h = rmsNorm(x, L.inputNorm, eps);
-  let q = tf.reshape(linear(h, L, l, 'q_proj', run), [B, T, c.numHeads, c.headDim]);
-  let k = tf.reshape(linear(h, L, l, 'k_proj', run), [B, T, c.numKvHeads, c.headDim]);
-  const v0 = tf.reshape(linear(h, L, l, 'v_proj', run), [B, T, c.numKvHeads, c.headDim]);
+  let q = tf.reshape(linear(h, L, l, 'q_proj', run, rng), [B, T, c.numHeads, c.headDim]);
+  let k = tf.reshape(linear(h, L, l, 'k_proj', run, rng), [B, T, c.numKvHeads, c.headDim]);
+  const v0 = tf.reshape(linear(h, L, l, 'v_proj', run, rng), [B, T, c.numKvHeads, c.headDim]);
   if (L.qNorm && L.kNorm) {
     q = rmsNorm(q, L.qNorm, eps);
     k = rmsNorm(k, L.kNorm, eps);
@@ -129,9 +151,9 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
   let v = tf.transpose(v0, [0, 2, 1, 3]) as tf.Tensor4D; // [B, kv, T, D]
   if (run.cache) ({ kT, v } = run.cache.append(l, kT, v));
   const attn = attention(qr, kT, v, run.mask, run.training); // [B, T, heads·D]
-  x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run));
+  x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run, rng));
   const h2 = rmsNorm(x, L.postNorm, eps);
-  const gate = linear(h2, L, l, 'gate_proj', run);
-  const up = linear(h2, L, l, 'up_proj', run);
-  return tf.add(x, linear(swiglu(gate, up), L, l, 'down_proj', run));
+  const gate = linear(h2, L, l, 'gate_proj', run, rng);
+  const up = linear(h2, L, l, 'up_proj', run, rng);
+  return tf.add(x, linear(swiglu(gate, up), L, l, 'down_proj', run, rng));
 }

@@ -207,6 +207,17 @@ export class LoraAdapter {
     return out;
   }
 
+  /** Layer `l`'s A and B matrices, by PEFT tensor name. */
+  layerVariables(l: number): Map<string, tf.Variable> {
+    this.assertLive();
+    const out = new Map<string, tf.Variable>();
+    for (const [proj, p] of this.pairs[l] ?? []) {
+      out.set(`${peftModuleName(l, proj)}.lora_A.weight`, p.a);
+      out.set(`${peftModuleName(l, proj)}.lora_B.weight`, p.b);
+    }
+    return out;
+  }
+
   /** Tensors in PEFT layout (A [r, in], B [out, r]) keyed by PEFT name: to save or send to another thread. */
   async toTensors(): Promise<Map<string, { shape: [number, number]; data: Float32Array }>> {
     const vars = [...this.variables()];

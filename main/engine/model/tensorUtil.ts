@@ -26,6 +26,13 @@ export function variableFrom(data: Float32Array, shape: number[], trainable: boo
   return v;
 }
 
+/** A frozen tfjs Variable that takes over `t`'s data (no copy); `t` itself is released. */
+export function variableOf(t: tf.Tensor): tf.Variable {
+  const v = tf.variable(t, false);
+  t.dispose();
+  return v;
+}
+
 /** The entries log p[n, targets[n]] of a [N, V] matrix: [N]. */
 export function pickTargets(logp: tf.Tensor2D, targets: readonly number[]): tf.Tensor1D {
   const V = logp.shape[1];

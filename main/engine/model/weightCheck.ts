@@ -11,6 +11,9 @@ export class WeightsError extends Error {
   override name = 'WeightsError';
 }
 
+/** The dtypes model weights can be stored in. */
+const WEIGHT_DTYPES = new Set(['F32', 'F16', 'BF16', 'F64']);
+
 /** Tensors some checkpoints carry that the model recomputes (safe to ignore). */
 const IGNORABLE = [/\.rotary_emb\.inv_freq$/];
 
@@ -30,7 +33,11 @@ export function checkWeights(
     const e = files.get(name);
     if (!e) problems.push(`missing '${name}' ${JSON.stringify(shape)}`);
     else if (!shapesEqual(e.shape, shape))
-      problems.push(`'${name}' has shape ${JSON.stringify(e.shape)}; expected ${JSON.stringify(shape)}`);
+      problems.push(`'${name}' in ${e.file} has shape ${JSON.stringify(e.shape)}; expected ${JSON.stringify(shape)}`);
+    else if (!WEIGHT_DTYPES.has(e.dtype))
+      problems.push(
+        `'${name}' in ${e.file} is ${e.dtype}; weights must be F32, F16 or BF16 (a quantized checkpoint? use the original BF16 or F16 release)`,
+      );
   }
   for (const name of files.names()) {
     if (expected.has(name)) continue;

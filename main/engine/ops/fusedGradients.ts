@@ -1,20 +1,33 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { applyRope } from '../model/layers/rope.js';
-import { FUSED } from './fusedKernels.js';
+import { FUSED, fusable, runFused, type FusedKernel } from './fusedKernels.js';
 
 /*
- * Gradients of the fused kernels, as tfjs ops (which run on the GPU backend's kernels): written
- * out from each forward formula, and checked against the composite's gradients on the CPU backend
- * (test/gpu/fusedKernels.webgpu.test.ts). The attention kernel has none: training runs the
- * composite attention, whose gradient tfjs takes.
+ * Gradients of the fused kernels, one per op for every backend: the op's fused backward kernel
+ * where the active backend has one (the native backend does for RMSNorm, RoPE, SwiGLU and the
+ * masked softmax: one pass over memory), else tfjs ops written out from each forward formula (on
+ * the GPU backend's kernels). Checked against the composite's gradients on the CPU backend
+ * (test/gpu/fusedKernels.webgpu.test.ts, test/engine/nativeFused.test.ts). The attention kernel
+ * has none: training runs the composite attention, whose gradient tfjs takes.
+ *
+ * A backward kernel that yields two gradients at once is run by each input's gradient that is
+ * asked for: tfjs computes only the inputs on the path to the loss (a frozen norm weight gets
+ * none), and a tensor made for one input's gradient cannot outlive that gradient's scope.
  */
 
 type Grad = tf.GradConfig['gradFunc'];
+
+/** Output `i` of a backward kernel with several outputs. */
+const output = (kernel: FusedKernel, inputs: tf.NamedTensorMap, attrs: object, i: number) => runFused<tf.Tensor[]>(kernel, inputs, attrs)[i];
 
 /** y = x·r·w, r = (mean(x²) + eps)^(−½):  dw = Σ_rows dy·x·r;  dx = r·(dy·w − x·r²·mean(dy·w·x)). */
 const rmsNormGrad: Grad = (dy, [x, weight], attrs) => {
   const d = dy as tf.Tensor;
   const eps = (attrs as { eps: number }).eps;
+  if (fusable(FUSED.rmsNormGrad, x, weight, d)) {
+    const run = (i: number) => () => output(FUSED.rmsNormGrad, { x, weight, dy: d }, { eps }, i);
+    return { x: run(0), weight: run(1) };
+  }
   const r = tf.rsqrt(tf.add(tf.mean(tf.square(x), -1, true), eps));
   const dxhat = tf.mul(d, weight);
   const rows = [...Array(x.rank - 1).keys()];
@@ -37,13 +50,17 @@ function sumTo(dy: tf.Tensor, shape: number[]): tf.Tensor {
 const ropeGrad: Grad = (dy, [x, cos, sin], attrs) => {
   const keysT = (attrs as { keysT: boolean }).keysT;
   const d = keysT ? tf.transpose(dy as tf.Tensor, [0, 1, 3, 2]) : (dy as tf.Tensor); // [B, heads, T, D]
+  const dx = () =>
+    fusable(FUSED.ropeGrad, d, cos, sin)
+      ? runFused<tf.Tensor>(FUSED.ropeGrad, { dy: d, cos, sin })
+      : tf.reshape(tf.transpose(applyRope(d as tf.Tensor4D, cos, tf.neg(sin)), [0, 2, 1, 3]), x.shape);
   const halves = () => {
     const [x1, x2] = tf.split(tf.transpose(x, [0, 2, 1, 3]), 2, -1);
     const [d1, d2] = tf.split(d, 2, -1);
     return { x1, x2, d1, d2 };
   };
   return {
-    x: () => tf.reshape(tf.transpose(applyRope(d as tf.Tensor4D, cos, tf.neg(sin)), [0, 2, 1, 3]), x.shape),
+    x: dx,
     cos: () => {
       const { x1, x2, d1, d2 } = halves();
       return sumTo(tf.add(tf.mul(d1, x1), tf.mul(d2, x2)), cos.shape);
@@ -58,10 +75,28 @@ const ropeGrad: Grad = (dy, [x, cos, sin], attrs) => {
 /** y = g·σ(g)·u:  dg = dy·u·σ(g)·(1 + g·(1 − σ(g)));  du = dy·g·σ(g). */
 const swigluGrad: Grad = (dy, [gate, up]) => {
   const d = dy as tf.Tensor;
+  if (fusable(FUSED.swigluGrad, gate, up, d)) {
+    const run = (i: number) => () => output(FUSED.swigluGrad, { gate, up, dy: d }, {}, i);
+    return { gate: run(0), up: run(1) };
+  }
   const s = tf.sigmoid(gate);
   return {
     gate: () => tf.mul(tf.mul(d, up), tf.mul(s, tf.add(1, tf.mul(gate, tf.sub(1, s))))),
     up: () => tf.mul(d, tf.mul(gate, s)),
+  };
+};
+
+/**
+ * p = softmax(scale·s + mask):  ds = scale·p·(dp − Σ dp·p). The mask is a constant (no gradient).
+ */
+const maskedSoftmaxGrad: Grad = (dp, [p], attrs) => {
+  const d = dp as tf.Tensor;
+  const scale = (attrs as { scale: number }).scale;
+  return {
+    s: () =>
+      fusable(FUSED.maskedSoftmaxGrad, p, d)
+        ? runFused<tf.Tensor>(FUSED.maskedSoftmaxGrad, { p, dp: d }, { scale })
+        : tf.mul(tf.mul(p, tf.sub(d, tf.sum(tf.mul(d, p), -1, true))), scale),
   };
 };
 
@@ -104,13 +139,14 @@ const GRADIENTS: Array<{ kernelName: string; inputsToSave?: string[]; outputsToS
   { kernelName: FUSED.rmsNorm, inputsToSave: ['x', 'weight'], gradFunc: rmsNormGrad },
   { kernelName: FUSED.rope, inputsToSave: ['x', 'cos', 'sin'], gradFunc: ropeGrad },
   { kernelName: FUSED.swiglu, inputsToSave: ['gate', 'up'], gradFunc: swigluGrad },
+  { kernelName: FUSED.maskedSoftmax, outputsToSave: [true], gradFunc: maskedSoftmaxGrad },
   { kernelName: FUSED.logSoftmax, outputsToSave: [true], gradFunc: logSoftmaxGrad },
   { kernelName: FUSED.targetLogprob, inputsToSave: ['logits', 'targets'], gradFunc: targetLogprobGrad },
   { kernelName: FUSED.loraAdd, inputsToSave: ['y', 'xa', 'b'], gradFunc: loraAddGrad },
   { kernelName: FUSED.matmulW16, inputsToSave: ['x', 'w'], gradFunc: matmulW16Grad },
 ];
 
-/** Registers the gradients (once per thread), with the kernels that need them. */
+/** Registers the gradients (once per thread), by every backend that registers fused kernels. */
 export function registerFusedGradients(): void {
   for (const g of GRADIENTS) if (!tf.getGradient(g.kernelName)) tf.registerGradient(g as tf.GradConfig);
 }

@@ -1,4 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { transposesAreFree } from '../backends/capabilities.js';
 
 /**
  * Gradients for the tfjs kernels ClawLoop differentiates through.
@@ -246,11 +247,18 @@ const GRADIENTS: Record<string, { inputsToSave?: string[]; outputsToSave?: boole
   [tf.BatchMatMul]: {
     inputsToSave: ['a', 'b'],
     gradFunc: (dy, [a, b], attrs) => {
-      // Plain matmuls on explicit transposes: pure tfjs-wasm runs transposed matmuls 10–40× slower.
       const d = dy as tf.Tensor;
-      const T = transposeLast2;
       const ta = attrs.transposeA === true;
       const tb = attrs.transposeB === true;
+      if (transposesAreFree()) {
+        // BLAS and the GPU kernels read transposed operands in place: pass flags, never copy.
+        if (!ta && !tb) return { a: () => tf.matMul(d, b, false, true), b: () => tf.matMul(a, d, true, false) };
+        if (!ta && tb) return { a: () => tf.matMul(d, b), b: () => tf.matMul(d, a, true, false) };
+        if (ta && !tb) return { a: () => tf.matMul(b, d, false, true), b: () => tf.matMul(a, d) };
+        return { a: () => tf.matMul(b, d, true, true), b: () => tf.matMul(d, a, true, true) };
+      }
+      // Plain matmuls on explicit transposes: pure tfjs-wasm runs transposed matmuls 10–40× slower.
+      const T = transposeLast2;
       if (!ta && !tb) return { a: () => tf.matMul(d, T(b)), b: () => tf.matMul(T(a), d) };
       if (!ta && tb) return { a: () => tf.matMul(d, b), b: () => tf.matMul(T(d), a) };
       if (ta && !tb) return { a: () => tf.matMul(b, T(d)), b: () => tf.matMul(a, d) };

@@ -54,13 +54,11 @@ export function perSampleMean(values: tf.Tensor1D, mask: tf.Tensor1D, sample: tf
   return tf.div(tf.sum(tf.mul(means, has)), tf.maximum(tf.sum(has), 1)) as tf.Scalar;
 }
 
-/** Top-K reverse KL with a tail bin, per row: student log-probs `logp` [N, V]; teacher ids/log-probs [N, K]. */
-export function topKReverseKl(logp: tf.Tensor2D, teacherIds: tf.Tensor2D, teacherLogprobs: tf.Tensor2D): tf.Tensor1D {
-  const [N, V] = logp.shape;
-  const K = teacherIds.shape[1];
-  const rows = tf.mul(tf.reshape(tf.range(0, N, 1, 'int32'), [N, 1]), tf.scalar(V, 'int32'));
-  const flat = tf.reshape(tf.add(rows, tf.cast(teacherIds, 'int32')), [-1]);
-  const ls = tf.reshape(tf.gather(tf.reshape(logp, [-1]), flat), [N, K]); // student log-probs at the teacher's top K
+/**
+ * Top-K reverse KL with a tail bin, per row: `ls` [N, K] = the student's log-probs at the teacher's
+ * top-K ids, `teacherLogprobs` [N, K] the teacher's.
+ */
+export function topKReverseKl(ls: tf.Tensor2D, teacherLogprobs: tf.Tensor2D): tf.Tensor1D {
   const lsTail = tf.log(tf.maximum(tf.sub(1, tf.sum(tf.exp(ls), 1)), TAIL_EPS)); // [N]
   const ltTail = tf.log(tf.maximum(tf.sub(1, tf.sum(tf.exp(teacherLogprobs), 1)), TAIL_EPS));
   const top = tf.sum(tf.mul(tf.exp(ls), tf.sub(ls, teacherLogprobs)), 1);
@@ -92,7 +90,7 @@ export function policyLoss(cfg: PolicyLossConfig): { fn: LossFn; takeMetrics: ()
       throw new Error('policyLoss: klCoef > 0 needs extra.ref (the reference log-probs)');
     }
 
-    const entropy = tf.neg(tf.sum(tf.mul(tf.exp(x.logSoftmax), x.logSoftmax), 1)) as tf.Tensor1D;
+    const entropy = x.entropy;
     if (cfg.entropyCoef > 0) tok = tf.sub(tok, tf.mul(entropy, cfg.entropyCoef)) as tf.Tensor1D;
 
     let rkl: tf.Tensor1D = tf.zerosLike(lp);
@@ -101,7 +99,7 @@ export function policyLoss(cfg: PolicyLossConfig): { fn: LossFn; takeMetrics: ()
       const tlp = x.extraVectors.teacherTopLogprobs;
       const w = x.extra.rklWeight;
       if (!ids || !tlp || !w) throw new Error('policyLoss: the top-K reverse KL needs extra.rklWeight and the teacher top-K vectors');
-      rkl = tf.mul(topKReverseKl(x.logSoftmax, ids, tlp), tf.cast(tf.greater(w, 0), 'float32')) as tf.Tensor1D;
+      rkl = tf.mul(topKReverseKl(x.logprobsAt(ids), tlp), tf.cast(tf.greater(w, 0), 'float32')) as tf.Tensor1D;
       tok = tf.add(tok, tf.mul(rkl, w)) as tf.Tensor1D;
     }
 

@@ -3,9 +3,9 @@ import './gradients.js';
 import type { CausalLM } from '../model/causalLM.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { Rng } from '../../util/random.js';
+import { layerwiseGradients, useCheckpointing } from './layerwise.js';
+import { lossInputs } from './lossInputs.js';
 import { readScalar } from '../model/tensorRead.js';
-import { pickTargets } from '../model/tensorUtil.js';
-import { logSoftmax } from '../ops/logSoftmax.js';
 
 /**
  * A training batch of token sequences with per-position values. All per-position arrays align
@@ -35,10 +35,17 @@ export interface TrainBatch {
 export interface LossInputs {
   /** log π_θ(target) for each selected token: [N]. */
   logprobs: tf.Tensor1D;
-  /** Logits at each selected position: [N, V]. */
-  logits: tf.Tensor2D;
-  /** log softmax of `logits`: [N, V] (entropy, top-K distillation). */
-  logSoftmax: tf.Tensor2D;
+  /** Entropy of π_θ at each selected position, −Σ_v p log p: [N]. */
+  entropy: tf.Tensor1D;
+  /** log π_θ(v) at each selected position for the ids given per row: ids [N, K] → [N, K] (top-K distillation). */
+  logprobsAt(ids: tf.Tensor2D): tf.Tensor2D;
+  /**
+   * Logits at each selected position: [N, V]. Computed only when read, and then for the whole batch
+   * at once (V floats per token, and as many again for its gradient): prefer the fields above.
+   */
+  readonly logits: tf.Tensor2D;
+  /** log softmax of `logits`: [N, V]; the same cost as `logits`. */
+  readonly logSoftmax: tf.Tensor2D;
   /** Target token ids: int32 [N]. */
   targets: tf.Tensor1D;
   /** Index of the sequence each row comes from: int32 [N] (for per-sample averages). */
@@ -121,17 +128,29 @@ function layout(batch: TrainBatch) {
   return { B, T, ids, rows, targets, sample, mask, weights, extra, vectors };
 }
 
+export interface GradientOptions {
+  /** Seeds LoRA dropout (one seed per layer is drawn from it). Default: unseeded. */
+  rng?: Rng;
+  /**
+   * Activation checkpointing: keep only each layer's input and recompute the layer during the
+   * backward pass (one more forward pass of compute, one layer's activations in memory instead of
+   * all). 'auto' (default) turns it on when the activations would exceed a quarter of RAM; true or
+   * false forces it.
+   */
+  checkpoint?: boolean | 'auto';
+}
+
 /**
  * Loss and gradients for one batch. Hidden states are computed for every position, but only
- * the rows selected by the mask are projected onto the vocabulary, which keeps long prompts with
- * short responses cheap.
+ * the rows selected by the mask reach the vocabulary, through fused statistics that never hold the
+ * [N, V] logits of the whole batch (see vocabStats.ts).
  */
 export async function computeGradients(
   lm: CausalLM,
   batch: TrainBatch,
   lossFn: LossFn,
   target: GradientTarget,
-  opts: { rng?: Rng } = {},
+  opts: GradientOptions = {},
 ): Promise<GradientResult> {
   const L = layout(batch);
   if (L.rows.length === 0) throw new TrainError('the batch selects no tokens (every mask entry is 0)');
@@ -139,36 +158,29 @@ export async function computeGradients(
   const vars = [...params.values()];
   if (target === 'full' && !vars.every((v) => v.trainable)) throw new TrainError('full fine-tuning needs lm.setTrainable(true) first');
   const adapter = target === 'full' ? null : target.adapter;
-
-  const { value, grads } = tf.variableGrads(() => {
-    const h = lm.hidden(tf.tensor2d(L.ids, [L.B, L.T], 'int32'), { adapter, training: true, rng: opts.rng });
-    const logits = lm.head(tf.gather(h, tf.tensor1d(L.rows, 'int32')), true); // [N, V]
-    const logp = logSoftmax(logits);
-    const inputs: LossInputs = {
-      logprobs: pickTargets(logp, L.targets),
-      logits,
-      logSoftmax: logp,
-      targets: tf.tensor1d(L.targets, 'int32'),
-      sample: tf.tensor1d(L.sample, 'int32'),
-      numSamples: L.B,
-      mask: tf.tensor1d(L.mask),
-      weights: tf.tensor1d(L.weights),
-      extra: Object.fromEntries(Object.entries(L.extra).map(([k, v]) => [k, tf.tensor1d(v)])),
-      extraVectors: Object.fromEntries(
-        Object.entries(L.vectors).map(([k, v]) => [k, tf.tensor2d(v, [L.rows.length, batch.extraVectors![k].width])]),
-      ),
-    };
-    const loss = lossFn(inputs);
+  const lossOf = (hidden: tf.Tensor2D): tf.Scalar => {
+    const selected = tf.gather(hidden, tf.tensor1d(L.rows, 'int32')) as tf.Tensor2D; // [N, H]
+    const loss = lossFn(lossInputs(lm, selected, L, batch, target === 'full'));
     if (loss.rank !== 0) throw new TrainError(`the loss function returned a rank-${loss.rank} tensor; it must return a scalar`);
     return loss as tf.Scalar;
-  }, vars);
-
+  };
+  const ids = () => tf.tensor2d(L.ids, [L.B, L.T], 'int32');
+  let value: tf.Scalar;
+  let grads: Record<string, tf.Tensor>;
+  if (useCheckpointing(opts.checkpoint ?? 'auto', lm.config, L.B, L.T)) {
+    const idTensor = ids();
+    ({ value, grads } = layerwiseGradients(lm, idTensor, target, lossOf, opts.rng));
+    idTensor.dispose();
+  } else {
+    ({ value, grads } = tf.variableGrads(() => lossOf(lm.hidden(ids(), { adapter, training: true, rng: opts.rng })), vars));
+  }
   const byVar = new Map<string, string>();
   for (const [name, v] of params) byVar.set(v.name, name);
   const out = new Map<string, tf.Tensor>();
   for (const [varName, g] of Object.entries(grads)) {
     const name = byVar.get(varName);
     if (name && g) out.set(name, g);
+    else g?.dispose();
   }
   // Parameters the loss does not reach get zero gradients, so optimizers see every parameter.
   for (const [name, v] of params) if (!out.has(name)) out.set(name, tf.zerosLike(v));

@@ -62,19 +62,31 @@ export function groupedAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D
   const G = H / kvH;
   // [B, H, T, D] is [B, kvH, G, T, D] in memory, hence [B, kvH, G·T, D]: heads kv·G..kv·G+G−1 share KV head kv.
   const qg = tf.reshape(q, [B, kvH, G * T, D]);
-  const fullMask = G === 1 ? mask : mask.rank === 2 ? tf.tile(mask, [G, 1]) : tf.tile(mask, [1, 1, G, 1]); // [G·T, S] or [B, 1, G·T, S]
-  const scores = tf.add(tf.mul(matmul(qg, kT), 1 / Math.sqrt(D)), fullMask); // [B, kvH, G·T, S]
-  const probs = tf.softmax(scores, -1);
+  const probs = maskedSoftmax(matmul(qg, kT) as tf.Tensor4D, mask, 1 / Math.sqrt(D)); // [B, kvH, G·T, S]
   const out = matmul(probs, v); // [B, kvH, G·T, D]
   const heads = tf.transpose(tf.reshape(out, [B, H, T, D]), [0, 2, 1, 3]); // [B, T, H, D]
   return tf.reshape(heads, [B, T, H * D]);
 }
 
 /**
+ * softmax(scale·s + mask) over the last axis for scores s [B, kvH, G·T, S] and an additive mask
+ * [T, S] or [B, 1, T, S], shared by the G query heads of each KV head. One pass (the mask read
+ * in place, never tiled) where the backend has the kernel (native); tfjs ops elsewhere.
+ */
+export function maskedSoftmax(s: tf.Tensor4D, mask: tf.Tensor2D | tf.Tensor4D, scale: number): tf.Tensor4D {
+  if (fusable(FUSED.maskedSoftmax, s, mask)) return runFused(FUSED.maskedSoftmax, { s, mask }, { scale });
+  const G = s.shape[2] / mask.shape[mask.rank - 2];
+  const fullMask = G === 1 ? mask : mask.rank === 2 ? tf.tile(mask, [G, 1]) : tf.tile(mask, [1, 1, G, 1]); // [G·T, S] or [B, 1, G·T, S]
+  return tf.softmax(tf.add(tf.mul(s, scale), fullMask), -1) as tf.Tensor4D;
+}
+
+/**
  * Which keys each query of a forward pass sees: row b's T queries sit at positions
  * start[b]..start[b]+T−1, its first pad[b] cache slots are padding, and with a sliding window a
  * key is visible only within `window` positions. The additive mask tensor is built only when the
- * composite attention needs it (the GPU kernel computes visibility itself).
+ * composite attention needs it (the GPU kernel computes visibility itself). Its tensors outlive
+ * the scopes of the layers that build them (a forward pass frees each layer's intermediates when
+ * the layer ends): the pass that owns the mask disposes it.
  */
 export class AttentionMask {
   private built: tf.Tensor2D | tf.Tensor4D | null = null;
@@ -90,25 +102,31 @@ export class AttentionMask {
     readonly perRow: boolean,
   ) {}
 
-  /** The additive mask: [T, S], or [B, 1, T, S] per row. Built once, in the caller's tidy scope. */
+  /** The additive mask: [T, S], or [B, 1, T, S] per row. Built once; freed by {@link dispose}. */
   tensor(): tf.Tensor2D | tf.Tensor4D {
     if (!this.built) {
       const { T, S, start, pad, window } = this;
-      this.built = this.perRow
-        ? tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [start.length, 1, T, S])
-        : tf.tensor2d(attentionMask(T, S, start[0], window), [T, S]);
+      this.built = tf.keep(
+        this.perRow
+          ? tf.tensor4d(rowAttentionMask(T, S, start, pad, window), [start.length, 1, T, S])
+          : tf.tensor2d(attentionMask(T, S, start[0], window), [T, S]),
+      );
     }
     return this.built;
   }
 
-  /** int32 [B, 2]: (start, pad) per row, for the GPU kernel. Built once, in the caller's tidy scope. */
+  /** int32 [B, 2]: (start, pad) per row, for the GPU kernel. Built once; freed by {@link dispose}. */
   rowsTensor(): tf.Tensor2D {
-    this.rows ??= tf.tensor2d(
-      this.start.flatMap((s, b) => [s, this.pad[b]]),
-      [this.start.length, 2],
-      'int32',
-    );
+    this.rows ??= tf.keep(tf.tensor2d(this.start.flatMap((s, b) => [s, this.pad[b]]), [this.start.length, 2], 'int32'));
     return this.rows;
+  }
+
+  /** Frees the tensors built so far (a later call builds them again). */
+  dispose(): void {
+    this.built?.dispose();
+    this.rows?.dispose();
+    this.built = null;
+    this.rows = null;
   }
 }
 

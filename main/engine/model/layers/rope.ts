@@ -77,7 +77,7 @@ export function applyRope(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor): tf.Te
  * RoPE on one projection's heads, with the transpose attention needs: x [B, T, heads, D] →
  * [B, heads, T, D] (queries, values' layout), or [B, heads, D, T] with `keysT` (keys, which
  * attention reads transposed so its scores are a plain matmul). cos/sin as {@link applyRope} takes
- * them. One kernel on the GPU; transposes around {@link applyRope} elsewhere.
+ * them. One kernel where the backend has one (GPU, native); transposes around {@link applyRope} elsewhere.
  */
 export function ropeHeads(x: tf.Tensor4D, cos: tf.Tensor, sin: tf.Tensor, keysT: boolean): tf.Tensor4D {
   if (fusable(FUSED.rope, x, cos, sin)) return runFused(FUSED.rope, { x, cos, sin }, { keysT });

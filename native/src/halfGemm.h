@@ -1,0 +1,28 @@
+// Matrix products whose B operand is stored in 16 bits (bfloat16 or IEEE half: frozen weights),
+// with float32 A, C and accumulation. B is never widened as a whole:
+// - few rows of A (decoding): a kernel that streams B once, widening 8 or 16 values at a time in
+//   registers (reading half the bytes a float32 B would);
+// - many rows: B is widened one panel of columns at a time into a small float32 buffer that
+//   stays in cache, and BLAS's sgemm multiplies it, so only that panel is ever float32;
+// - or, when `halfGemmMode` says so (the default on CPUs with AVX512-BF16 or AMX), OpenBLAS's
+//   sbgemm with A rounded to bfloat16 (FP32 accumulation, as PyTorch's BF16 matmul), where the
+//   OpenBLAS build has it.
+#pragma once
+#include <cstddef>
+
+#include "tensorBuf.h"
+
+namespace clawloop {
+
+enum class HalfGemmMode : int { Widen = 0, SbGemm = 1 };
+// Whether the BLAS library has cblas_sbgemm (OpenBLAS built with BUILD_BFLOAT16).
+bool sbgemmAvailable();
+// Sets the mode; SbGemm without sbgemmAvailable() stays Widen.
+void setHalfGemmMode(HalfGemmMode mode);
+HalfGemmMode halfGemmMode();
+
+// C[i] = op(A[i]) · op(B[i]) for i < batch, row-major, as gemmBatched, with B of `kind` BF16 or F16.
+void gemmHalfB(const float* a, const uint16_t* b, Kind kind, float* c, size_t batch, int m, int n, int k, bool transA, bool transB,
+               size_t strideA, size_t strideB, size_t strideC);
+
+}  // namespace clawloop
