@@ -26,6 +26,8 @@ interface PhaseFigures {
   ttft_ms: { p50: number; p95: number };
   tokens_per_s: number;
   steps: number;
+  /** The server's resident memory when the phase ended (MiB). */
+  rss_mib: number;
 }
 
 const pct = (xs: number[], p: number) => {
@@ -156,6 +158,7 @@ async function phase(
     ttft_ms: { p50: pct(out.ttft, 50), p95: pct(out.ttft, 95) },
     tokens_per_s: Math.round(out.tokens / wall),
     steps,
+    rss_mib: Math.round((await json<{ memory: { rss_bytes: number } }>(origin, '/api/info')).memory.rss_bytes / 2 ** 20),
   };
 }
 
@@ -187,7 +190,7 @@ async function main(): Promise<void> {
         const r = await phase(origin, n, name, minutes * 60, Number(values['max-tokens']));
         results.push(r);
         console.log(
-          `${String(n).padStart(3)} clients, ${name.padEnd(8)}: ${r.requests} requests in ${r.seconds} s, errors ${r.errors}, TTFT p50 ${r.ttft_ms.p50} ms / p95 ${r.ttft_ms.p95} ms, ${r.tokens_per_s} tok/s, ${r.steps} steps${r.errors ? `\n    e.g. ${r.error_samples[0]}` : ''}`,
+          `${String(n).padStart(3)} clients, ${name.padEnd(8)}: ${r.requests} requests in ${r.seconds} s, errors ${r.errors}, TTFT p50 ${r.ttft_ms.p50} ms / p95 ${r.ttft_ms.p95} ms, ${r.tokens_per_s} tok/s, ${r.steps} steps, RSS ${r.rss_mib} MiB${r.errors ? `\n    e.g. ${r.error_samples[0]}` : ''}`,
         );
       }
     }
