@@ -150,4 +150,6 @@ function runE2e() {
   total.passed += stats.expected + stats.flaky;
   total.failed += stats.unexpected;
   if (stats.flaky) console.log(`e2e: ${stats.flaky} test(s) passed only on a retry`);
+  // A skipped spec is said in the summary, like the node runs' skips.
+  if (stats.skipped) skipped.set(`e2e: ${stats.skipped} test(s) skipped (marked "-" in the list above)`, ['app']);
 }

@@ -94,6 +94,11 @@ async function goLive(ctx: TrainerContext, cp: CheckpointRow, competence: Compet
 /** Keeps the checkpoint out of service; training continues from the live policy's adapter and optimizer. */
 function holdBack(ctx: TrainerContext, cp: CheckpointRow, competence: Competence, key: string): void {
   ctx.store.recordGateVerdict(cp.id, competence, key, null, null);
+  restoreLive(ctx);
+}
+
+/** Loads the live policy's adapter and optimizer into the trainer (none: the base model). */
+function restoreLive(ctx: TrainerContext): void {
   const live = ctx.policy.checkpoint;
   if (live) restoreCheckpoint(ctx, live);
   else ctx.policy.clear();
@@ -106,7 +111,12 @@ function holdBack(ctx: TrainerContext, cp: CheckpointRow, competence: Competence
 export async function resumePendingGate(ctx: TrainerContext): Promise<void> {
   const cp = ctx.store.pendingCheckpoint();
   if (!cp) return;
-  if (gateOn(ctx)) await prepareGate(ctx);
+  // prepareGate measures the trainer's policy as the live one: after a check that failed, the
+  // candidate may still be loaded, and measured as "live" it would raise the reference to itself.
+  if (gateOn(ctx)) {
+    restoreLive(ctx);
+    await prepareGate(ctx);
+  }
   // The candidate becomes the trained policy, as right after its step; a hold-back restores the live one.
   restoreCheckpoint(ctx, cp.id);
   if (gateOn(ctx)) return gateCheckpoint(ctx, cp, ctx.policy.adapter!);

@@ -11,7 +11,7 @@ import { mergeTrainingConfig, modelTrainingDefaults } from './trainingConfig.js'
 export interface TrainerOptions {
   modelDir: string;
   dataDir: string;
-  /** tfjs backend of the trainer's model; default `CLAWLOOP_BACKEND` or `wasm`. */
+  /** tfjs backend of the trainer's model; default `CLAWLOOP_BACKEND`, else `native` where the addon loads, else `wasm`. */
   backend?: BackendName;
   store: LearnStore;
   /** Settings given on the command line; they override the stored configuration. */

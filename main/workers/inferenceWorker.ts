@@ -117,7 +117,7 @@ try {
       architecture: model.config.architecture,
       contextLength: model.config.maxPositions,
       parameters: parameterCount(model.config),
-      backend: data.backend ?? 'wasm',
+      backend: model.backend,
       backendLog,
       maxTokenChars: model.tokenizer.maxTokenChars(),
     },

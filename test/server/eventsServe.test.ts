@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { defaultBackendName } from '../../main/engine/backends/backend.js';
 import { defaultModelDir } from '../../main/resources.js';
 import { EventStreamClient } from '../helpers/eventStream.js';
 import { startServe, type ServeProcess } from '../helpers/serveProcess.js';
@@ -35,6 +36,14 @@ describe('clawloop serve with the bundled model: the event stream shows the whol
   }
   const feedback = (body: object) =>
     fetch(`${t.url}/feedback`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('reports the backend the model runs on (the default one chosen here), and no restart needed', async () => {
+    const info = (await (await fetch(`${t.origin}/api/info`)).json()) as { model: { backend: string } };
+    assert.equal(info.model.backend, defaultBackendName());
+    const settings = (await (await fetch(`${t.origin}/api/settings`)).json()) as { restart_required: boolean; running: { backend: string } };
+    assert.equal(settings.running.backend, defaultBackendName());
+    assert.equal(settings.restart_required, false);
+  });
 
   it('turn.captured, feedback.received, sample.judged, train.step, checkpoint.saved and adapter.live, in order, replayable', async () => {
     const live = await EventStreamClient.open(t.origin);

@@ -147,16 +147,20 @@ export class CausalLM {
   hidden(ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
     const start = this.begin(ids, opts);
     let x: tf.Tensor = start.x;
-    for (let l = 0; l < this.config.numLayers; l++) {
-      // Each layer's intermediates are freed as soon as it ends, not with the caller's scope: a
-      // forward pass then holds one layer's activations, not all of them. (A gradient tape keeps
-      // its own references to what the backward pass needs.)
-      const next = tf.tidy(() => this.layer(l, x, start.run));
-      x.dispose();
-      x = next;
+    try {
+      for (let l = 0; l < this.config.numLayers; l++) {
+        // Each layer's intermediates are freed as soon as it ends, not with the caller's scope: a
+        // forward pass then holds one layer's activations, not all of them. (A gradient tape keeps
+        // its own references to what the backward pass needs.)
+        const next = tf.tidy(() => this.layer(l, x, start.run));
+        x.dispose();
+        x = next;
+      }
+      return this.normalize(x);
+    } finally {
+      // Also when a layer throws: a batcher that survives a failed step must not leak the mask.
+      start.run.mask.dispose();
     }
-    start.run.mask.dispose();
-    return this.normalize(x);
   }
 
   /**
@@ -170,7 +174,9 @@ export class CausalLM {
     const [B, T] = ids.shape;
     const adapter = opts.adapter ?? null;
     if (adapter) this.checkAdapter(adapter);
-    const rng = opts.rng;
+    // Training always draws per-layer dropout seeds, so a layer recomputed for its backward pass
+    // (activation checkpointing) gets the masks its forward pass had.
+    const rng = opts.rng ?? (opts.training ? new Rng() : undefined);
     const run: BlockInputs = {
       config: c,
       B,

@@ -18,7 +18,7 @@ export interface GenerationDefaults {
 }
 
 export interface LoadModelOptions {
-  /** tfjs backend; default `CLAWLOOP_BACKEND` or `wasm`. */
+  /** tfjs backend; default `CLAWLOOP_BACKEND`, else `native` where the addon loads, else `wasm`. */
   backend?: BackendName;
   /** Receives one-line progress and warning messages. Default: none. */
   log?: (line: string) => void;
@@ -58,6 +58,8 @@ export class Model {
     /** Null when the folder has no chat template (then only raw prompts work). */
     readonly chatTemplate: ChatTemplate | null,
     readonly generation: GenerationDefaults,
+    /** The tfjs backend the model runs on (the one asked for, or the default that was chosen). */
+    readonly backend: BackendName,
   ) {}
 
   /** The folder's name, a sensible default for the served model name. */
@@ -102,7 +104,7 @@ export class Model {
       topP: typeof genCfg.top_p === 'number' ? genCfg.top_p : undefined,
       topK: typeof genCfg.top_k === 'number' ? genCfg.top_k : undefined,
     };
-    await initBackend(opts.backend, { log: opts.log });
+    const backend = await initBackend(opts.backend, { log: opts.log });
     const files = WeightFiles.open(abs);
     try {
       const lm = CausalLM.fromWeightFiles(config, files, { log: opts.log, weights: opts.weights });
@@ -111,7 +113,7 @@ export class Model {
         const bytes = packed.reduce((n, p) => n + p.rows * Math.ceil(p.cols / 2) * 4, 0);
         opts.log?.(`clawloop: ${packed.length} projection weights kept ${packed[0].format} on the GPU (${(bytes / 2 ** 30).toFixed(2)} GiB)`);
       }
-      return new Model(abs, config, lm, tokenizer, chatTemplate, generation);
+      return new Model(abs, config, lm, tokenizer, chatTemplate, generation, backend);
     } finally {
       files.close();
     }

@@ -54,28 +54,33 @@ export function layerwiseGradients(
   const full = target === 'full' ? lm.parameters() : null;
   const sum = new GradSum();
   const { x: x0, run } = lm.begin(ids, { adapter, training: true, rng });
-  const inputs: tf.Tensor[] = [x0];
-  for (let l = 0; l < lm.config.numLayers; l++) inputs.push(tf.tidy(() => lm.layer(l, inputs[l], run)));
-  const headVars = full ? ['model.embed_tokens.weight', 'model.norm.weight', 'lm_head.weight'].flatMap((n) => (full.has(n) ? [full.get(n)!] : [])) : [];
-  const last = inputs.pop()!; // the last layer's output
-  const top = engine.gradients(() => lossOf(lm.normalize(last)), [last, ...headVars], undefined, true);
-  last.dispose();
-  headVars.forEach((v, i) => sum.add(v, top.grads[i + 1]));
-  let dy = top.grads[0];
-  for (let l = lm.config.numLayers - 1; l >= 0; l--) {
-    const vars = [...(adapter ? adapter.layerVariables(l) : lm.layerParameters(l)).values()];
-    const r = engine.gradients(() => lm.layer(l, inputs[l], run), [inputs[l], ...vars], dy, true);
-    tf.dispose([r.value, dy, inputs[l]]);
-    vars.forEach((v, i) => sum.add(v, r.grads[i + 1]));
-    dy = r.grads[0];
+  try {
+    const inputs: tf.Tensor[] = [x0];
+    for (let l = 0; l < lm.config.numLayers; l++) inputs.push(tf.tidy(() => lm.layer(l, inputs[l], run)));
+    const headVars = full ? ['model.embed_tokens.weight', 'model.norm.weight', 'lm_head.weight'].flatMap((n) => (full.has(n) ? [full.get(n)!] : [])) : [];
+    const last = inputs.pop()!; // the last layer's output
+    const top = engine.gradients(() => lossOf(lm.normalize(last)), [last, ...headVars], undefined, true);
+    last.dispose();
+    headVars.forEach((v, i) => sum.add(v, top.grads[i + 1]));
+    let dy = top.grads[0];
+    for (let l = lm.config.numLayers - 1; l >= 0; l--) {
+      const vars = [...(adapter ? adapter.layerVariables(l) : lm.layerParameters(l)).values()];
+      const r = engine.gradients(() => lm.layer(l, inputs[l], run), [inputs[l], ...vars], dy, true);
+      tf.dispose([r.value, dy, inputs[l]]);
+      vars.forEach((v, i) => sum.add(v, r.grads[i + 1]));
+      dy = r.grads[0];
+    }
+    if (full) {
+      const embed = full.get('model.embed_tokens.weight')!;
+      const r = engine.gradients(() => lm.embedTokens(ids), [embed], dy, true);
+      sum.add(embed, r.grads[0]);
+      r.value.dispose();
+    }
+    dy.dispose();
+    return { value: top.value, grads: sum.byName };
+  } finally {
+    // What every layer shared, also when a layer throws.
+    tf.dispose([run.cos, run.sin]);
+    run.mask.dispose();
   }
-  if (full) {
-    const embed = full.get('model.embed_tokens.weight')!;
-    const r = engine.gradients(() => lm.embedTokens(ids), [embed], dy, true);
-    sum.add(embed, r.grads[0]);
-    r.value.dispose();
-  }
-  tf.dispose([dy, run.cos, run.sin]);
-  run.mask.dispose();
-  return { value: top.value, grads: sum.byName };
 }
