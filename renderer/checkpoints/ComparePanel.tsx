@@ -5,7 +5,7 @@ import { useServices } from '../app/servicesContext.js';
 import type { CheckpointInfo } from '../api/contract.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Markdown } from '../ui/Markdown.js';
-import type { CompareAnswer, Side } from './compareStore.js';
+import { bothComplete, type CompareAnswer, type Side } from './compareStore.js';
 
 function options(rows: CheckpointInfo[]) {
   return [
@@ -15,9 +15,9 @@ function options(rows: CheckpointInfo[]) {
   ];
 }
 
-function Answer({ side, a, picked }: { side: Side; a: CompareAnswer; picked: boolean }) {
+/** `canPick`: both answers are complete (an answer is recorded, and can be rated, once it has ended). */
+function Answer({ side, a, picked, canPick }: { side: Side; a: CompareAnswer; picked: boolean; canPick: boolean }) {
   const { compare } = useServices();
-  const done = !a.streaming && !a.error;
   return (
     <section aria-label={`Answer ${side.toUpperCase()}`} className={picked ? 'picked' : undefined}>
       <h3>
@@ -25,7 +25,7 @@ function Answer({ side, a, picked }: { side: Side; a: CompareAnswer; picked: boo
       </h3>
       <Markdown text={a.content || (a.streaming ? '…' : '')} />
       <ErrorText>{a.error}</ErrorText>
-      <button type="button" className="btn btn-small" disabled={!done} onClick={() => void compare.getState().pick(side)}>
+      <button type="button" className="btn btn-small" disabled={!canPick} onClick={() => void compare.getState().pick(side)}>
         {side.toUpperCase()} is better
       </button>
     </section>
@@ -96,8 +96,8 @@ export function ComparePanel({ first, rows, close }: { first: string; rows: Chec
       <CompareForm first={first} rows={rows} close={close} />
       {answers && (
         <div className="compare-answers">
-          <Answer side="a" a={answers.a} picked={picked === 'a'} />
-          <Answer side="b" a={answers.b} picked={picked === 'b'} />
+          <Answer side="a" a={answers.a} picked={picked === 'a'} canPick={bothComplete(answers)} />
+          <Answer side="b" a={answers.b} picked={picked === 'b'} canPick={bothComplete(answers)} />
         </div>
       )}
       {message && <p role="status">{message}</p>}

@@ -62,3 +62,18 @@ test('compare: two versions answer one prompt in separate sessions; the pick bec
     ],
   );
 });
+
+test('compare: no pick while either answer is still streaming (its turn is recorded when it ends)', async () => {
+  const f = fakeFetch({
+    'POST /v1/chat/completions': (r) => chatStream(['x'], { id: `c-${(r.body as { adapter: string }).adapter}`, version: 1 }),
+    'POST /v1/feedback': () => json(200, {}),
+  });
+  const store = createCompareStore(new ApiClient({ fetch: f, getKey: () => null }), () => 'y');
+  store.getState().setPrompt('q');
+  await store.getState().run('base', 'live');
+  const answers = store.getState().answers!;
+  store.setState({ answers: { ...answers, a: { ...answers.a, streaming: true } } });
+  await store.getState().pick('b');
+  assert.equal(f.calls.filter((c) => c.path === '/v1/feedback').length, 0);
+  assert.match(store.getState().pickMessage ?? '', /must be complete/);
+});

@@ -89,6 +89,14 @@ function asker(api: ApiClient, set: SetCompare, get: GetCompare) {
   };
 }
 
+/**
+ * Whether both answers have ended without an error. An answer's id arrives with its first token,
+ * but the turn is recorded when it ends: rating one still streaming would find no turn.
+ */
+export function bothComplete(answers: Record<Side, CompareAnswer>): boolean {
+  return (['a', 'b'] as const).every((s) => !answers[s].streaming && !answers[s].error);
+}
+
 /** Records the pick: 👍 on the picked answer, 👎 on the other. */
 async function pick(api: ApiClient, set: SetCompare, get: GetCompare, side: Side): Promise<void> {
   const answers = get().answers;
@@ -96,7 +104,7 @@ async function pick(api: ApiClient, set: SetCompare, get: GetCompare, side: Side
   const other: Side = side === 'a' ? 'b' : 'a';
   const win = answers[side].turnId;
   const lose = answers[other].turnId;
-  if (!win || !lose) {
+  if (!win || !lose || !bothComplete(answers)) {
     set({ pickMessage: 'Both answers must be complete before one can be picked.' });
     return;
   }
