@@ -16,6 +16,7 @@
 #include "elementwise.h"
 #include "tile.h"
 #include "unaryKernels.h"
+#include "tensorBuf.h"
 #include "threadPool.h"
 
 using namespace clawloop;
@@ -278,6 +279,7 @@ static napi_value Info(napi_env env, napi_callback_info) {
 }
 
 static napi_value Init(napi_env env, napi_value exports) {
+  clawloop::keepLargeBlocksMapped();
   napi_property_descriptor props[] = {
       {"gemm", nullptr, Gemm, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"gather", nullptr, Gather, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -10,7 +10,7 @@
 #if defined(__F16C__)
 #include <immintrin.h>
 #endif
-#if defined(_WIN32)
+#if defined(_WIN32) || defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
@@ -104,6 +104,17 @@ void blockFree(void* p, size_t bytes) {
 }
 
 }  // namespace
+
+void keepLargeBlocksMapped() {
+#if defined(__GLIBC__)
+  // glibc serves a block of 128 KB or more with its own mmap, given back to the OS when freed, but
+  // raises that threshold to the size of each such block freed (up to 32 MB). After the first
+  // training step every activation is below it, comes from the heap, and stays resident when
+  // freed: a 1.7B LoRA step at 256 tokens peaked at 10.4 GB instead of 7.9 GB. Setting the
+  // threshold turns that adjustment off; the size-class cache above keeps reuse cheap.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
 
 int64_t cachedBytes() {
   std::lock_guard<std::mutex> lock(cacheMu);

@@ -41,6 +41,9 @@ extern std::atomic<int64_t> nativeBytes;
 int64_t cachedBytes();
 void trimCache();
 
+// Makes freed large blocks go back to the OS (glibc; nothing elsewhere). Called once at load.
+void keepLargeBlocksMapped();
+
 // A new uninitialised buffer, 64-byte aligned; nullptr when memory is exhausted.
 Buf* allocBuf(Kind kind, size_t count);
 

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expectedWeights, parseModelConfig } from '../../main/engine/model/config.js';
+import { halfPrecisionHeader } from '../../main/engine/formats/safetensorsWrite.js';
 
 export const QWEN3_1_7B = {
   architectures: ['Qwen3ForCausalLM'],
@@ -66,21 +67,10 @@ function planShards(shapes: Map<string, number[]>): Array<Array<[string, number[
 
 /** Writes one shard, streaming its tensors chunk by chunk. */
 function writeShard(file: string, tensors: Array<[string, number[]]>, state: { s: number }): void {
-  const header: Record<string, unknown> = { __metadata__: { format: 'pt' } };
-  let offset = 0;
-  for (const [name, shape] of tensors) {
-    const n = 2 * shape.reduce((x, y) => x * y, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + n] };
-    offset += n;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - ((8 + json.length) % 8)) % 8);
+  const { prefix } = halfPrecisionHeader(tensors, 'BF16', { format: 'pt' });
   const fd = fs.openSync(file, 'w');
   try {
-    const len = Buffer.alloc(8);
-    len.writeBigUInt64LE(BigInt(json.length));
-    fs.writeSync(fd, len);
-    fs.writeSync(fd, json);
+    fs.writeSync(fd, prefix);
     const chunk = new Uint16Array(1 << 22);
     for (const [name, shape] of tensors) {
       let left = shape.reduce((x, y) => x * y, 1);

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { expectedWeights, parameterCount, parseModelConfig } from '../../main/engine/model/config.js';
+import { halfPrecisionHeader } from '../../main/engine/formats/safetensorsWrite.js';
 import { Model } from '../../main/engine/model/model.js';
 import { Rng } from '../../main/util/random.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
@@ -43,24 +44,12 @@ const fromBf16 = (h: number) => new Float32Array(Uint32Array.of(h << 16).buffer)
 /** Writes the sparse checkpoint; returns the embedding rows it filled, as the float32 values stored. */
 function writeSparse(dir: string): Map<number, Float32Array> {
   const shapes = expectedWeights(parseModelConfig(CONFIG));
-  const header: Record<string, unknown> = {};
-  let offset = 0;
-  for (const [name, shape] of shapes) {
-    const n = 2 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + n] };
-    offset += n;
-  }
-  let json = JSON.stringify(header);
-  json += ' '.repeat((8 - ((8 + json.length) % 8)) % 8);
+  const { prefix, offsets, bytes } = halfPrecisionHeader(shapes, 'BF16');
   const file = path.join(dir, 'model.safetensors');
   const fd = fs.openSync(file, 'w');
-  const base = 8 + json.length;
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(json.length));
-  fs.writeSync(fd, len, 0, 8, 0);
-  fs.writeSync(fd, json, 8);
-  fs.ftruncateSync(fd, base + offset); // everything else is a hole: zeros
-  const at = (name: string) => base + (header[name] as { data_offsets: number[] }).data_offsets[0];
+  fs.writeSync(fd, prefix, 0, prefix.byteLength, 0);
+  fs.ftruncateSync(fd, bytes); // everything else is a hole: zeros
+  const at = (name: string) => offsets.get(name)!;
   for (const [name, shape] of shapes) {
     if (name.endsWith('norm.weight')) fs.writeSync(fd, new Uint16Array(shape[0]).fill(bf16(1)), 0, 2 * shape[0], at(name));
   }

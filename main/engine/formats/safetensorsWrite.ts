@@ -24,6 +24,34 @@ function encode(t: TensorToWrite): Uint8Array {
   return new Uint8Array(out.buffer);
 }
 
+/**
+ * The start of a safetensors file whose data a caller streams itself: the 8-byte length and the
+ * padded JSON header for tensors of one 16-bit `dtype`, stored in the order given. `offsets` maps
+ * each name to where its data starts in the file; `bytes` is the file's whole size.
+ */
+export function halfPrecisionHeader(
+  tensors: Iterable<[name: string, shape: number[]]>,
+  dtype: 'F16' | 'BF16',
+  metadata: Record<string, string> = {},
+): { prefix: Buffer; offsets: Map<string, number>; bytes: number } {
+  const header: Record<string, unknown> = Object.keys(metadata).length ? { __metadata__: metadata } : {};
+  const starts = new Map<string, number>();
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const n = 2 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype, shape, data_offsets: [offset, offset + n] };
+    starts.set(name, offset);
+    offset += n;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (Buffer.byteLength(json) % 8)) % 8);
+  const head = Buffer.from(json);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(head.byteLength));
+  const base = 8 + head.byteLength;
+  return { prefix: Buffer.concat([len, head]), offsets: new Map([...starts].map(([k, v]) => [k, base + v])), bytes: base + offset };
+}
+
 /** Writes a .safetensors file atomically (temp file, fsync, rename). */
 export function writeSafetensors(file: string, tensors: TensorToWrite[], metadata: Record<string, string> = {}): void {
   const header: Record<string, unknown> = {};
