@@ -6,6 +6,7 @@ import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { expectedWeights, parameterCount, parseModelConfig } from '../../main/engine/model/config.js';
 import { halfPrecisionHeader } from '../../main/engine/formats/safetensorsWrite.js';
+import { QWEN3_1_7B } from '../../scripts/bench/largeModel.js';
 import { Model } from '../../main/engine/model/model.js';
 import { Rng } from '../../main/util/random.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
@@ -20,22 +21,8 @@ import { modelDir } from '../helpers/paths.js';
  * the last position's hidden state is the RMS-normalised embedding of its token, and the tied head
  * gives logit(v) = rmsnorm(E[t]) · E[v], zero for the embedding rows left as holes.
  */
-const CONFIG = {
-  architectures: ['Qwen3ForCausalLM'],
-  model_type: 'qwen3',
-  hidden_size: 2048,
-  intermediate_size: 6144,
-  num_attention_heads: 16,
-  num_key_value_heads: 8,
-  head_dim: 128,
-  num_hidden_layers: 16,
-  vocab_size: 151936,
-  rms_norm_eps: 1e-6,
-  rope_theta: 1000000,
-  tie_word_embeddings: true,
-  max_position_embeddings: 4096,
-  torch_dtype: 'bfloat16',
-};
+// Qwen3-1.7B's shapes with 16 of its 28 layers (1.1B parameters, 4.4 GB as float32) and a shorter context.
+const CONFIG = { ...QWEN3_1_7B, num_hidden_layers: 16, max_position_embeddings: 4096 };
 const ROWS = [5, 17, 300, 151935]; // embedding rows with values (token ids 5, 17 and 300 are the input)
 
 const bf16 = (x: number) => new Uint32Array(Float32Array.of(x).buffer)[0] >>> 16;

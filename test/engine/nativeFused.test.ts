@@ -6,7 +6,7 @@ import { maskedSoftmax } from '../../main/engine/model/layers/attention.js';
 import { rmsNorm } from '../../main/engine/model/layers/rmsNorm.js';
 import { ropeHeads } from '../../main/engine/model/layers/rope.js';
 import { swiglu } from '../../main/engine/model/layers/swiglu.js';
-import { values } from '../helpers/gpuCompare.js';
+import { onCpuAnd, values } from '../helpers/gpuCompare.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 import { assertClose, chained, tolerance } from '../helpers/numeric.js';
 
@@ -17,24 +17,11 @@ import { assertClose, chained, tolerance } from '../helpers/numeric.js';
 const t = (shape: number[], seed: number, scale = 1) => tf.tensor(values(shape.reduce((a, b) => a * b, 1), seed, scale), shape);
 const f32 = { dtype: 'float32' as const };
 
-/** f on 'cpu' (composite) and 'native' (fused), read back, with the kernels the native run used. */
+/** f on 'cpu' (composite) and 'native' (fused), read back, with the kernels the native run used; wasm active after. */
 async function onBoth(f: () => tf.Tensor | tf.Tensor[]): Promise<{ cpu: Float32Array[]; native: Float32Array[]; kernels: string[] }> {
-  const read = async () => {
-    const out = tf.tidy(f);
-    const list = Array.isArray(out) ? out : [out];
-    const vals = await Promise.all(list.map((x) => x.data()));
-    tf.dispose(list);
-    return vals.map((v) => Float32Array.from(v));
-  };
-  await initBackend('cpu');
-  const cpu = await read();
-  await initBackend('native');
-  let native: Float32Array[] = [];
-  const profile = await tf.profile(async () => {
-    native = await read();
-  });
+  const { cpu, other, kernels } = await onCpuAnd('native', f);
   await initBackend('wasm');
-  return { cpu, native, kernels: profile.kernelNames };
+  return { cpu, native: other, kernels };
 }
 
 /** Value and the gradient of every input of sum(f(...xs) ⊙ r), for a fixed random r. */

@@ -1,14 +1,14 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { initBackend } from '../../main/engine/backends/backend.js';
+import { initBackend, type BackendName } from '../../main/engine/backends/backend.js';
 import { chained, type ErrorModel } from './numeric.js';
 
 /**
- * Runs `f` on the pure-JS CPU backend (the composite ops, the reference) and on 'webgpu' (the
- * fused kernels), and returns both results read back, with the kernels the GPU run used (from
+ * Runs `f` on the pure-JS CPU backend (the composite ops, the reference) and on `backend` (the
+ * fused kernels), and returns both results read back, with the kernels the second run used (from
  * tf.profile), so a test can check that the fused kernel really ran. `f` builds its tensors from
- * host arrays, so each backend starts from the same bits.
+ * host arrays, so each backend starts from the same bits. `backend` stays active after.
  */
-export async function onBoth(f: () => tf.Tensor | tf.Tensor[]): Promise<{ cpu: Float32Array[]; gpu: Float32Array[]; kernels: string[] }> {
+export async function onCpuAnd(backend: BackendName, f: () => tf.Tensor | tf.Tensor[]): Promise<{ cpu: Float32Array[]; other: Float32Array[]; kernels: string[] }> {
   const read = async () => {
     const out = tf.tidy(f);
     const list = Array.isArray(out) ? out : [out];
@@ -18,12 +18,18 @@ export async function onBoth(f: () => tf.Tensor | tf.Tensor[]): Promise<{ cpu: F
   };
   await initBackend('cpu');
   const cpu = await read();
-  await initBackend('webgpu');
-  let gpu: Float32Array[] = [];
+  await initBackend(backend);
+  let other: Float32Array[] = [];
   const profile = await tf.profile(async () => {
-    gpu = await read();
+    other = await read();
   });
-  return { cpu, gpu, kernels: profile.kernelNames };
+  return { cpu, other, kernels: profile.kernelNames };
+}
+
+/** {@link onCpuAnd} on 'webgpu'. */
+export async function onBoth(f: () => tf.Tensor | tf.Tensor[]): Promise<{ cpu: Float32Array[]; gpu: Float32Array[]; kernels: string[] }> {
+  const { cpu, other, kernels } = await onCpuAnd('webgpu', f);
+  return { cpu, gpu: other, kernels };
 }
 
 /**
