@@ -130,12 +130,18 @@ export class CorpusGenerator {
   private readonly r: Rand;
   /** Which user phrase set reactions draw from (see feedback.ts); the training stream switches it. */
   phrases: 1 | 2 = 1;
+  /** Whether terse answers keep their working (styles.ts); the training stream switches it. */
+  terseWorking = false;
 
   constructor(
     seed: number,
     private readonly kb: KnowledgeBase,
   ) {
     this.r = new Rand(seed);
+  }
+
+  private answer(t: Task, style: Style): string {
+    return renderAnswer(this.r, t, style, { terseWorking: this.terseWorking });
   }
 
   task(family?: TaskFamily): Task {
@@ -168,7 +174,7 @@ export class CorpusGenerator {
     const r = this.r;
     const t = this.task();
     const messages: ChatMessage[] = [...systemMessage(r), { role: 'user', content: t.question }];
-    messages.push({ role: 'assistant', content: renderAnswer(r, t, mixStyle(r)) });
+    messages.push({ role: 'assistant', content: this.answer(t, mixStyle(r)) });
     return { kind: 'qa', messages, tools: this.maybeTools(), learn: messages.map((m) => m.role === 'assistant') };
   }
 
@@ -177,7 +183,7 @@ export class CorpusGenerator {
     const t = this.task();
     const style = r.pick(STYLES);
     const messages = withHint([...systemMessage(r), { role: 'user', content: t.question }], styleHint(r, style));
-    messages.push({ role: 'assistant', content: renderAnswer(r, t, style) });
+    messages.push({ role: 'assistant', content: this.answer(t, style) });
     return { kind: 'qa-hint', messages, learn: messages.map((m) => m.role === 'assistant') };
   }
 
@@ -198,30 +204,30 @@ export class CorpusGenerator {
     let style = mixStyle(r);
     if ((t.family === 'arithmetic' || t.family === 'units') && r.chance(0.15)) {
       const slip = withSlip(r, t);
-      push({ role: 'assistant', content: renderAnswer(r, slip.task, style) }, false);
+      push({ role: 'assistant', content: this.answer(slip.task, style) }, false);
       push({ role: 'user', content: userReaction(r, 'wrong-answer', slip, this.phrases) }, false);
       push(
         {
           role: 'assistant',
-          content: `${r.pick(['Sorry, you are right.', 'You are right, my mistake.', 'Thanks for catching that.'])} ${renderAnswer(r, t, style)}`,
+          content: `${r.pick(['Sorry, you are right.', 'You are right, my mistake.', 'Thanks for catching that.'])} ${this.answer(t, style)}`,
         },
         true,
       );
     } else {
-      push({ role: 'assistant', content: renderAnswer(r, t, style) }, true);
+      push({ role: 'assistant', content: this.answer(t, style) }, true);
       if (r.chance(0.8)) {
         style = otherStyle(r, style);
         const complaint = userReaction(r, wantFor(style), undefined, this.phrases);
         push({ role: 'user', content: complaint }, false);
         if (r.chance(0.2)) messages.splice(messages.length - 1, 1, ...withHint([messages[messages.length - 1]], styleHint(r, style)));
-        push({ role: 'assistant', content: renderAnswer(r, t, style) }, true);
+        push({ role: 'assistant', content: this.answer(t, style) }, true);
       }
     }
     if (r.chance(0.4)) {
       const t2 = this.task();
       const lead = r.pick(['', `${userReaction(r, 'satisfied', undefined, this.phrases)} `, 'Next one: ', 'Another question. ']);
       push({ role: 'user', content: `${lead}${t2.question}` }, false);
-      push({ role: 'assistant', content: renderAnswer(r, t2, style) }, true);
+      push({ role: 'assistant', content: this.answer(t2, style) }, true);
     }
     return { kind: 'session', messages, learn };
   }
@@ -259,14 +265,14 @@ export class CorpusGenerator {
       const next = userReaction(r, 'wrong-answer', slip, this.phrases);
       const mentionsFix = next.includes(String(slip.result));
       return {
-        response: renderAnswer(r, slip.task, style),
+        response: this.answer(slip.task, style),
         nextRole: 'user',
         next,
         kind: 'wrong-answer',
         hint: mentionsFix ? correctionHint(r, slip, slip.result) : 'Recompute each step carefully before giving the final answer.',
       };
     }
-    const response = renderAnswer(r, t, style);
+    const response = this.answer(t, style);
     if (roll < 0.45) {
       const held = opts.heldOut;
       const next = held ? r.pick(HELD_OUT_SATISFIED) : userReaction(r, 'satisfied', undefined, this.phrases);

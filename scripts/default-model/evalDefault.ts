@@ -105,11 +105,13 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
 
   // Hint following: a style hint appended as the OPD teacher sees it.
   const following: Record<string, number> = {};
+  const hintedAccuracy: Record<string, number> = {};
   const hintFamilies: TaskFamily[] = ['arithmetic', 'units', 'grading'];
   const perStyle = Math.ceil(n / STYLES.length);
   let followedAll = 0;
   for (const style of STYLES) {
     let ok = 0;
+    let right = 0;
     const cases = Array.from({ length: perStyle }, (_, i) => ({
       t: makeTask(r, hintFamilies[i % hintFamilies.length], kb),
       hint: styleHint(r, style),
@@ -119,13 +121,16 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
       const t = cases[i].t;
       const a = outs[i];
       if (classifyStyle(a) === style) ok++;
+      if (isCorrect(t, a)) right++;
       if (i === 0) examples.push({ kind: `hint → ${style}`, prompt: t.question, output: a });
     }
     following[style] = ok / perStyle;
+    hintedAccuracy[style] = right / perStyle;
     followedAll += ok;
   }
   following.all = followedAll / (perStyle * STYLES.length);
   log(`hint following: ${STYLES.map((s) => `${s} ${pct(following[s])}`).join(', ')}; all ${pct(following.all)}`);
+  log(`task accuracy when asked for a style: ${STYLES.map((s) => `${s} ${pct(hintedAccuracy[s])}`).join(', ')}`);
 
   // The judges, at the judge temperature (0.6), one vote each, on held-out phrasings.
   const prompts = loadJudgePrompts(model.dir);
@@ -235,6 +240,7 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
     style_mix: mix,
     style_mix_target: { ...DEFAULT_STYLE_MIX },
     hint_following: following as EvalReport['hint_following'],
+    hinted_accuracy: hintedAccuracy as EvalReport['hinted_accuracy'],
     prm: { held_out: held.rate, in_distribution: inDist.rate, by_label: held.byLabel },
     hint_judge: hintJudge,
     examples,

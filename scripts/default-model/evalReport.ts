@@ -9,6 +9,8 @@ export interface EvalReport {
   style_mix: Record<Style, number>;
   style_mix_target: Record<Style, number>;
   hint_following: Record<Style | 'all', number>;
+  /** Task accuracy of the answers written to a style hint (arithmetic, units and grading), by style. */
+  hinted_accuracy?: Record<Style, number>;
   prm: { held_out: number; in_distribution: number; by_label: Record<string, number> };
   hint_judge: { decision: number; correct_actionable: number; false_hints: number; cases: number };
   examples: Array<{ kind: string; prompt: string; output: string }>;

@@ -11,10 +11,22 @@ interface TrainingLog {
   tokens: number;
   train_minutes: number;
   history: Array<{ step: number; loss: number }>;
+  continued_at?: { examples: number; pools: number } | null;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 const check = (x: number, target: number) => (x >= target ? '✅' : '❌');
+
+/** The second phase of training (recipe.continuation), when the model had one. */
+function continuationText(log: TrainingLog): string {
+  const c = log.recipe.continuation;
+  if (!c || !log.continued_at) return '';
+  return ` From step ${c.atStep} (example ${log.continued_at.examples.toLocaleString('en-US')}) on, a second phase: a fresh
+AdamW, a warm-up to ${c.lr} over ${c.warmupSteps} steps and a cosine decay to ${log.recipe.minLrRatio * c.lr}, and terse answers that
+keep their working on their one line (\`4 × 8 = 32, 32 - 15 = 17: 17 marbles.\`). Before it, terse answers gave the result
+alone, and asked for one-line answers the model got 0 % of arithmetic right: it cannot add and multiply without writing the
+steps down.`;
+}
 
 export function writeModelCard(dir: string, e: EvalReport): void {
   const log = JSON.parse(fs.readFileSync(path.join(dir, 'training_log.json'), 'utf8')) as TrainingLog;
@@ -81,7 +93,7 @@ learning rate follows that plan's cosine until then.`
 from a second phrase set (praise of any length, complaints that give a reason), added when the judges were seen to read long
 praise as a complaint.`
       : ''
-  }
+  }${continuationText(log)}
 
 **Time: ${(log.train_minutes / 60).toFixed(1)} hours of training on a 2-core machine** (AMD EPYC, 2 vCPUs, ClawLoop's
 engine with its native OpenBLAS kernels). Reproduce it with \`npm run train:default\` (checkpointed:
@@ -108,7 +120,11 @@ Per family (sampled / greedy): ${fam.map((f) => `${f} ${pct(e.accuracy.sampled[f
 
 Unprompted style mix (sampled): ${STYLES.map((s) => `${s} ${pct(e.style_mix[s])}`).join(', ')}.
 
-Hint following by style: ${STYLES.map((s) => `${s} ${pct(e.hint_following[s])}`).join(', ')}.
+Hint following by style: ${STYLES.map((s) => `${s} ${pct(e.hint_following[s])}`).join(', ')}.${
+    e.hinted_accuracy
+      ? `\n\nTask accuracy when asked for a style (arithmetic, units and grading; sampled): ${STYLES.map((s) => `${s} ${pct(e.hinted_accuracy![s])}`).join(', ')}.`
+      : ''
+  }
 
 PRM agreement by label (held-out): ${Object.entries(e.prm.by_label)
     .map(([k, v]) => `${k === '1' ? '+1' : k} ${pct(v)}`)

@@ -65,13 +65,21 @@ export interface Recipe {
    * the time it had); a fresh run follows the same learning rates.
    */
   earlierPlan?: { before: number; steps: number };
+  /**
+   * A second phase from step `atStep` on: the rest of the current pool is skipped, AdamW starts
+   * afresh, the learning rate warms up again to `lr` and decays over the remaining steps, and terse
+   * answers keep their working (styles.ts). The shipped model's first phase ended at step 2800,
+   * where its terse answers gave the result alone and got 0 % of arithmetic right; the second
+   * phase teaches it to write the steps on the one line.
+   */
+  continuation?: { atStep: number; lr: number; warmupSteps: number };
 }
 
 /** Where the shipped model's training stream switched to phrase set 2: its checkpoint at step 1250. */
 const PHRASES_V2_FROM = 33_792;
 
 export const RECIPE: Recipe = {
-  steps: 2800,
+  steps: 3600,
   batchTokens: 4096,
   lr: 2e-3,
   warmupSteps: 200,
@@ -83,6 +91,7 @@ export const RECIPE: Recipe = {
   vocabBudget: 4096,
   phrasesV2FromExample: PHRASES_V2_FROM,
   earlierPlan: { before: 908, steps: 8000 },
+  continuation: { atStep: 2800, lr: 6e-4, warmupSteps: 30 },
 };
 
 /**

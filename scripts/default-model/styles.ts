@@ -3,7 +3,7 @@
  *  - markdown: the "AI-looking" answer (headings, bold, numbered or bulleted lists); the most common
  *    when nothing says otherwise, so there is something to personalise away from;
  *  - plain: casual prose that still shows every step;
- *  - terse: one short line with the result;
+ *  - terse: one short line with the result (with its working, from the continuation on: AnswerOptions);
  *  - warm: a kind, specific teacher's voice that walks through the actual steps.
  * Every rendering keeps the facts right, and in arithmetic and conversions the answer is the last
  * number, which is how the benchmarks check correctness in any style.
@@ -22,6 +22,18 @@ function cap(s: string): string {
 }
 
 const eq = (s: Step) => `${s.expr} = ${s.result}`;
+
+/** How long a terse answer may be (one short line). */
+export const TERSE_CHARS = 60;
+
+/**
+ * How answers are written. `terseWorking`: terse answers to multi-step problems keep the working
+ * on their one line (`4 × 8 = 32, 32 - 15 = 17: 17 marbles.`) instead of giving the result alone,
+ * which a 5 M-parameter model cannot compute without writing the steps down.
+ */
+export interface AnswerOptions {
+  terseWorking?: boolean;
+}
 
 const WARM_OPENERS = [
   'Great question!',
@@ -87,7 +99,8 @@ function arithmeticProse(r: Rand, t: ArithmeticTask, warm: boolean): string {
   return `${r.pick(WARM_OPENERS)} ${parts.join(' ')} ${r.pick(WARM_CLOSERS)}`;
 }
 
-function arithmeticTerse(r: Rand, t: ArithmeticTask): string {
+function arithmeticTerse(r: Rand, t: ArithmeticTask, working: boolean): string {
+  if (working) return tersest([`${t.steps.map(eq).join(', ')}: ${t.answerShort}.`, `${t.steps.map(eq).join(', ')}.`]);
   const chainable = !t.steps.some((s) => s.expr.includes('÷')) && t.steps.length <= 3;
   const options = [`${t.answerShort}.`, `${t.answer}.`, `${t.answerSentence}.`];
   if (chainable) {
@@ -95,6 +108,11 @@ function arithmeticTerse(r: Rand, t: ArithmeticTask): string {
     options.push(`${chain} = ${t.answer}.`);
   }
   return r.pick(options);
+}
+
+/** The most complete of `options` (most complete first) that is still a terse line, else the last. */
+function tersest(options: string[]): string {
+  return options.find((o) => o.length <= TERSE_CHARS) ?? options[options.length - 1];
 }
 
 // ---------------------------------------------------------------------------------------- units
@@ -127,7 +145,7 @@ function unitsFacts(t: UnitsTask): { big: string; small: string; factor: number;
   return multiply ? { big: t.from, small: t.to, factor, multiply } : { big: t.to, small: t.from, factor, multiply };
 }
 
-function unitsAnswer(r: Rand, t: UnitsTask, style: Style): string {
+function unitsAnswer(r: Rand, t: UnitsTask, style: Style, working: boolean): string {
   const f = unitsFacts(t);
   const rule = `1 ${SINGULAR[f.big] ?? f.big} = ${f.factor} ${f.small}`;
   switch (style) {
@@ -143,6 +161,7 @@ function unitsAnswer(r: Rand, t: UnitsTask, style: Style): string {
       ]);
     }
     case 'terse':
+      if (working) return tersest([`${eq(t.step)} ${t.to}.`, `${t.answerShort}.`]);
       return r.pick([`${t.answerShort}.`, `${t.answer}.`, `${eq(t.step)} ${t.to}.`, `${t.answerSentence}.`]);
     case 'warm':
       return `${r.pick(WARM_OPENERS)} One ${SINGULAR[f.big]} has ${f.factor} ${f.small}, so we ${f.multiply ? 'multiply' : 'divide'}: ${eq(
@@ -193,7 +212,7 @@ function factsAnswer(r: Rand, t: FactsTask, style: Style): string {
 
 // ---------------------------------------------------------------------------------------- grading
 
-function gradingAnswer(r: Rand, t: GradingTask, style: Style): string {
+function gradingAnswer(r: Rand, t: GradingTask, style: Style, working: boolean): string {
   const p = t.problem;
   const work = p.steps.map(eq);
   const y = p.answer;
@@ -216,6 +235,10 @@ function gradingAnswer(r: Rand, t: GradingTask, style: Style): string {
             `This is incorrect. Working it through, ${work.join(', then ')}, so the answer is ${y}, not ${x}.`,
           ]);
     case 'terse':
+      if (working)
+        return t.correct
+          ? tersest([`${work.join(', ')}: correct.`, `Correct: ${y}.`])
+          : tersest([`${work.join(', ')}: incorrect, ${y}.`, `${work[work.length - 1]}: incorrect, ${y}.`, `Incorrect, it should be ${y}.`]);
       return t.correct
         ? r.pick([`Correct: ${y}.`, `Correct, ${y}.`, `Right, ${y}.`])
         : r.pick([`Incorrect, it should be ${y}.`, `Not quite: ${y}, not ${x}.`]);
@@ -240,18 +263,19 @@ function gradingAnswer(r: Rand, t: GradingTask, style: Style): string {
 }
 
 /** A correct answer to `task` in `style`. */
-export function renderAnswer(r: Rand, task: Task, style: Style): string {
+export function renderAnswer(r: Rand, task: Task, style: Style, o: AnswerOptions = {}): string {
+  const working = o.terseWorking ?? false;
   switch (task.family) {
     case 'arithmetic':
       if (style === 'markdown') return arithmeticMarkdown(r, task);
-      if (style === 'terse') return arithmeticTerse(r, task);
+      if (style === 'terse') return arithmeticTerse(r, task, working);
       return arithmeticProse(r, task, style === 'warm');
     case 'units':
-      return unitsAnswer(r, task, style);
+      return unitsAnswer(r, task, style, working);
     case 'facts':
       return factsAnswer(r, task, style);
     case 'grading':
-      return gradingAnswer(r, task, style);
+      return gradingAnswer(r, task, style, working);
   }
 }
 
@@ -263,6 +287,6 @@ export function classifyStyle(text: string): Style {
   )
     return 'warm';
   const sentences = text.split(/(?<=[.!?])\s+/).filter((s) => s.trim()).length;
-  if (text.length <= 60 && sentences <= 1) return 'terse';
+  if (text.length <= TERSE_CHARS && sentences <= 1) return 'terse';
   return 'plain';
 }

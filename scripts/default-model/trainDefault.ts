@@ -1,5 +1,7 @@
 /**
- * `npm run train:default [-- --steps N --out DIR --work DIR --fresh]` (--steps: train to step N instead, the cosine then decaying over N)
+ * `npm run train:default [-- --steps N --out DIR --work DIR --fresh --from-model DIR]` (--steps: train to step N
+ * instead, the cosine then decaying over N; --from-model: start an empty work folder from a model folder
+ * that finished the first phase, to run only the continuation)
  *
  * Trains ClawLoop's default model from scratch with ClawLoop's own engine (full fine-tuning on
  * CPU): writes the invented world, learns a byte-level BPE tokenizer on the generated corpus,
@@ -44,6 +46,8 @@ interface TrainState {
   recipe: Recipe;
   history: Array<{ step: number; loss: number; lr: number; tokensPerS: number; elapsedS: number }>;
   evals: Array<{ step: number } & Record<string, number>>;
+  /** Where the continuation phase began in the stream (recipe.continuation), once it has. */
+  continuedAt?: { examples: number; pools: number };
 }
 
 const log = (s: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${s}`);
@@ -110,17 +114,27 @@ class BatchStream {
     private readonly template: ChatTemplate,
     private readonly tokenizer: TextTokenizer,
     private readonly recipe: Recipe,
-    resume: { examples: number; pools: number },
+    resume: { examples: number; pools: number; continuedAt?: { examples: number } },
   ) {
     this.gen = new CorpusGenerator(SEEDS.train, kb);
+    this.terseWorkingFrom = resume.continuedAt?.examples ?? Infinity;
     for (let i = 0; i < resume.examples; i++) this.draw(i);
     this.examples = resume.examples;
     this.pools = resume.pools;
   }
 
+  /** The first example whose terse answers keep their working (the continuation's start). */
+  terseWorkingFrom: number;
+
   private draw(index: number) {
     this.gen.phrases = index >= this.recipe.phrasesV2FromExample ? 2 : 1;
+    this.gen.terseWorking = index >= this.terseWorkingFrom;
     return this.gen.next();
+  }
+
+  /** Drops what is left of the current pool, so the next batch starts a new one. */
+  endPool(): void {
+    this.queue = [];
   }
 
   /** True when the next batch starts a new pool (a consistent point to checkpoint). */
@@ -219,10 +233,19 @@ async function accumulateGradients(lm: CausalLM, batch: Batch): Promise<{ loss: 
 }
 
 function learningRate(r: Recipe, step: number): number {
+  const c = r.continuation;
+  if (c && step >= c.atStep) return cosineRate(c.lr, step - c.atStep, c.warmupSteps, r.steps - c.atStep, r.minLrRatio);
   if (step < r.warmupSteps) return (r.lr * (step + 1)) / r.warmupSteps;
   const total = r.earlierPlan && step < r.earlierPlan.before ? r.earlierPlan.steps : r.steps;
   const p = Math.min(1, (step - r.warmupSteps) / Math.max(1, total - r.warmupSteps));
   return r.lr * (r.minLrRatio + (1 - r.minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
+}
+
+/** Linear warm-up to `peak`, then cosine decay to `minRatio`·peak at step `total`. */
+function cosineRate(peak: number, step: number, warmup: number, total: number, minRatio: number): number {
+  if (step < warmup) return (peak * (step + 1)) / warmup;
+  const p = Math.min(1, (step - warmup) / Math.max(1, total - warmup));
+  return peak * (minRatio + (1 - minRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
 }
 
 /** The wasm heap's size (it only grows; tfjs-wasm stops at 4 GB). */
@@ -235,6 +258,45 @@ async function saveWeights(lm: CausalLM, file: string): Promise<void> {
   writeSafetensors(file, await lm.exportTensors(), { format: 'pt' });
 }
 
+function newOptimizer(lm: CausalLM, recipe: Recipe): AdamW {
+  return new AdamW(
+    lm.parameters(),
+    { lr: recipe.lr, weightDecay: recipe.weightDecay, beta1: 0.9, beta2: 0.95, maxGradNorm: 1 },
+    { decays: (name) => !/norm|bias/.test(name) },
+  );
+}
+
+/**
+ * Starts the work folder from a finished first-phase model folder (its weights, tokenizer and
+ * training log) at `recipe.continuation.atStep`, for a run whose work folder is gone: the training
+ * stream is replayed without training to find where that step left it. AdamW's moments are not in
+ * a model folder, which costs nothing: the continuation starts a fresh optimizer either way.
+ */
+function seedFromModel(dir: string, work: string, recipe: Recipe, kb: KnowledgeBase, template: ChatTemplate): void {
+  const c = recipe.continuation;
+  if (!c) throw new Error('--from-model continues a finished first phase, and the recipe has no continuation');
+  const trained = readJson<{ steps: number; tokens: number; train_minutes: number } & Pick<TrainState, 'history' | 'evals'>>(
+    path.join(dir, 'training_log.json'),
+  );
+  if (trained.steps !== c.atStep) throw new Error(`${dir} was trained for ${trained.steps} steps; the continuation starts at step ${c.atStep}`);
+  for (const f of ['tokenizer.json', 'tokenizer_config.json', 'model.safetensors']) fs.copyFileSync(path.join(dir, f), path.join(work, f));
+  const t0 = performance.now();
+  const stream = new BatchStream(kb, template, TextTokenizer.fromDir(work), recipe, { examples: 0, pools: 0 });
+  for (let i = 0; i < c.atStep; i++) stream.next();
+  const state: TrainState = {
+    step: c.atStep,
+    examples: stream.examples,
+    pools: stream.pools,
+    elapsedMs: trained.train_minutes * 60000,
+    tokens: trained.tokens,
+    recipe,
+    history: trained.history,
+    evals: trained.evals,
+  };
+  writeJson(path.join(work, 'state.json'), state);
+  log(`seeded ${work} from ${dir} at step ${c.atStep} (stream replayed to example ${stream.examples} in ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -242,6 +304,7 @@ async function main(): Promise<void> {
       work: { type: 'string', default: path.join(ROOT, '.cache/default-model') },
       steps: { type: 'string' },
       fresh: { type: 'boolean', default: false },
+      'from-model': { type: 'string' },
       'eval-every': { type: 'string', default: '500' },
       'save-every': { type: 'string', default: '100' },
     },
@@ -259,6 +322,9 @@ async function main(): Promise<void> {
   const kb = ensureWorld();
   const templateSource = fs.readFileSync(TEMPLATE_FILE, 'utf8');
   const template = new ChatTemplate(templateSource, { eos_token: '<|im_end|>', pad_token: '<|endoftext|>' });
+  if (values['from-model'] && !fs.existsSync(path.join(work, 'state.json'))) {
+    seedFromModel(path.resolve(values['from-model']), work, recipe, kb, template);
+  }
   const tokenizer = ensureTokenizer(work, kb, template, templateSource);
   const eosId = tokenizer.tokenToId('<|im_end|>')!;
   const padId = tokenizer.tokenToId('<|endoftext|>')!;
@@ -286,13 +352,7 @@ async function main(): Promise<void> {
   let n = 0;
   for (const v of params.values()) n += v.size;
   log(`model: ${(n / 1e6).toFixed(2)} M parameters, vocab ${vocabSize}; training to step ${recipe.steps}`);
-  const opt = new AdamW(
-    params,
-    { lr: recipe.lr, weightDecay: recipe.weightDecay, beta1: 0.9, beta2: 0.95, maxGradNorm: 1 },
-    {
-      decays: (name) => !/norm|bias/.test(name),
-    },
-  );
+  let opt = newOptimizer(lm, recipe);
   if (state.step > 0 && fs.existsSync(optFile)) opt.load(optFile);
 
   const stream = new BatchStream(kb, template, tokenizer, recipe, state);
@@ -309,6 +369,13 @@ async function main(): Promise<void> {
   let windowStart = performance.now();
   let lastSave = state.step;
   while (state.step < recipe.steps) {
+    if (recipe.continuation && state.step >= recipe.continuation.atStep && !state.continuedAt) {
+      stream.endPool();
+      state.continuedAt = { examples: stream.examples, pools: stream.pools };
+      stream.terseWorkingFrom = stream.examples;
+      opt = newOptimizer(lm, recipe);
+      log(`step ${state.step}: continuation from example ${stream.examples} (fresh AdamW, terse answers keep their working)`);
+    }
     const batch = stream.next();
     const t0 = performance.now();
     const lr = learningRate(recipe, state.step);
@@ -375,6 +442,7 @@ async function main(): Promise<void> {
   writeJson(path.join(out, 'training_log.json'), {
     recipe,
     steps: state.step,
+    continued_at: state.continuedAt ?? null,
     tokens: state.tokens,
     train_minutes: state.elapsedMs / 60000,
     history: state.history,

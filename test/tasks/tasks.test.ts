@@ -23,10 +23,12 @@ describe('task families, answer styles and checks', () => {
       for (let i = 0; i < 60; i++) {
         const t = makeTask(r, family, kb);
         for (const style of STYLES) {
-          const a = renderAnswer(r, t, style);
-          assert.ok(isCorrect(t, a), `${family}/${style} judged wrong:\n${t.question}\n${a}`);
-          if (family === 'arithmetic' || family === 'units' || family === 'grading') {
-            assert.equal(classifyStyle(a), style, `${family}/${style} classified as ${classifyStyle(a)}:\n${a}`);
+          for (const terseWorking of [false, true]) {
+            const a = renderAnswer(r, t, style, { terseWorking });
+            assert.ok(isCorrect(t, a), `${family}/${style} judged wrong:\n${t.question}\n${a}`);
+            if (family === 'arithmetic' || family === 'units' || family === 'grading') {
+              assert.equal(classifyStyle(a), style, `${family}/${style} classified as ${classifyStyle(a)}:\n${a}`);
+            }
           }
         }
         if (t.family === 'arithmetic' || t.family === 'units') assert.ok(!isCorrect(t, `The answer is ${t.answer + 1}.`));
@@ -35,6 +37,21 @@ describe('task families, answer styles and checks', () => {
           const verdict = t.correct ? `Not quite, it should be ${t.problem.answer}.` : `Correct, ${t.problem.answer}.`;
           assert.ok(!isCorrect(t, verdict), verdict);
         }
+      }
+    }
+  });
+
+  it('a terse answer with working writes every step on its one line', () => {
+    const r = new Rand(21);
+    for (const family of ['arithmetic', 'grading'] as const) {
+      for (let i = 0; i < 200; i++) {
+        const t = makeTask(r, family, kb);
+        const a = renderAnswer(r, t, 'terse', { terseWorking: true });
+        const steps = t.family === 'arithmetic' ? t.steps : t.family === 'grading' ? t.problem.steps : [];
+        const shown = steps.every((s) => a.includes(`${s.expr} = ${s.result}`));
+        // Only a line that would not fit gives the result alone.
+        assert.ok(shown || a.length <= 35, `${family}: ${a}`);
+        assert.ok(a.length <= 60 && !a.includes('\n'), a);
       }
     }
   });
@@ -63,8 +80,10 @@ describe('task families, answer styles and checks', () => {
           for (const style of STYLES) {
             assert.ok(want[name], `${name}: add the styles it accepts to this test`);
             if (either[name]?.includes(style)) continue;
-            const ok = checkResponse(p, renderAnswer(r, t, style)).ok;
-            assert.equal(ok, want[name].includes(style), `${name}/${family}/${style}: ${renderAnswer(r, t, style)}`);
+            for (const terseWorking of [false, true]) {
+              const a = renderAnswer(r, t, style, { terseWorking });
+              assert.equal(checkResponse(p, a).ok, want[name].includes(style), `${name}/${family}/${style}: ${a}`);
+            }
           }
         }
       }
