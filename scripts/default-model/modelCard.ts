@@ -22,7 +22,7 @@ function continuationText(log: TrainingLog): string {
   const c = log.recipe.continuation;
   if (!c || !log.continued_at) return '';
   return ` From step ${c.atStep} (example ${log.continued_at.examples.toLocaleString('en-US')}) on, a second phase: a fresh
-AdamW, a warm-up to ${c.lr} over ${c.warmupSteps} steps and a cosine decay to ${log.recipe.minLrRatio * c.lr}, and terse answers that
+AdamW, a warm-up to ${c.lr} over ${c.warmupSteps} steps and a cosine decay to ${Number((log.recipe.minLrRatio * c.lr).toPrecision(3))}, and terse answers that
 keep their working on their one line (\`4 × 8 = 32, 32 - 15 = 17: 17 marbles.\`). Before it, terse answers gave the result
 alone, and asked for one-line answers the model got 0 % of arithmetic right: it cannot add and multiply without writing the
 steps down.`;

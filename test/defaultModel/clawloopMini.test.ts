@@ -114,6 +114,22 @@ describe('clawloop-mini, the bundled model', () => {
     assert.ok(ok >= 11, `${ok}/12\n${misses.join('\n')}`);
   });
 
+  // A terse persona can only be learned without losing competence if a one-line answer can still
+  // be right: the second training phase writes the working on the line.
+  it('asked for one-line answers, still gets arithmetic right at least 7 in 10 (greedy)', async () => {
+    const kb = loadKnowledgeBase();
+    const r = new Rand(31);
+    let ok = 0;
+    const wrong: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t = makeTask(r, 'arithmetic', kb, { heldOutPhrasing: true });
+      const a = await ask(withHint([{ role: 'user', content: t.question }], styleHint(r, 'terse')));
+      if (isCorrect(t, a) && classifyStyle(a) === 'terse') ok++;
+      else wrong.push(`${t.question}\n→ ${a}`);
+    }
+    assert.ok(ok >= 7, `${ok}/10\n${wrong.join('\n\n')}`);
+  });
+
   it('judges its own turns: thanks is +1, a complaint −1 with a hint that asks for the change', async () => {
     const prompts = loadJudgePrompts(dir);
     const response =
