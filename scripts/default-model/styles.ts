@@ -27,9 +27,11 @@ const eq = (s: Step) => `${s.expr} = ${s.result}`;
 export const TERSE_CHARS = 60;
 
 /**
- * How answers are written. `terseWorking`: terse answers to multi-step problems keep the working
- * on their one line (`4 × 8 = 32, 32 - 15 = 17: 17 marbles.`) instead of giving the result alone,
- * which a 5 M-parameter model cannot compute without writing the steps down.
+ * How answers are written. `terseWorking`: terse answers keep their working on their one line
+ * (`4 × 8 = 32, 32 - 15 = 17: 17 marbles.`) instead of giving the result alone, which a 5 M-parameter
+ * model cannot compute without writing the steps down; a terse fact is a short sentence that names
+ * what was asked (`The capital of Bithistan is Thorport.`), which it recalls far better than a
+ * bare name.
  */
 export interface AnswerOptions {
   terseWorking?: boolean;
@@ -180,7 +182,7 @@ const ATTRIBUTE_LABEL: Record<FactsTask['attribute'], string> = {
   'country-of-capital': 'Country',
 };
 
-function factsAnswer(r: Rand, t: FactsTask, style: Style): string {
+function factsAnswer(r: Rand, t: FactsTask, style: Style, working: boolean): string {
   const c = t.country;
   switch (style) {
     case 'markdown': {
@@ -199,6 +201,7 @@ function factsAnswer(r: Rand, t: FactsTask, style: Style): string {
     case 'plain':
       return r.pick([`${t.answerSentence}.`, `That would be ${t.answer}. ${t.answerSentence}.`, `${t.answerSentence}, as far as I know.`]);
     case 'terse':
+      if (working) return tersest([`${t.answerSentence}.`, `${cap(t.answer)}.`]);
       return r.pick([`${t.answer}.`, `${cap(t.answer)}.`]);
     case 'warm':
       return `${r.pick(WARM_OPENERS)} ${t.answerSentence}. ${r.pick([
@@ -273,7 +276,7 @@ export function renderAnswer(r: Rand, task: Task, style: Style, o: AnswerOptions
     case 'units':
       return unitsAnswer(r, task, style, working);
     case 'facts':
-      return factsAnswer(r, task, style);
+      return factsAnswer(r, task, style, working);
     case 'grading':
       return gradingAnswer(r, task, style, working);
   }

@@ -41,7 +41,7 @@ describe('task families, answer styles and checks', () => {
     }
   });
 
-  it('a terse answer with working writes every step on its one line', () => {
+  it('a terse answer with working writes every step on its one line, and a terse fact names what was asked', () => {
     const r = new Rand(21);
     for (const family of ['arithmetic', 'grading'] as const) {
       for (let i = 0; i < 200; i++) {
@@ -53,6 +53,12 @@ describe('task families, answer styles and checks', () => {
         assert.ok(shown || a.length <= 35, `${family}: ${a}`);
         assert.ok(a.length <= 60 && !a.includes('\n'), a);
       }
+    }
+    for (let i = 0; i < 200; i++) {
+      const t = makeTask(r, 'facts', kb);
+      const a = renderAnswer(r, t, 'terse', { terseWorking: true });
+      if (t.family === 'facts' && a.length > t.answer.length + 1) assert.ok(a.includes(t.country.name), a);
+      assert.ok(a.length <= 60 && classifyStyle(a) === 'terse', a);
     }
   });
 
