@@ -235,10 +235,8 @@ async function accumulateGradients(lm: CausalLM, batch: Batch): Promise<{ loss: 
 function learningRate(r: Recipe, step: number): number {
   const c = r.continuation;
   if (c && step >= c.atStep) return cosineRate(c.lr, step - c.atStep, c.warmupSteps, r.steps - c.atStep, r.minLrRatio);
-  if (step < r.warmupSteps) return (r.lr * (step + 1)) / r.warmupSteps;
   const total = r.earlierPlan && step < r.earlierPlan.before ? r.earlierPlan.steps : r.steps;
-  const p = Math.min(1, (step - r.warmupSteps) / Math.max(1, total - r.warmupSteps));
-  return r.lr * (r.minLrRatio + (1 - r.minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * p)));
+  return cosineRate(r.lr, step, r.warmupSteps, total, r.minLrRatio);
 }
 
 /** Linear warm-up to `peak`, then cosine decay to `minRatio`·peak at step `total`. */
