@@ -32,7 +32,7 @@ export { scoreResponses, tokenLogprobs } from './generation/score.js';
 
 // Training
 export { AdamW } from './training/optimizer.js';
-export { policyGradientStep } from './training/policyStep.js';
+export { policyGradientStep, type PolicyStepResult } from './training/policyStep.js';
 export type { TrainBatch } from './training/train.js';
 
 // File formats

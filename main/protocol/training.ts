@@ -67,6 +67,14 @@ export const TrainingConfigSchema = z
       .min(0)
       .max(64)
       .describe('samples the live adapter already learned from, replayed with every step (0: none)'),
+    ppo_epochs: z
+      .number()
+      .int()
+      .min(1)
+      .max(8)
+      .describe(
+        'optimizer passes over each batch (PPO epochs): later passes reuse the rollout log-probs, so the ratio clip (eps_low, eps_high) bounds how far they move each token; 1: one step per batch, as the reference',
+      ),
     lr_backoff: z
       .number()
       .gt(0)
@@ -142,6 +150,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   opd_clip: null,
   rl_skip_confident: null,
   replay_samples: 0,
+  ppo_epochs: 1,
   lr_backoff: null,
   opd_loss: 'advantage',
   opd_top_k: 8,

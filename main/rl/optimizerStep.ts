@@ -1,4 +1,4 @@
-import { policyGradientStep, type AdamW, type LoraAdapter } from '../engine/index.js';
+import { policyGradientStep, type AdamW, type LoraAdapter, type PolicyStepResult, type TrainBatch } from '../engine/index.js';
 import { effectiveKlCoef, type StepMetrics } from '../protocol/training.js';
 import { applyRetention } from './checkpointing.js';
 import { gateCheckpoint, gateOn, prepareGate } from './checkpointGate.js';
@@ -33,14 +33,7 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
     if (stale) ctx.log(`step ${step}: re-scored ${stale} sample(s) older than ${c.max_staleness} versions under the current adapter`);
     const lr = learningRateNow(ctx);
     const trainBatch = await buildTrainBatch(ctx.model, c, [...batch, ...replayItems(ctx, step)]);
-    const r = await policyGradientStep(ctx.model.lm, adapter, optimizer, trainBatch, {
-      epsLow: c.eps_low,
-      epsHigh: c.eps_high,
-      klCoef: effectiveKlCoef(c),
-      entropyCoef: c.entropy_coef,
-      topKReverseKl: c.opd_loss === 'topk_reverse_kl',
-      learningRate: lr,
-    });
+    const r = await policyPasses(ctx, adapter, optimizer, trainBatch, lr);
     const base: Omit<StepMetrics, 'grad_norm' | 'step_ms'> = {
       ...r.metrics,
       learning_rate: lr,
@@ -65,6 +58,37 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
   // The step is recorded: a failing check leaves the checkpoint pending (retried), never the samples queued again.
   if (gated) await gateCheckpoint(ctx, store.checkpoint(checkpointId(step))!, ctx.policy.adapter!);
   applyRetention(ctx);
+}
+
+/**
+ * `ppo_epochs` optimizer passes over one batch. Every pass compares with the rollout log-probs, so
+ * from the second pass on the ratio clip bounds how far each token moves. A pass whose loss or
+ * gradients are not finite leaves the adapter as the passes before it left it and ends the step:
+ * the result is the first pass's when nothing was applied, else the last applied pass's.
+ */
+async function policyPasses(
+  ctx: TrainerContext,
+  adapter: LoraAdapter,
+  optimizer: AdamW,
+  batch: TrainBatch,
+  learningRate: number,
+): Promise<PolicyStepResult> {
+  const c = ctx.config;
+  const cfg = {
+    epsLow: c.eps_low,
+    epsHigh: c.eps_high,
+    klCoef: effectiveKlCoef(c),
+    entropyCoef: c.entropy_coef,
+    topKReverseKl: c.opd_loss === 'topk_reverse_kl',
+    learningRate,
+  };
+  let applied: PolicyStepResult | null = null;
+  for (let pass = 0; pass < c.ppo_epochs; pass++) {
+    const r = await policyGradientStep(ctx.model.lm, adapter, optimizer, batch, cfg);
+    if (r.skipped) return applied ?? r;
+    applied = r;
+  }
+  return applied!;
 }
 
 /** The step being finished: its number, the samples it took and the turns they came from. */

@@ -145,3 +145,42 @@ describe('replay', () => {
     }
   });
 });
+
+describe('PPO epochs', () => {
+  /** The metrics of one step on the same two rated turns, with `ppo_epochs` passes over them. */
+  async function firstStep(ppoEpochs: number) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-epochs-'));
+    const db = openDatabase(path.join(dir, 'clawloop.db'));
+    const store = new LearnStore(db);
+    const trainer = await Trainer.start({
+      modelDir: modelDir('qwen3-qknorm'),
+      dataDir: dir,
+      store,
+      configPatch: { method: 'rl', batch_size: 2, kl_coef: 0, learning_rate: 0.01, ppo_epochs: ppoEpochs },
+      emit: () => {},
+    });
+    void trainer.run();
+    try {
+      ratedTurn(store, -1, 'up');
+      ratedTurn(store, -0.5, 'down');
+      trainer.wake();
+      await waitFor(() => (trainer.status().step === 1 ? true : null), 'step 1');
+      return store.steps(0)[0].metrics;
+    } finally {
+      await trainer.stop();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('later passes over a batch start from where the earlier ones left the policy', async () => {
+    const one = await firstStep(1);
+    const three = await firstStep(3);
+    assert.equal(three.tokens, one.tokens, 'a step counts its tokens once, however many passes');
+    assert.notEqual(three.ratio_mean, one.ratio_mean, "the third pass's ratio is measured on an updated policy");
+    assert.ok(
+      three.pg_loss < one.pg_loss,
+      `two earlier passes improved the objective on this batch: ${three.pg_loss} (3 passes) vs ${one.pg_loss} (1)`,
+    );
+  });
+});
