@@ -19,16 +19,16 @@ const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward',
 
 function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null }) {
   const c = row.competence;
+  const reason = c?.held_back && c.reason ? c.reason.replace(/^held back by the competence gate: /, '') : null;
   return (
-    <span className="row">
-      {(row.id === liveId || row.live) && <span className="badge badge-live">Live</span>}
-      {row.pinned && <span className="badge badge-pinned">Pinned</span>}
-      {c?.held_back && (
-        <span className="badge badge-warn" title={c.reason ?? undefined}>
-          Held back{c.reason ? `: ${c.reason}` : ''}
-        </span>
-      )}
-    </span>
+    <>
+      <span className="row">
+        {(row.id === liveId || row.live) && <span className="badge badge-live">Live</span>}
+        {row.pinned && <span className="badge badge-pinned">Pinned</span>}
+        {c?.held_back && <span className="badge badge-warn">Held back</span>}
+      </span>
+      {reason && <span className="held-reason">{reason}</span>}
+    </>
   );
 }
 
