@@ -1,19 +1,22 @@
 /**
  * `npm run bench:personalize [-- --personas a,b --methods combine,rl,opd --seeds 1,2,3 --interactions N
- *   --out DIR --set KEY=VALUE --skip-existing]`
+ *   --out DIR --set KEY=VALUE --skip-existing --jobs N]`
  *
  * Runs `clawloop bench personalize` for every persona × method × seed (one fresh server each) and
  * writes each result as JSON. Then, from every result in the folder, a summary (summary.md: mean
  * and spread over the seeds, and every run) with the bars of issue 12 checked, and plots: every
  * persona with `combine` (personalize.png) and the methods side by side for each persona
- * (methods-<persona>.png), score and accuracy. `--skip-existing` keeps results already there.
+ * (methods-<persona>.png), score and accuracy. `--skip-existing` keeps results already there (and
+ * adds the command to the folder's run.json, so the summary names every command its runs came
+ * from); `--jobs N` runs N benchmarks at a time, each in its own process.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadPersona, shippedPersonas } from '../../main/bench/persona.js';
-import { runPersonalize, type PersonalizeResult } from '../../main/bench/personalize.js';
+import { recordInvocation, runAll, type RunSpec } from './personalizeRuns.js';
+import type { PersonalizeResult } from '../../main/bench/personalize.js';
 import { plotRuns } from '../../main/cli/benchCommand.js';
 import { TRAIN_METHODS, type TrainMethod, type TrainingConfigPatch } from '../../main/protocol/training.js';
 import { defaultModelDir } from '../../main/resources.js';
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
       out: { type: 'string', default: 'docs/bench' },
       set: { type: 'string', multiple: true, default: [] },
       'skip-existing': { type: 'boolean', default: false },
+      jobs: { type: 'string', default: '1' },
     },
   });
   const personas = values.personas!.split(',').filter(Boolean);
@@ -52,43 +56,34 @@ async function main(): Promise<void> {
   const seeds = values.seeds!.split(',').filter(Boolean).map(Number);
   for (const m of methods) if (!TRAIN_METHODS.includes(m)) throw new Error(`unknown method '${m}'; valid: ${TRAIN_METHODS.join(', ')}`);
   const patch = trainingPatch(values.set!);
+  for (const name of personas) loadPersona(name); // a bad name or file stops here, before any run
+  const jobs = Number(values.jobs);
+  if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs takes a whole number of at least 1; got '${values.jobs}'`);
   const out = path.resolve(values.out!);
   fs.mkdirSync(out, { recursive: true });
   const command = `npm run bench:personalize -- ${process.argv.slice(2).join(' ')}`.trim();
-  fs.writeFileSync(
-    path.join(out, 'run.json'),
-    `${JSON.stringify({ command, seeds, personas, methods, patch, cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length }, null, 2)}\n`,
-  );
-  for (const seed of seeds) {
-    for (const name of personas) {
+  const invocations = recordInvocation(out, values['skip-existing']!, {
+    command,
+    seeds,
+    personas,
+    methods,
+    patch,
+    jobs,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    started: new Date().toISOString(),
+  });
+  const todo: RunSpec[] = [];
+  for (const seed of seeds)
+    for (const persona of personas)
       for (const method of methods) {
-        const file = path.join(out, `personalize-${name}-${method}-s${seed}.json`);
-        if (values['skip-existing'] && fs.existsSync(file)) {
-          console.log(`\n=== ${name} · ${method} · seed ${seed}: kept ${path.relative(process.cwd(), file)}`);
-          continue;
-        }
-        console.log(`\n=== ${name} · ${method} · seed ${seed}`);
-        const r = await runPersonalize({
-          persona: loadPersona(name),
-          method,
-          interactions: Number(values.interactions),
-          seed,
-          modelDir: path.resolve(values.model!),
-          evalPrompts: 50,
-          curveEvery: 12,
-          pace: true,
-          maxTokens: 256,
-          trainingPatch: patch,
-          keepData: false,
-          log: (l) => console.log(l),
-        });
-        fs.writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
-        console.log(
-          `${name} ${method} s${seed}: score ${r.score_before.toFixed(2)} -> ${r.score_after.toFixed(2)}, accuracy ${r.accuracy_before.toFixed(3)} -> ${r.accuracy_after.toFixed(3)}, 3 in a row after ${r.sessions_to_3_in_a_row ?? '—'} sessions, ${r.gate.held_back} held back, ${(r.wall_s / 60).toFixed(1)} min`,
-        );
+        const file = path.join(out, `personalize-${persona}-${method}-s${seed}.json`);
+        if (values['skip-existing'] && fs.existsSync(file)) console.log(`=== ${persona} · ${method} · seed ${seed}: kept ${path.relative(process.cwd(), file)}`);
+        else todo.push({ persona, method, seed, file });
       }
-    }
-  }
+  const cli = ['bench', 'personalize', '--interactions', values.interactions!, '--model', path.resolve(values.model!), '--curve-every', '12'];
+  for (const kv of values.set!) cli.push('--set', kv);
+  await runAll(todo, jobs, cli);
   const results = fs
     .readdirSync(out)
     .filter((f) => /^personalize-.+\.json$/.test(f))
@@ -102,7 +97,7 @@ async function main(): Promise<void> {
     const runs = first.filter((r) => r.persona === name);
     if (runs.length > 1) plotRuns(runs, path.join(out, `methods-${name}.png`), `${name}: methods (seed ${runs[0].seed})`);
   }
-  const md = summarize(results, command);
+  const md = summarize(results, invocations.map((i) => i.command).join('` then `'));
   fs.writeFileSync(path.join(out, 'summary.md'), md);
   console.log(`\n${md}`);
 }
