@@ -1,0 +1,103 @@
+/**
+ * `npm run bench:judge-replies [-- --model DIR --bench DIR]`: how the served model's PRM judge
+ * reads each persona's replies. The personalization benchmark gives ClawLoop nothing but the
+ * user's words, so a reply the judge misreads turns a good answer into a −1 (and usually a hint
+ * for a fault it does not have). This measures it directly.
+ *
+ * For every persona, answers the model gave in a benchmark run (`--bench`, default docs/bench: the
+ * `eval_before`/`eval_after` answers of the run files, each marked satisfying or not by the
+ * persona's rules) are paired with each of the persona's replies: a satisfying answer with every
+ * `satisfied` phrase, an unsatisfying one with every phrase for the rule it broke first. The PRM
+ * judge (the model with its adapter off, its judge prompts, temperature 0.6, one vote as `combine`
+ * uses) reads each pair with three seeds. Printed: per persona and per phrase, the share of votes
+ * that agree (+1 after a thank-you, −1 after a complaint).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Model } from '../../main/engine/index.js';
+import { loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
+import { ModelJudgeBackend, runPrmJudge } from '../../main/rl/judge.js';
+import { loadJudgePrompts } from '../../main/rl/judgePrompts.js';
+import { defaultModelDir } from '../../main/resources.js';
+
+const SEEDS = [1, 2, 3];
+const ANSWERS_PER_KIND = 2;
+
+interface RunSample {
+  response: string;
+  satisfied: boolean;
+  failed: string[];
+}
+
+/** Answers of the persona from the benchmark's run files: satisfying ones and unsatisfying ones. */
+function answers(benchDir: string, persona: string): { good: RunSample[]; bad: RunSample[] } {
+  const files = fs.readdirSync(benchDir).filter((f) => f.startsWith(`personalize-${persona}-`) && f.endsWith('.json'));
+  const all: RunSample[] = files.flatMap((f) => {
+    const run = JSON.parse(fs.readFileSync(path.join(benchDir, f), 'utf8')) as { eval_before: RunSample[]; eval_after: RunSample[] };
+    return [...run.eval_after, ...run.eval_before];
+  });
+  return { good: all.filter((s) => s.satisfied).slice(0, ANSWERS_PER_KIND), bad: all.filter((s) => !s.satisfied).slice(0, ANSWERS_PER_KIND) };
+}
+
+/** Share of votes that read `reply` after each answer as `expected`. */
+async function agreement(judge: (response: string, reply: string, seed: number) => Promise<number>, answersFor: RunSample[], reply: string, expected: 1 | -1) {
+  let agree = 0;
+  let n = 0;
+  for (const a of answersFor)
+    for (const seed of SEEDS) {
+      agree += (await judge(a.response, reply, seed)) === expected ? 1 : 0;
+      n++;
+    }
+  return { agree, n };
+}
+
+async function judgePersona(p: Persona, benchDir: string, judge: (response: string, reply: string, seed: number) => Promise<number>) {
+  const { good, bad } = answers(benchDir, p.name);
+  const lines: string[] = [];
+  const totals = { thanks: { agree: 0, n: 0 }, complaints: { agree: 0, n: 0 } };
+  const add = (t: { agree: number; n: number }, x: { agree: number; n: number }) => ((t.agree += x.agree), (t.n += x.n));
+  if (good.length)
+    for (const reply of p.satisfied) {
+      const a = await agreement(judge, good, reply, 1);
+      add(totals.thanks, a);
+      lines.push(`  +1 ${a.agree}/${a.n}  "${reply}"`);
+    }
+  for (const answer of bad) {
+    const rule = answer.failed[0];
+    for (const reply of p.violated[rule] ?? p.violated.default) {
+      const a = await agreement(judge, [answer], reply, -1);
+      add(totals.complaints, a);
+      lines.push(`  -1 ${a.agree}/${a.n}  "${reply}" (${rule})`);
+    }
+  }
+  const pct = (t: { agree: number; n: number }) => (t.n ? `${((100 * t.agree) / t.n).toFixed(0)} % of ${t.n}` : 'no answers');
+  return { head: `${p.name}: thank-yous read as +1 ${pct(totals.thanks)}, complaints read as -1 ${pct(totals.complaints)}`, lines, totals };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { model: { type: 'string' }, bench: { type: 'string', default: 'docs/bench' } } });
+  const modelDir = path.resolve(values.model ?? defaultModelDir());
+  const model = await Model.load(modelDir);
+  const backend = new ModelJudgeBackend(model, 'base model (adapter off)');
+  const prompts = loadJudgePrompts(modelDir);
+  const judge = async (response: string, reply: string, seed: number) =>
+    (
+      await runPrmJudge(
+        backend,
+        prompts,
+        { response, toolCalls: [], nextStateRole: 'user', nextStateText: reply },
+        { votes: 1, temperature: 0.6, maxTokens: 256, seed },
+      )
+    ).score;
+  console.log(`PRM judge of ${path.basename(modelDir)} on the personas' replies (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
+  for (const name of shippedPersonas()) {
+    const r = await judgePersona(loadPersona(name), values.bench!, judge);
+    console.log(r.head);
+    for (const l of r.lines) console.log(l);
+  }
+  model.dispose();
+}
+
+await main();
