@@ -102,14 +102,25 @@ const status = {
   competence_gate: {
     on: true,
     detail:
-      'on: each checkpoint answers 48 of the 240 prompts of clawloop_competence.jsonl and is held back when its accuracy falls more than 3.0 points below the best live policy',
+      'on: each checkpoint answers 96 of the 240 prompts of clawloop_competence.jsonl and is held back when its accuracy falls more than 3.0 points below the best live policy',
     reference_accuracy: 0.729,
     held_back: 1,
   },
 };
 
 /** The bundled model's settings: the defaults with its clawloop_training.json on top. */
-const config = { ...DEFAULT_TRAINING_CONFIG, learning_rate: 0.0025, w_rl: 0.25, batch_size: 4, lora_rank: 16, lora_alpha: 32 };
+const config = {
+  ...DEFAULT_TRAINING_CONFIG,
+  learning_rate: 0.0025,
+  w_rl: 0.25,
+  batch_size: 4,
+  lora_rank: 16,
+  lora_alpha: 32,
+  ppo_epochs: 3,
+  rl_skip_confident: 0.9,
+  kl_coef: 0.1,
+  competence_prompts: 96,
+};
 
 export const EXAMPLES: Record<string, RouteExample> = {
   health: { response: { status: 'ok', model: 'clawloop-mini', running: 1, queued: 0 } },

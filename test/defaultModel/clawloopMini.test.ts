@@ -20,6 +20,7 @@ import { Rand } from '../../main/tasks/rand.js';
 import { isCorrect, makeTask, TASK_FAMILIES } from '../../main/tasks/taskFamilies.js';
 import { classifyStyle, STYLES } from '../../scripts/default-model/styles.js';
 import { styleHint } from '../../scripts/default-model/feedback.js';
+import { RECOMMENDED_TRAINING } from '../../scripts/default-model/modelSpec.js';
 
 describe('clawloop-mini, the bundled model', () => {
   const dir = defaultModelDir();
@@ -58,6 +59,11 @@ describe('clawloop-mini, the bundled model', () => {
     const card = fs.readFileSync(path.join(dir, 'MODEL_CARD.md'), 'utf8');
     assert.match(card, /Task accuracy, sampled \| \d+\.\d %/);
     assert.doesNotThrow(() => modelTrainingDefaults(dir));
+    assert.deepEqual(
+      JSON.parse(fs.readFileSync(path.join(dir, 'clawloop_training.json'), 'utf8')),
+      { ...RECOMMENDED_TRAINING },
+      "the bundled clawloop_training.json is the recipe's RECOMMENDED_TRAINING",
+    );
     // The chat template handles tools, tool calls and reasoning.
     const text = model.renderChat({
       messages: [
