@@ -2,6 +2,7 @@
  * One example per route for docs/api.md: what to send and what comes back. A test checks every
  * example against its route's schemas, so the documentation cannot drift from the code.
  */
+import { CLAWLOOP_MINI_TRAINING } from './bundledModel.js';
 import { DEFAULT_TRAINING_CONFIG } from './training.js';
 
 export interface RouteExample {
@@ -109,18 +110,7 @@ const status = {
 };
 
 /** The bundled model's settings: the defaults with its clawloop_training.json on top. */
-const config = {
-  ...DEFAULT_TRAINING_CONFIG,
-  learning_rate: 0.0025,
-  w_rl: 0.25,
-  batch_size: 4,
-  lora_rank: 16,
-  lora_alpha: 32,
-  ppo_epochs: 3,
-  rl_skip_confident: 0.9,
-  kl_coef: 0.1,
-  competence_prompts: 96,
-};
+const config = { ...DEFAULT_TRAINING_CONFIG, ...CLAWLOOP_MINI_TRAINING };
 
 export const EXAMPLES: Record<string, RouteExample> = {
   health: { response: { status: 'ok', model: 'clawloop-mini', running: 1, queued: 0 } },

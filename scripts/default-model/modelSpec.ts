@@ -1,4 +1,5 @@
 /** The default model's name, shape and training recipe: one place, read by training and evaluation. */
+import { CLAWLOOP_MINI_TRAINING } from '../../main/protocol/bundledModel.js';
 
 export const DEFAULT_MODEL_NAME = 'clawloop-mini';
 
@@ -114,14 +115,4 @@ export const RECIPE: Recipe = {
  * 0.84, teacher 0.52, plainunits 1.00 (docs/learning-loop.md §7 has every persona and the runs
  * that chose it).
  */
-export const RECOMMENDED_TRAINING = {
-  learning_rate: 2.5e-3,
-  w_rl: 0.25,
-  batch_size: 4,
-  lora_rank: 16,
-  lora_alpha: 32,
-  ppo_epochs: 3,
-  rl_skip_confident: 0.9,
-  kl_coef: 0.1,
-  competence_prompts: 96,
-} as const;
+export const RECOMMENDED_TRAINING = CLAWLOOP_MINI_TRAINING;

@@ -14,6 +14,7 @@ import { AdamW } from '../../main/engine/training/optimizer.js';
 import { policyGradientStep } from '../../main/engine/training/policyStep.js';
 import type { TrainBatch } from '../../main/engine/training/train.js';
 import { tokenAdvantages } from '../../main/rl/advantages.js';
+import type { TrainingConfigPatch } from '../../main/protocol/training.js';
 import { Trainer } from '../../main/rl/trainer.js';
 import { openDatabase } from '../../main/store/database.js';
 import { LearnStore } from '../../main/store/learnStore.js';
@@ -112,66 +113,48 @@ describe('the RL reward skips tokens the policy was sure of', () => {
   });
 });
 
+/**
+ * A trainer on the tiny model over a fresh data folder, with two rated turns (one up, one down)
+ * queued before each of `steps` steps; returns what `check` returns after the last step.
+ */
+async function afterSteps<T>(configPatch: TrainingConfigPatch, steps: number, check: (store: LearnStore) => T): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-keeping-'));
+  const db = openDatabase(path.join(dir, 'clawloop.db'));
+  const store = new LearnStore(db);
+  const trainer = await Trainer.start({ modelDir: modelDir('qwen3-qknorm'), dataDir: dir, store, configPatch, emit: () => {} });
+  void trainer.run();
+  try {
+    for (let step = 1; step <= steps; step++) {
+      ratedTurn(store, -1, 'up');
+      ratedTurn(store, -0.5, 'down');
+      trainer.wake();
+      await waitFor(() => (trainer.status().step === step ? true : null), `step ${step}`);
+    }
+    return check(store);
+  } finally {
+    await trainer.stop();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('replay', () => {
   it('a step also trains on samples the live adapter already learned from', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-replay-'));
-    const db = openDatabase(path.join(dir, 'clawloop.db'));
-    const store = new LearnStore(db);
-    const trainer = await Trainer.start({
-      modelDir: modelDir('qwen3-qknorm'),
-      dataDir: dir,
-      store,
-      configPatch: { method: 'rl', batch_size: 2, kl_coef: 0, replay_samples: 2 },
-      emit: () => {},
-    });
-    void trainer.run();
-    try {
-      for (const step of [1, 2]) {
-        ratedTurn(store, -1, 'up');
-        ratedTurn(store, -0.5, 'down');
-        trainer.wake();
-        await waitFor(() => (trainer.status().step === step ? true : null), `step ${step}`);
-      }
+    await afterSteps({ method: 'rl', batch_size: 2, kl_coef: 0, replay_samples: 2 }, 2, (store) => {
       const [s1, s2] = store.steps(0);
       assert.equal(s1.metrics.tokens, 4, 'step 1: two new samples of two tokens, nothing to replay yet');
       assert.equal(s2.metrics.tokens, 8, 'step 2: two new samples and two replayed ones');
       assert.equal(s2.metrics.samples.total, 2, 'the step counts its new samples');
       assert.deepEqual(store.replayPool(null, 10), [], 'the base model learned nothing');
       assert.equal(store.replayPool(s2.checkpointId, 10).length, 4, 'the live adapter learned from four samples');
-    } finally {
-      await trainer.stop();
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('PPO epochs', () => {
   /** The metrics of one step on the same two rated turns, with `ppo_epochs` passes over them. */
-  async function firstStep(ppoEpochs: number) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-epochs-'));
-    const db = openDatabase(path.join(dir, 'clawloop.db'));
-    const store = new LearnStore(db);
-    const trainer = await Trainer.start({
-      modelDir: modelDir('qwen3-qknorm'),
-      dataDir: dir,
-      store,
-      configPatch: { method: 'rl', batch_size: 2, kl_coef: 0, learning_rate: 0.01, ppo_epochs: ppoEpochs },
-      emit: () => {},
-    });
-    void trainer.run();
-    try {
-      ratedTurn(store, -1, 'up');
-      ratedTurn(store, -0.5, 'down');
-      trainer.wake();
-      await waitFor(() => (trainer.status().step === 1 ? true : null), 'step 1');
-      return store.steps(0)[0].metrics;
-    } finally {
-      await trainer.stop();
-      db.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-  }
+  const firstStep = (ppoEpochs: number) =>
+    afterSteps({ method: 'rl', batch_size: 2, kl_coef: 0, learning_rate: 0.01, ppo_epochs: ppoEpochs }, 1, (store) => store.steps(0)[0].metrics);
 
   it('later passes over a batch start from where the earlier ones left the policy', async () => {
     const one = await firstStep(1);
@@ -179,7 +162,7 @@ describe('PPO epochs', () => {
     assert.equal(three.tokens, one.tokens, 'a step counts its tokens once, however many passes');
     assert.notEqual(three.ratio_mean, one.ratio_mean, "the third pass's ratio is measured on an updated policy");
     assert.ok(
-      three.pg_loss < one.pg_loss,
+      three.pg_loss! < one.pg_loss!,
       `two earlier passes improved the objective on this batch: ${three.pg_loss} (3 passes) vs ${one.pg_loss} (1)`,
     );
   });

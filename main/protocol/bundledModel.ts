@@ -1,0 +1,16 @@
+/**
+ * The training settings the bundled clawloop-mini recommends (its `clawloop_training.json`; why
+ * each value: scripts/default-model/modelSpec.ts and docs/learning-loop.md §7). Pure data, so the
+ * API examples and the model recipe share one copy.
+ */
+export const CLAWLOOP_MINI_TRAINING = {
+  learning_rate: 2.5e-3,
+  w_rl: 0.25,
+  batch_size: 4,
+  lora_rank: 16,
+  lora_alpha: 32,
+  ppo_epochs: 3,
+  rl_skip_confident: 0.9,
+  kl_coef: 0.1,
+  competence_prompts: 96,
+} as const;
