@@ -37,7 +37,8 @@ function trainingPatch(sets: string[]): TrainingConfigPatch {
   return patch as TrainingConfigPatch;
 }
 
-async function main(): Promise<void> {
+/** The command line, checked before anything runs. */
+function options() {
   const { values } = parseArgs({
     options: {
       personas: { type: 'string', default: shippedPersonas().join(',') },
@@ -55,35 +56,14 @@ async function main(): Promise<void> {
   const methods = values.methods!.split(',').filter(Boolean) as TrainMethod[];
   const seeds = values.seeds!.split(',').filter(Boolean).map(Number);
   for (const m of methods) if (!TRAIN_METHODS.includes(m)) throw new Error(`unknown method '${m}'; valid: ${TRAIN_METHODS.join(', ')}`);
-  const patch = trainingPatch(values.set!);
   for (const name of personas) loadPersona(name); // a bad name or file stops here, before any run
   const jobs = Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs takes a whole number of at least 1; got '${values.jobs}'`);
-  const out = path.resolve(values.out!);
-  fs.mkdirSync(out, { recursive: true });
-  const command = `npm run bench:personalize -- ${process.argv.slice(2).join(' ')}`.trim();
-  const invocations = recordInvocation(out, values['skip-existing']!, {
-    command,
-    seeds,
-    personas,
-    methods,
-    patch,
-    jobs,
-    cpu: os.cpus()[0]?.model ?? 'unknown',
-    cores: os.cpus().length,
-    started: new Date().toISOString(),
-  });
-  const todo: RunSpec[] = [];
-  for (const seed of seeds)
-    for (const persona of personas)
-      for (const method of methods) {
-        const file = path.join(out, `personalize-${persona}-${method}-s${seed}.json`);
-        if (values['skip-existing'] && fs.existsSync(file)) console.log(`=== ${persona} · ${method} · seed ${seed}: kept ${path.relative(process.cwd(), file)}`);
-        else todo.push({ persona, method, seed, file });
-      }
-  const cli = ['bench', 'personalize', '--interactions', values.interactions!, '--model', path.resolve(values.model!), '--curve-every', '12'];
-  for (const kv of values.set!) cli.push('--set', kv);
-  await runAll(todo, jobs, cli);
+  return { values, personas, methods, seeds, jobs, patch: trainingPatch(values.set!), out: path.resolve(values.out!) };
+}
+
+/** Plots and summary.md from every result in the folder, whichever command made it. */
+function summarizeFolder(out: string, commands: string[]): void {
   const results = fs
     .readdirSync(out)
     .filter((f) => /^personalize-.+\.json$/.test(f))
@@ -97,9 +77,31 @@ async function main(): Promise<void> {
     const runs = first.filter((r) => r.persona === name);
     if (runs.length > 1) plotRuns(runs, path.join(out, `methods-${name}.png`), `${name}: methods (seed ${runs[0].seed})`);
   }
-  const md = summarize(results, invocations.map((i) => i.command).join('` then `'));
+  const md = summarize(results, commands.join('` then `'));
   fs.writeFileSync(path.join(out, 'summary.md'), md);
   console.log(`\n${md}`);
+}
+
+async function main(): Promise<void> {
+  const { values, personas, methods, seeds, jobs, patch, out } = options();
+  fs.mkdirSync(out, { recursive: true });
+  const command = `npm run bench:personalize -- ${process.argv.slice(2).join(' ')}`.trim();
+  const cpu = os.cpus()[0]?.model ?? 'unknown';
+  const started = new Date().toISOString();
+  const invocation = { command, seeds, personas, methods, patch, jobs, cpu, cores: os.cpus().length, started };
+  const invocations = recordInvocation(out, values['skip-existing']!, invocation);
+  const todo: RunSpec[] = [];
+  for (const seed of seeds)
+    for (const persona of personas)
+      for (const method of methods) {
+        const file = path.join(out, `personalize-${persona}-${method}-s${seed}.json`);
+        if (values['skip-existing'] && fs.existsSync(file)) console.log(`=== ${persona} · ${method} · seed ${seed}: kept ${path.relative(process.cwd(), file)}`);
+        else todo.push({ persona, method, seed, file });
+      }
+  const cli = ['bench', 'personalize', '--interactions', values.interactions!, '--model', path.resolve(values.model!), '--curve-every', '12'];
+  for (const kv of values.set!) cli.push('--set', kv);
+  await runAll(todo, jobs, cli);
+  summarizeFolder(out, invocations.map((i) => i.command));
 }
 
 await main();
