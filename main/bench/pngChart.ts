@@ -200,14 +200,17 @@ function niceStep(range: number, target: number): number {
 /** Renders a line chart to PNG bytes. */
 export function renderLineChart(o: ChartOptions): Buffer {
   const W = o.width ?? 900;
-  const H = o.height ?? 520;
+  const measure = new Raster(1, 1);
+  const layout = legendLayout(o.series, 90, W, (t) => measure.textWidth(t));
+  const H = (o.height ?? 520) + (layout.rows - 1) * LEGEND_ROW;
   const r = new Raster(W, H);
+  const legend = layout.entries.map((e) => ({ ...e, y: H - 36 - (layout.rows - 1) * LEGEND_ROW + e.y }));
   const ink = [40, 40, 40];
   const grid = [225, 225, 225];
   const left = 90;
   const right = W - 30;
   const top = 60;
-  const bottom = H - 110;
+  const bottom = H - 110 - (layout.rows - 1) * LEGEND_ROW;
   const [y0, y1] = o.yRange ?? [0, 1];
   const xs = o.series.flatMap((s) => s.points.map((p) => p[0]));
   const xMin = Math.min(0, ...xs);
@@ -243,13 +246,28 @@ export function renderLineChart(o: ChartOptions): Buffer {
       r.line(X(pts[i - 1][0]), Y(pts[i - 1][1]), X(pts[i][0]), Y(pts[i][1]), s.color, 3, s.dashed ? 8 : 0);
     for (const [x, y] of pts) r.rect(X(x) - 4, Y(y) - 4, 9, 9, s.color);
   }
-  // Legend, left to right under the x label.
-  let lx = left;
-  const ly = H - 36;
-  for (const s of o.series) {
-    r.line(lx, ly + 7, lx + 30, ly + 7, s.color, 3, s.dashed ? 8 : 0);
-    lx += 40;
-    lx += r.text(s.label, lx, ly, ink) + 30;
+  for (const e of legend) {
+    r.line(e.x, e.y + 7, e.x + 30, e.y + 7, e.series.color, 3, e.series.dashed ? 8 : 0);
+    r.text(e.series.label, e.x + 40, e.y, ink);
   }
   return encodePng(r);
+}
+
+const LEGEND_ROW = 26;
+
+/** Where each series' legend entry goes: left to right under the x label, wrapping into rows that fit the width. */
+function legendLayout(series: ChartOptions['series'], left: number, width: number, textWidth: (s: string) => number) {
+  const entries: Array<{ series: ChartOptions['series'][number]; x: number; y: number }> = [];
+  let x = left;
+  let row = 0;
+  for (const s of series) {
+    const w = 40 + textWidth(s.label);
+    if (x > left && x + w > width - 10) {
+      row++;
+      x = left;
+    }
+    entries.push({ series: s, x, y: row * LEGEND_ROW });
+    x += w + 30;
+  }
+  return { entries, rows: row + 1 };
 }
