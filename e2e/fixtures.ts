@@ -148,3 +148,16 @@ export async function ensureCheckpoint(core: Core, steps = 1): Promise<void> {
   }
   await expect.poll(count, { timeout: 120_000 }).toBeGreaterThanOrEqual(steps);
 }
+
+/**
+ * Runs `fn` with the competence gate off, then turns it back on: for specs about what happens
+ * once a step goes live (the gate may hold back any step; its own behaviour is tested in test/rl).
+ */
+export async function withGateOff(core: Core, fn: () => Promise<void>): Promise<void> {
+  await coreApi(core, 'PUT', '/api/training/config', { competence_gate: false });
+  try {
+    await fn();
+  } finally {
+    await coreApi(core, 'PUT', '/api/training/config', { competence_gate: true });
+  }
+}
