@@ -4,12 +4,13 @@
  */
 import { answers, expect, expectAnswerText, liveStatus, sendMessage, test } from './fixtures.js';
 
-test('Stop mid-stream keeps what arrived, marks the answer stopped, and the next message works', async ({ app, shell }) => {
+test('Stop mid-stream keeps what arrived, marks the answer stopped, and the next message works', async ({ freshApp: app, shell }) => {
   test.skip(shell === 'electron', 'network throttling is a Chromium DevTools feature of browser pages');
   await app.getByRole('button', { name: 'New conversation', exact: true }).click();
-  // A slow link (as over an SSH tunnel): even a one-line answer's chunks take seconds to arrive, so Stop lands mid-stream.
+  // A slow link (as over an SSH tunnel): the answer's chunks arrive over seconds, so Stop lands mid-stream. A core of
+  // its own serves the base model's answer (several lines), not one that earlier specs trained to be short.
   const cdp = await app.context().newCDPSession(app);
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 100, uploadThroughput: -1 });
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 400, uploadThroughput: -1 });
   await app.getByRole('textbox', { name: 'Message' }).fill('How many minutes are in 3 hours?');
   await app.getByRole('button', { name: 'Send' }).click();
   const answer = answers(app).last();
