@@ -2,12 +2,21 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { DecodeBatcher } from '../../main/engine/generation/decodeBatcher.js';
-import { generateText, type GenerationResult } from '../../main/engine/generation/generate.js';
+import { generate, generateText, type GeneratedToken, type GenerationResult } from '../../main/engine/generation/generate.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance } from '../helpers/numeric.js';
 import { modelDir, type FixtureModel } from '../helpers/paths.js';
+
+/** Runs a generation to its end, aborting it once it has produced `n` tokens. */
+async function abortedAfter(n: number, it: AsyncGenerator<GeneratedToken, GenerationResult, void>, ac: AbortController): Promise<GenerationResult> {
+  for (let produced = 0; ; ) {
+    const r = await it.next();
+    if (r.done) return r.value;
+    if (++produced === n) ac.abort();
+  }
+}
 
 const PROMPTS = [
   'hi',
@@ -54,10 +63,10 @@ for (const name of ['qwen3-qknorm', 'mistral-swa'] as FixtureModel[]) {
       const ac = new AbortController();
       const runs: Array<Promise<GenerationResult>> = [];
       runs.push(generateText(model.lm, model.tokenizer, ids(PROMPTS[0]), { ...opts(0), batcher }));
-      runs.push(generateText(model.lm, model.tokenizer, ids(PROMPTS[2]), { ...opts(2), batcher, signal: ac.signal }));
+      // Aborted after its third token, however fast the machine (a timer raced it to its last token).
+      runs.push(abortedAfter(3, generate(model.lm, model.tokenizer, ids(PROMPTS[2]), { ...opts(2), batcher, signal: ac.signal }), ac));
       await new Promise((r) => setTimeout(r, 15));
       runs.push(generateText(model.lm, model.tokenizer, ids(PROMPTS[3]), { ...opts(3), batcher })); // longer than the batch: pads it
-      ac.abort();
       await new Promise((r) => setTimeout(r, 5));
       runs.push(generateText(model.lm, model.tokenizer, ids(PROMPTS[4]), { ...opts(4), batcher })); // shorter: padded itself
       const [r0, r2, r3, r4] = await Promise.all(runs);
