@@ -150,14 +150,16 @@ export async function ensureCheckpoint(core: Core, steps = 1): Promise<void> {
 }
 
 /**
- * Runs `fn` with the competence gate off, then turns it back on: for specs about what happens
- * once a step goes live (the gate may hold back any step; its own behaviour is tested in test/rl).
+ * Runs `fn` with the competence gate off, then puts it back as it was: for specs about what
+ * happens once a step goes live (the gate may hold back any step; its own behaviour is tested in
+ * test/rl).
  */
 export async function withGateOff(core: Core, fn: () => Promise<void>): Promise<void> {
+  const { competence_gate: was } = (await coreApi(core, 'GET', '/api/training/config')) as { competence_gate: boolean };
   await coreApi(core, 'PUT', '/api/training/config', { competence_gate: false });
   try {
     await fn();
   } finally {
-    await coreApi(core, 'PUT', '/api/training/config', { competence_gate: true });
+    await coreApi(core, 'PUT', '/api/training/config', { competence_gate: was });
   }
 }
