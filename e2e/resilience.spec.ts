@@ -9,6 +9,8 @@ test('Stop mid-stream keeps what arrived, marks the answer stopped, and the next
   await app.getByRole('button', { name: 'New conversation', exact: true }).click();
   // A slow link (as over an SSH tunnel): the answer's chunks arrive over seconds, so Stop lands mid-stream. A core of
   // its own serves the base model's answer (several lines), not one that earlier specs trained to be short.
+  // The Markdown renderer loads just after the first screen; throttled, it would arrive after the answer ends.
+  await expect.poll(() => app.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.includes('markdownRenderer')))).toBe(true);
   const cdp = await app.context().newCDPSession(app);
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 400, uploadThroughput: -1 });
   await app.getByRole('textbox', { name: 'Message' }).fill('How many minutes are in 3 hours?');
