@@ -117,6 +117,13 @@ export const TrainingConfigSchema = z
       .min(1)
       .max(100000)
       .describe('held-out prompts a check answers (a fixed sample of the set, the same for every checkpoint); more is slower but finer'),
+    competence_confirm: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe(
+        "a close call is confirmed on the whole set: when a candidate's drop on the sample is within this much (a fraction: 0.02 = 2 points) of the margin, either side, it also answers the rest of the competence set and the verdict is on all of it; 0: the sample decides",
+      ),
     competence_max_tokens: z
       .number()
       .int()
@@ -165,6 +172,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   competence_gate: true,
   competence_margin: 0.03,
   competence_prompts: 48,
+  competence_confirm: 0,
   competence_max_tokens: 160,
 };
 

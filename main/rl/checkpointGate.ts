@@ -2,6 +2,7 @@ import type { LoraAdapter } from '../engine/index.js';
 import type { Competence } from '../protocol/checkpoints.js';
 import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js';
 import { restoreCheckpoint } from './checkpointing.js';
+import { closeCall, confirmedLive, confirmOnWholeSet } from './competenceConfirm.js';
 import { competenceVerdict, type CompetenceMeasure } from './competenceGate.js';
 import type { TrainerContext } from './trainerContext.js';
 
@@ -52,10 +53,16 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   const like = gate.liveMeasure(c, ctx.policy.checkpoint);
   if (!ref || ref.key !== key || !like) throw new Error('the competence gate was not prepared before the step');
   const m = await gate.measure(ctx.model, adapter, c, like);
-  const v = competenceVerdict(m.accuracy, m.n, ref, c.competence_margin);
-  const competence: Competence = { accuracy: m.accuracy, n: m.n, held_back: v.heldBack, reason: v.reason, seconds: m.seconds };
-  if (v.heldBack) holdBack(ctx, cp, competence, key);
-  else await goLive(ctx, cp, competence, m, ref);
+  const confirmed = closeCall(m.accuracy, ref.accuracy, c) ? await confirmOnWholeSet(ctx, adapter) : null;
+  const decided = confirmed ? { m: confirmed.measure, ref: confirmed.reference } : { m, ref };
+  const v = competenceVerdict(decided.m.accuracy, decided.m.n, decided.ref, c.competence_margin);
+  const seconds = m.seconds + (confirmed?.seconds ?? 0);
+  const competence: Competence = { accuracy: decided.m.accuracy, n: decided.m.n, held_back: v.heldBack, reason: v.reason, seconds };
+  // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
+  const scoredOn = confirmed ? gate.wholeSet(c).key : key;
+  if (v.heldBack) holdBack(ctx, cp, competence, scoredOn);
+  else await goLive(ctx, cp, competence, scoredOn, m, ref);
+  if (confirmed && !v.heldBack) confirmedLive(ctx, cp.id, confirmed.measure);
   ctx.emit({
     type: 'event',
     event: {
@@ -75,16 +82,26 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
       },
     },
   });
+  const close = confirmed
+    ? `a close call on the sample (${pct(m.accuracy)}), so on all ${confirmed.measure.n} prompts: ${pct(confirmed.measure.accuracy)} against ${pct(confirmed.reference.accuracy)}, `
+    : '';
   ctx.log(
-    `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${m.seconds.toFixed(1)} s): ` +
+    `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${seconds.toFixed(1)} s): ${close}` +
       (v.heldBack ? v.reason! : `live as adapter version ${cp.adapterVersion}`),
   );
 }
 
-async function goLive(ctx: TrainerContext, cp: CheckpointRow, competence: Competence, m: CompetenceMeasure, ref: CompetenceReference): Promise<void> {
-  const key = ref.key;
-  const next = m.accuracy > ref.accuracy ? { key, accuracy: m.accuracy, source: cp.id } : ref;
-  ctx.store.recordGateVerdict(cp.id, competence, key, cp.adapterVersion, next);
+/** Makes the checkpoint live; `m` is its measure on the sample, which the reference and the next check go by. */
+async function goLive(
+  ctx: TrainerContext,
+  cp: CheckpointRow,
+  competence: Competence,
+  scoredOn: string,
+  m: CompetenceMeasure,
+  ref: CompetenceReference,
+): Promise<void> {
+  const next = m.accuracy > ref.accuracy ? { key: ref.key, accuracy: m.accuracy, source: cp.id } : ref;
+  ctx.store.recordGateVerdict(cp.id, competence, scoredOn, cp.adapterVersion, next);
   ctx.gate.setLive(ctx.config, cp.id, m);
   ctx.policy.version = cp.adapterVersion;
   ctx.policy.checkpoint = cp.id;

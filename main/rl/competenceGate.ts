@@ -50,7 +50,8 @@ export function competenceVerdict(
  */
 export class CompetenceGate {
   private live: { key: string; checkpoint: string | null; measure: CompetenceMeasure } | null = null;
-  private sampled: { n: number; items: CompetenceItem[]; prompts: number[][] } | null = null;
+  private readonly sampled = new Map<number, { items: CompetenceItem[]; prompts: number[][] }>();
+  private whole: WholeSetMeasures | null = null;
 
   private constructor(
     readonly set: CompetenceSet | null,
@@ -103,12 +104,28 @@ export class CompetenceGate {
   }
 
   /**
-   * Greedy accuracy of a policy on the sample. With `like` (another policy's measure on the same
-   * prompts), only the answers that differ from its answers are decoded.
+   * What close calls are confirmed against (competence_confirm): measures on the whole set, kept
+   * while the set and decoding stay the same (in memory: after a restart they are measured again).
    */
-  async measure(model: Model, adapter: LoraAdapter | null, c: TrainingConfig, like: CompetenceMeasure | null): Promise<CompetenceMeasure> {
+  wholeSet(c: TrainingConfig): WholeSetMeasures {
+    const key = `${this.set!.hash}:all:${c.competence_max_tokens}`;
+    if (this.whole?.key !== key) this.whole = { key, base: null, live: null, best: null };
+    return this.whole;
+  }
+
+  /**
+   * Greedy accuracy of a policy on the sample (`whole`: on the whole set). With `like` (another
+   * policy's measure on the same prompts), only the answers that differ from its answers are decoded.
+   */
+  async measure(
+    model: Model,
+    adapter: LoraAdapter | null,
+    c: TrainingConfig,
+    like: CompetenceMeasure | null,
+    whole = false,
+  ): Promise<CompetenceMeasure> {
     const t0 = performance.now();
-    const { items, prompts } = this.sample(model, c);
+    const { items, prompts } = this.sample(model, whole ? this.set!.items.length : c.competence_prompts);
     const o = { maxTokens: c.competence_max_tokens };
     const g = like ? await greedyAnswersLike(model, adapter, prompts, like.answers, o) : await greedyAnswers(model, adapter, prompts, o);
     const { accuracy, correct } = competenceAccuracy(
@@ -118,13 +135,24 @@ export class CompetenceGate {
     return { accuracy, n: items.length, answers: g.ids, correct, generated: g.generated, seconds: (performance.now() - t0) / 1000 };
   }
 
-  private sample(model: Model, c: TrainingConfig): { items: CompetenceItem[]; prompts: number[][] } {
-    const n = Math.min(c.competence_prompts, this.set!.items.length);
-    if (this.sampled?.n !== n) {
+  private sample(model: Model, size: number): { items: CompetenceItem[]; prompts: number[][] } {
+    const n = Math.min(size, this.set!.items.length);
+    let s = this.sampled.get(n);
+    if (!s) {
       const items = competenceSample(this.set!, n);
-      const prompts = items.map((it) => model.encodeChat({ messages: it.messages, addGenerationPrompt: true }).ids);
-      this.sampled = { n, items, prompts };
+      s = { items, prompts: items.map((it) => model.encodeChat({ messages: it.messages, addGenerationPrompt: true }).ids) };
+      this.sampled.set(n, s);
     }
-    return this.sampled;
+    return s;
   }
+}
+
+/** The whole set's measures a confirmation needs (main/rl/competenceConfirm.ts). */
+export interface WholeSetMeasures {
+  key: string;
+  base: CompetenceMeasure | null;
+  /** The live policy's, while it stays live. */
+  live: { checkpoint: string | null; measure: CompetenceMeasure } | null;
+  /** The best accuracy of the live policies measured on the whole set (the base model's included). */
+  best: { accuracy: number; source: string } | null;
 }
