@@ -37,6 +37,21 @@ function trainingPatch(sets: string[]): TrainingConfigPatch {
   return patch as TrainingConfigPatch;
 }
 
+const USAGE = `Usage: npm run bench:personalize -- [options]
+
+Runs \`clawloop bench personalize\` for every persona × method × seed, then writes summary.md and
+the plots from every result in the output folder.
+
+  --personas a,b      shipped names or persona files (default: every shipped persona)
+  --methods a,b       combine, rl, opd, off (default: combine,rl,opd)
+  --seeds 1,2,3       seeds (default: 1,2,3)
+  --interactions N    model responses per run (default: 36)
+  --model DIR         the model folder (default: the bundled clawloop-mini)
+  --out DIR           where results go (default: docs/bench)
+  --set KEY=VALUE     a training setting over the model's recommended ones (repeatable)
+  --skip-existing     keep results already in the folder
+  --jobs N            runs at a time, each in its own process (default: 1)`;
+
 /** The command line, checked before anything runs. */
 function options() {
   const { values } = parseArgs({
@@ -50,8 +65,13 @@ function options() {
       set: { type: 'string', multiple: true, default: [] },
       'skip-existing': { type: 'boolean', default: false },
       jobs: { type: 'string', default: '1' },
+      help: { type: 'boolean', default: false },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   const personas = values.personas!.split(',').filter(Boolean);
   const methods = values.methods!.split(',').filter(Boolean) as TrainMethod[];
   const seeds = values.seeds!.split(',').filter(Boolean).map(Number);

@@ -416,7 +416,8 @@ export function userReaction(r: Rand, kind: Reaction, wrong?: { expr: string; re
   }
 }
 
-const HINTS: Record<keyof typeof CORE, string[]> = {
+/** The style hints the model was trained to follow (as the OPD teacher sees them, after the hint marker). */
+export const HINTS: Record<keyof typeof CORE, string[]> = {
   'want-plain': [
     'Write plain sentences with no bold, no lists and no headings, and keep every step.',
     'Do not use markdown: no bold text, bullet points, numbered lists or headings. Explain the steps in normal sentences.',
