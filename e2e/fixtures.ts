@@ -96,8 +96,13 @@ export async function sendMessage(page: Page, text: string): Promise<Locator> {
  * answers with a bare list marker, which renders as an empty list item.
  */
 export async function expectAnswerText(answer: Locator, timeout = 30_000): Promise<void> {
-  await expect.poll(() => answer.locator('.markdown').evaluate((el) => el.innerHTML.trim().length), { timeout }).toBeGreaterThan(0);
+  await expectAnswerStarted(answer, timeout);
   await expect(answer.locator('.markdown-plain')).toHaveCount(0); // rendered as Markdown, not the plain text shown at start
+}
+
+/** Waits until an answer shows its first text, rendered or still plain. */
+export async function expectAnswerStarted(answer: Locator, timeout = 30_000): Promise<void> {
+  await expect.poll(() => answer.locator('.markdown').evaluate((el) => el.innerHTML.trim().length), { timeout }).toBeGreaterThan(0);
 }
 
 /** The adapter version an answer is labelled with. */
