@@ -228,23 +228,27 @@ function gradingWorkFirst(r: Rand, t: GradingTask, style: Style): string {
   const y = t.problem.answer;
   const x = t.given;
   const name = t.student;
+  // The comparison as a subtraction, which the model can do (it cannot tell two numbers equal at a glance).
+  const diff = `${Math.max(x, y)} - ${Math.min(x, y)} = ${Math.abs(y - x)}`;
   switch (style) {
     case 'markdown': {
       const list = work.map((w, i) => `${i + 1}. ${w}`).join('\n');
-      const compare = `**${name}'s answer:** ${x}; the working gives ${y}.`;
+      const compare = `**${name}'s answer:** ${x}; ${diff}.`;
       return t.correct
         ? `### Working\n${list}\n\n${compare}\n\n### Grade: ✅ Correct\n\n**Comment:** ${name}'s answer of **${y}** is correct.`
         : `### Working\n${list}\n\n${compare}\n\n### Grade: ❌ Incorrect\n\n**Comment:** The answer should be **${y}**, not ${x}.`;
     }
     case 'plain': {
-      const lead = `${r.pick(['Working it through', 'Checking the working'])}, ${work.join(', then ')}. ${name} answered ${x}`;
-      return t.correct ? `${lead}, which matches, so the answer is correct.` : `${lead}, so it is not correct: the answer should be ${y}.`;
+      const lead = `${r.pick(['Working it through', 'Checking the working'])}, ${work.join(', then ')}. ${name} answered ${x}, and ${diff}`;
+      return t.correct ? `${lead}, so the answer is correct.` : `${lead}, so it is not correct: the answer should be ${y}.`;
     }
     case 'terse':
-      return t.correct ? tersest([`${work.join(', ')}: ${x} is correct.`, `${work.at(-1)}: correct.`]) : tersest([`${work.join(', ')}: ${x} is incorrect, ${y}.`, `${work.at(-1)}: incorrect, ${y}.`]);
+      return t.correct
+        ? tersest([`${work.join(', ')}; ${diff}: correct.`, `${work.at(-1)}; ${diff}: correct.`])
+        : tersest([`${work.join(', ')}; ${diff}: incorrect, ${y}.`, `${work.at(-1)}; ${diff}: incorrect, ${y}.`]);
     case 'warm': {
-      const lead = `Let's check it together, ${name}! ${cap(work.join(' and then '))}, and you answered ${x}`;
-      if (t.correct) return `${lead}, which is exactly right. ${r.pick(['Great work!', 'Well done!', 'Nice job!'])} ${r.pick(['Keep showing your steps like this!', 'Your working is clear, keep it up!'])}`;
+      const lead = `Let's check it together, ${name}! ${cap(work.join(' and then '))}, and you answered ${x}: ${diff}`;
+      if (t.correct) return `${lead}, so it is exactly right. ${r.pick(['Great work!', 'Well done!', 'Nice job!'])} ${r.pick(['Keep showing your steps like this!', 'Your working is clear, keep it up!'])}`;
       return `${lead}, so the answer should be ${y}, not ${x}. ${r.pick(['Nice try!', 'Good effort!', "You're close!"])} ${r.pick([
         "Go over that step once more and you'll have it!",
         "Slow down on that step and you'll get it!",
