@@ -132,6 +132,8 @@ export class CorpusGenerator {
   phrases: 1 | 2 = 1;
   /** Whether terse answers keep their working (styles.ts); the training stream switches it. */
   terseWorking = false;
+  /** Whether grading comments work the problem out before the verdict (styles.ts); the stream switches it. */
+  gradingWorkFirst = false;
 
   constructor(
     seed: number,
@@ -141,7 +143,7 @@ export class CorpusGenerator {
   }
 
   private answer(t: Task, style: Style): string {
-    return renderAnswer(this.r, t, style, { terseWorking: this.terseWorking });
+    return renderAnswer(this.r, t, style, { terseWorking: this.terseWorking, gradingWorkFirst: this.gradingWorkFirst });
   }
 
   task(family?: TaskFamily): Task {

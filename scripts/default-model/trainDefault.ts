@@ -48,6 +48,8 @@ interface TrainState {
   evals: Array<{ step: number } & Record<string, number>>;
   /** Where the continuation phase began in the stream (recipe.continuation), once it has. */
   continuedAt?: { examples: number; pools: number };
+  /** Where the third phase began (recipe.gradingContinuation), once it has. */
+  gradingAt?: { examples: number; pools: number };
 }
 
 const log = (s: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${s}`);
@@ -114,10 +116,11 @@ class BatchStream {
     private readonly template: ChatTemplate,
     private readonly tokenizer: TextTokenizer,
     private readonly recipe: Recipe,
-    resume: { examples: number; pools: number; continuedAt?: { examples: number } },
+    resume: { examples: number; pools: number; continuedAt?: { examples: number }; gradingAt?: { examples: number } },
   ) {
     this.gen = new CorpusGenerator(SEEDS.train, kb);
     this.terseWorkingFrom = resume.continuedAt?.examples ?? Infinity;
+    this.gradingWorkFirstFrom = resume.gradingAt?.examples ?? Infinity;
     for (let i = 0; i < resume.examples; i++) this.draw(i);
     this.examples = resume.examples;
     this.pools = resume.pools;
@@ -125,10 +128,13 @@ class BatchStream {
 
   /** The first example whose terse answers keep their working (the continuation's start). */
   terseWorkingFrom: number;
+  /** The first example whose grading comments work the problem out first (the third phase's start). */
+  gradingWorkFirstFrom: number;
 
   private draw(index: number) {
     this.gen.phrases = index >= this.recipe.phrasesV2FromExample ? 2 : 1;
     this.gen.terseWorking = index >= this.terseWorkingFrom;
+    this.gen.gradingWorkFirst = index >= this.gradingWorkFirstFrom;
     return this.gen.next();
   }
 
@@ -233,8 +239,11 @@ async function accumulateGradients(lm: CausalLM, batch: Batch): Promise<{ loss: 
 }
 
 function learningRate(r: Recipe, step: number): number {
+  const g = r.gradingContinuation;
+  if (g && step >= g.atStep) return cosineRate(g.lr, step - g.atStep, g.warmupSteps, r.steps - g.atStep, r.minLrRatio);
   const c = r.continuation;
-  if (c && step >= c.atStep) return cosineRate(c.lr, step - c.atStep, c.warmupSteps, r.steps - c.atStep, r.minLrRatio);
+  const end = g?.atStep ?? r.steps;
+  if (c && step >= c.atStep) return cosineRate(c.lr, step - c.atStep, c.warmupSteps, end - c.atStep, r.minLrRatio);
   const total = r.earlierPlan && step < r.earlierPlan.before ? r.earlierPlan.steps : r.steps;
   return cosineRate(r.lr, step, r.warmupSteps, total, r.minLrRatio);
 }
@@ -254,6 +263,31 @@ function heapMb(): string {
 
 async function saveWeights(lm: CausalLM, file: string): Promise<void> {
   writeSafetensors(file, await lm.exportTensors(), { format: 'pt' });
+}
+
+/**
+ * Starts the second or third phase when the step reaches it: the rest of the pool is dropped and
+ * the stream's answers change from the next example on. True when one began (AdamW starts afresh).
+ */
+function enterPhase(recipe: Recipe, state: TrainState, stream: BatchStream): boolean {
+  const at = () => ({ examples: stream.examples, pools: stream.pools });
+  const c = recipe.continuation;
+  if (c && state.step >= c.atStep && !state.continuedAt) {
+    stream.endPool();
+    state.continuedAt = at();
+    stream.terseWorkingFrom = stream.examples;
+    log(`step ${state.step}: continuation from example ${stream.examples} (fresh AdamW, terse answers keep their working)`);
+    return true;
+  }
+  const g = recipe.gradingContinuation;
+  if (g && state.step >= g.atStep && !state.gradingAt) {
+    stream.endPool();
+    state.gradingAt = at();
+    stream.gradingWorkFirstFrom = stream.examples;
+    log(`step ${state.step}: third phase from example ${stream.examples} (fresh AdamW, grading comments work the problem out first)`);
+    return true;
+  }
+  return false;
 }
 
 function newOptimizer(lm: CausalLM, recipe: Recipe): AdamW {
@@ -367,13 +401,7 @@ async function main(): Promise<void> {
   let windowStart = performance.now();
   let lastSave = state.step;
   while (state.step < recipe.steps) {
-    if (recipe.continuation && state.step >= recipe.continuation.atStep && !state.continuedAt) {
-      stream.endPool();
-      state.continuedAt = { examples: stream.examples, pools: stream.pools };
-      stream.terseWorkingFrom = stream.examples;
-      opt = newOptimizer(lm, recipe);
-      log(`step ${state.step}: continuation from example ${stream.examples} (fresh AdamW, terse answers keep their working)`);
-    }
+    if (enterPhase(recipe, state, stream)) opt = newOptimizer(lm, recipe);
     const batch = stream.next();
     const t0 = performance.now();
     const lr = learningRate(recipe, state.step);
@@ -441,6 +469,7 @@ async function main(): Promise<void> {
     recipe,
     steps: state.step,
     continued_at: state.continuedAt ?? null,
+    grading_at: state.gradingAt ?? null,
     tokens: state.tokens,
     train_minutes: state.elapsedMs / 60000,
     history: state.history,
