@@ -12,6 +12,7 @@ interface TrainingLog {
   train_minutes: number;
   history: Array<{ step: number; loss: number }>;
   continued_at?: { examples: number; pools: number } | null;
+  grading_at?: { examples: number; pools: number } | null;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
@@ -26,6 +27,17 @@ AdamW, a warm-up to ${c.lr} over ${c.warmupSteps} steps and a cosine decay to ${
 keep their working on their one line (\`4 × 8 = 32, 32 - 15 = 17: 17 marbles.\`). Before it, terse answers gave the result
 alone, and asked for one-line answers the model got 0 % of arithmetic right: it cannot add and multiply without writing the
 steps down.`;
+}
+
+/** The third phase (recipe.gradingContinuation), when the model had one. */
+function gradingText(log: TrainingLog): string {
+  const g = log.recipe.gradingContinuation;
+  if (!g || !log.grading_at) return '';
+  return ` From step ${g.atStep} (example ${log.grading_at.examples.toLocaleString('en-US')}) on, a third phase begun the same
+way (warm-up to ${g.lr}), in which grading comments in every style work the problem out and compare the pupil's answer with
+the result as a subtraction before the verdict (\`Ava answered 37, and 37 - 27 = 10, so it is not correct\`). Before it,
+every style opened with the verdict, which the model had to guess: greedy, it graded 56 % of the competence set's comments
+right, and 23 % asked for warmth.`;
 }
 
 export function writeModelCard(dir: string, e: EvalReport): void {
@@ -93,7 +105,7 @@ learning rate follows that plan's cosine until then.`
 from a second phrase set (praise of any length, complaints that give a reason), added when the judges were seen to read long
 praise as a complaint.`
       : ''
-  }${continuationText(log)}
+  }${continuationText(log)}${gradingText(log)}
 
 **Time: ${(log.train_minutes / 60).toFixed(1)} hours of training on a 2-core machine** (AMD EPYC, 2 vCPUs, ClawLoop's
 engine with its native OpenBLAS kernels). Reproduce it with \`npm run train:default\` (checkpointed:
