@@ -14,13 +14,11 @@ import type { TrainingConfig, TrainMethod, TrainingConfigPatch, TrainingStatus }
 import { launchClawLoop, type Launched } from '../server/launch.js';
 import { competenceSample, loadCompetenceSet } from '../tasks/competenceSet.js';
 import { loadKnowledgeBase } from '../tasks/knowledgeBase.js';
-import { Rand } from '../tasks/rand.js';
-import type { Task } from '../tasks/taskFamilies.js';
 import { BenchClient } from './benchClient.js';
 import { Conversation } from './conversation.js';
 import { HeldOutEval, type EvalResult } from './heldOutEval.js';
 import type { Persona } from './persona.js';
-import { personaTask, SimulatedUser } from './simulatedUser.js';
+import { heldOutTasks, SimulatedUser } from './simulatedUser.js';
 
 export interface PersonalizeOptions {
   persona: Persona;
@@ -143,8 +141,7 @@ function measurements(o: PersonalizeOptions, client: BenchClient, config: Traini
   const set = loadCompetenceSet(o.modelDir);
   const competence = set ? competenceSample(set, set.items.length) : [];
   const exclude = new Set(competence.map((it) => it.messages.at(-1)!.content));
-  const evalRand = new Rand(o.seed ^ 0x5eed);
-  const evalTasks: Task[] = Array.from({ length: o.evalPrompts }, () => personaTask(evalRand, o.persona, kb, true, exclude));
+  const evalTasks = heldOutTasks(o.persona, o.seed, kb, o.evalPrompts, exclude);
   const subsetPrompts = Math.min(o.curveCompetencePrompts ?? 60, competence.length);
   const held = new HeldOutEval(
     client,

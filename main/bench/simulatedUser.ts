@@ -21,6 +21,15 @@ export function personaTask(r: Rand, persona: Persona, kb: KnowledgeBase, heldOu
   }
 }
 
+/**
+ * The questions a benchmark run with `seed` scores the persona on: `n` tasks in held-out
+ * phrasings, the same for every measurement of the run, none of them in `exclude`.
+ */
+export function heldOutTasks(persona: Persona, seed: number, kb: KnowledgeBase, n: number, exclude?: ReadonlySet<string>): Task[] {
+  const r = new Rand(seed ^ 0x5eed);
+  return Array.from({ length: n }, () => personaTask(r, persona, kb, true, exclude));
+}
+
 export interface Reaction {
   /** Every rule holds. */
   ok: boolean;
