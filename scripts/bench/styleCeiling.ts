@@ -13,14 +13,15 @@
  * model was trained to follow (scripts/default-model/feedback.ts), the hints taken in turn. Printed
  * per style: accuracy (all and per family) and the share of answers in the style asked for. Then
  * each persona's held-out questions (the ones `clawloop bench personalize` scores, for each seed)
- * are answered the same ways, greedily, and scored by the persona's rules.
+ * are answered the same ways, greedily and sampled with the model's defaults (as the benchmark's
+ * score samples them), and scored by the persona's rules.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { checkResponse, loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
 import { heldOutTasks } from '../../main/bench/simulatedUser.js';
-import { Model, withHint, type ChatMessage } from '../../main/engine/index.js';
+import { DecodeBatcher, generateText, Model, withHint, type ChatMessage } from '../../main/engine/index.js';
 import { DEFAULT_TRAINING_CONFIG } from '../../main/protocol/training.js';
 import { answerText, greedyAnswers } from '../../main/rl/competenceAnswers.js';
 import { defaultModelDir } from '../../main/resources.js';
@@ -44,21 +45,42 @@ interface Row {
 interface PersonaRow {
   persona: string;
   questions: number;
-  /** Share of the held-out questions whose answer satisfies every rule, per way of asking. */
-  score: Record<Asked, number>;
-  /** How often each rule failed, over every way of asking. */
+  /** Share of the held-out questions whose answer satisfies every rule, per way of asking and decoding. */
+  score: Record<Decoding, Record<Asked, number>>;
+  /** How often each rule failed, over every way of asking, sampled. */
   failed: Record<string, number>;
 }
 
-/** Greedy answers of the base model, each conversation with a hint for `style` (hints taken in turn) after its last user turn. */
-async function answersIn(model: Model, conversations: ChatMessage[][], style: Asked, maxTokens: number): Promise<string[]> {
+/** How an answer is decoded: greedily (as the gate does) or sampled with the model's defaults (as the benchmark's score does). */
+type Decoding = 'greedy' | 'sampled';
+
+/** The base model's answers, each conversation with a hint for `style` (hints taken in turn) after its last user turn. */
+async function answersIn(model: Model, conversations: ChatMessage[][], style: Asked, maxTokens: number, decoding: Decoding = 'greedy'): Promise<string[]> {
   const hints = style === 'as asked' ? [] : HINTS[wantFor(style) as keyof typeof HINTS];
   const prompts = conversations.map((messages, i) => {
     const asked = hints.length ? withHint(messages, hints[i % hints.length]) : messages;
     return model.encodeChat({ messages: asked, addGenerationPrompt: true }).ids;
   });
-  const g = await greedyAnswers(model, null, prompts, { maxTokens });
-  return g.ids.map((ids) => answerText(model, ids));
+  if (decoding === 'greedy') {
+    const g = await greedyAnswers(model, null, prompts, { maxTokens });
+    return g.ids.map((ids) => answerText(model, ids));
+  }
+  const { temperature, topP, topK } = model.generation;
+  const batcher = new DecodeBatcher(model.lm);
+  const done = await Promise.all(
+    prompts.map((p, i) =>
+      generateText(model.lm, model.tokenizer, p, {
+        maxNewTokens: maxTokens,
+        temperature: temperature ?? 1,
+        topP,
+        topK,
+        seed: 1000 + i,
+        stopTokenIds: model.generation.eosTokenIds,
+        batcher,
+      }),
+    ),
+  );
+  return done.map((r) => answerText(model, r.tokens));
 }
 
 async function measure(model: Model, items: CompetenceItem[], style: Asked): Promise<Row> {
@@ -82,14 +104,15 @@ function heldOutQuestions(persona: Persona, seeds: number[], competence: Compete
 }
 
 async function measurePersona(model: Model, persona: Persona, questions: string[]): Promise<PersonaRow> {
-  const score = {} as Record<Asked, number>;
+  const score: PersonaRow['score'] = { greedy: {} as Record<Asked, number>, sampled: {} as Record<Asked, number> };
   const failed: Record<string, number> = {};
-  for (const style of ASKED) {
-    const texts = await answersIn(model, questions.map((q) => [{ role: 'user', content: q }]), style, 256);
-    const checks = texts.map((t) => checkResponse(persona, t));
-    score[style] = checks.filter((c) => c.ok).length / checks.length;
-    for (const id of checks.flatMap((c) => c.failed)) failed[id] = (failed[id] ?? 0) + 1;
-  }
+  for (const decoding of ['greedy', 'sampled'] as const)
+    for (const style of ASKED) {
+      const texts = await answersIn(model, questions.map((q) => [{ role: 'user', content: q }]), style, 256, decoding);
+      const checks = texts.map((t) => checkResponse(persona, t));
+      score[decoding][style] = checks.filter((c) => c.ok).length / checks.length;
+      if (decoding === 'sampled') for (const id of checks.flatMap((c) => c.failed)) failed[id] = (failed[id] ?? 0) + 1;
+    }
   return { persona: persona.name, questions: questions.length, score, failed };
 }
 
@@ -118,11 +141,13 @@ function personaTable(rows: PersonaRow[], seeds: number[]): string {
       .map(([id, n]) => `${id} ${n}`)
       .join(', ');
   return [
-    `Each persona's held-out questions (seeds ${seeds.join(', ')}: the ones bench:personalize scores), answered greedily; the share whose answer satisfies every rule.`,
+    `Each persona's held-out questions (seeds ${seeds.join(', ')}: the ones bench:personalize scores): the share whose answer satisfies every rule, greedy / sampled (the model's temperature and top-p, as the benchmark's score samples).`,
     '',
-    `| Persona | Questions | ${ASKED.join(' | ')} | Rules failed (all ways of asking) |`,
+    `| Persona | Questions | ${ASKED.join(' | ')} | Rules failed (sampled, all ways of asking) |`,
     `|---|---|${ASKED.map(() => '---|').join('')}---|`,
-    ...rows.map((r) => `| ${r.persona} | ${r.questions} | ${ASKED.map((s) => r.score[s].toFixed(2)).join(' | ')} | ${fails(r)} |`),
+    ...rows.map(
+      (r) => `| ${r.persona} | ${r.questions} | ${ASKED.map((s) => `${r.score.greedy[s].toFixed(2)} / ${r.score.sampled[s].toFixed(2)}`).join(' | ')} | ${fails(r)} |`,
+    ),
   ].join('\n');
 }
 
@@ -149,7 +174,8 @@ async function main(): Promise<void> {
   const personaRows: PersonaRow[] = [];
   for (const persona of personas) {
     personaRows.push(await measurePersona(model, persona, heldOutQuestions(persona, seeds, set.items, 50)));
-    console.error(`${persona.name}: ${ASKED.map((s) => `${s} ${personaRows.at(-1)!.score[s].toFixed(2)}`).join(', ')}`);
+    const s = personaRows.at(-1)!.score;
+    console.error(`${persona.name}: ${ASKED.map((a) => `${a} ${s.greedy[a].toFixed(2)} / ${s.sampled[a].toFixed(2)}`).join(', ')}`);
   }
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   console.log(`${styleTable(rows, set.items.length, cpu)}\n\n${personaTable(personaRows, seeds)}`);
