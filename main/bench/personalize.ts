@@ -12,13 +12,18 @@ import path from 'node:path';
 import type { BackendName } from '../engine/index.js';
 import type { TrainingConfig, TrainMethod, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import { launchClawLoop, type Launched } from '../server/launch.js';
-import { competenceSample, loadCompetenceSet } from '../tasks/competenceSet.js';
+import { competenceQuestions, competenceSample, loadCompetenceSet } from '../tasks/competenceSet.js';
 import { loadKnowledgeBase } from '../tasks/knowledgeBase.js';
 import { BenchClient } from './benchClient.js';
 import { Conversation } from './conversation.js';
 import { HeldOutEval, type EvalResult } from './heldOutEval.js';
 import type { Persona } from './persona.js';
 import { heldOutTasks, SimulatedUser } from './simulatedUser.js';
+
+/** Held-out prompts per measurement, unless asked for more (`--eval-prompts`; the minimum too). */
+export const DEFAULT_EVAL_PROMPTS = 50;
+/** Tokens per response, unless asked otherwise (`--max-tokens`). */
+export const DEFAULT_MAX_TOKENS = 256;
 
 export interface PersonalizeOptions {
   persona: Persona;
@@ -87,7 +92,7 @@ export interface PersonalizeResult {
 }
 
 export async function runPersonalize(o: PersonalizeOptions): Promise<PersonalizeResult> {
-  if (o.evalPrompts < 50) throw new Error(`--eval-prompts must be at least 50 (got ${o.evalPrompts})`);
+  if (o.evalPrompts < DEFAULT_EVAL_PROMPTS) throw new Error(`--eval-prompts must be at least ${DEFAULT_EVAL_PROMPTS} (got ${o.evalPrompts})`);
   if (!(o.interactions >= 1)) throw new Error(`--interactions must be at least 1 (got ${o.interactions})`);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
@@ -140,7 +145,7 @@ function measurements(o: PersonalizeOptions, client: BenchClient, config: Traini
   const kb = loadKnowledgeBase();
   const set = loadCompetenceSet(o.modelDir);
   const competence = set ? competenceSample(set, set.items.length) : [];
-  const exclude = new Set(competence.map((it) => it.messages.at(-1)!.content));
+  const exclude = competenceQuestions(competence);
   const evalTasks = heldOutTasks(o.persona, o.seed, kb, o.evalPrompts, exclude);
   const subsetPrompts = Math.min(o.curveCompetencePrompts ?? 60, competence.length);
   const held = new HeldOutEval(

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseBackendName } from '../engine/index.js';
 import { loadPersona, PersonaError, shippedPersonas } from '../bench/persona.js';
-import { runPersonalize, type PersonalizeOptions, type PersonalizeResult } from '../bench/personalize.js';
+import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS, runPersonalize, type PersonalizeOptions, type PersonalizeResult } from '../bench/personalize.js';
 import { renderLineChart } from '../bench/pngChart.js';
 import { TRAIN_METHODS, type TrainMethod, type TrainingConfigPatch } from '../protocol/training.js';
 import { numberFlag, parse, required, UsageError } from './args.js';
@@ -126,9 +126,9 @@ function personalizeOptions(values: BenchFlags, io: Io): PersonalizeOptions {
     persona,
     method,
     interactions,
-    evalPrompts: numberFlag(values['eval-prompts'], '--eval-prompts', { min: 50, max: 10_000, integer: true }) ?? 50,
+    evalPrompts: numberFlag(values['eval-prompts'], '--eval-prompts', { min: DEFAULT_EVAL_PROMPTS, max: 10_000, integer: true }) ?? DEFAULT_EVAL_PROMPTS,
     curveEvery: numberFlag(values['curve-every'], '--curve-every', { min: 0, integer: true }) ?? 6,
-    maxTokens: numberFlag(values['max-tokens'], '--max-tokens', { min: 8, max: 8192, integer: true }) ?? 256,
+    maxTokens: numberFlag(values['max-tokens'], '--max-tokens', { min: 8, max: 8192, integer: true }) ?? DEFAULT_MAX_TOKENS,
     seed: numberFlag(values.seed, '--seed', { integer: true }) ?? 1,
     backend: values.backend ? parseBackendName(values.backend) : undefined,
     modelDir: resolveModelDir(values.model),

@@ -99,6 +99,11 @@ export function loadCompetenceSet(modelDir: string): CompetenceSet | null {
   return parseCompetenceSet(fs.readFileSync(file, 'utf8'), file);
 }
 
+/** The questions of a competence set (each item's last message): what training and the simulated users must never ask. */
+export function competenceQuestions(items: readonly CompetenceItem[]): Set<string> {
+  return new Set(items.map((it) => it.messages.at(-1)!.content));
+}
+
 /**
  * The `n` prompts a check uses: always the same ones for a set (a fixed shuffle), so that every
  * checkpoint is compared with the others on the same prompts. With greedy decoding, two policies

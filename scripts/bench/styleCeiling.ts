@@ -20,12 +20,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { checkResponse, loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
+import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS } from '../../main/bench/personalize.js';
 import { heldOutTasks } from '../../main/bench/simulatedUser.js';
 import { DecodeBatcher, generateText, Model, withHint, type ChatMessage } from '../../main/engine/index.js';
 import { DEFAULT_TRAINING_CONFIG } from '../../main/protocol/training.js';
 import { answerText, greedyAnswers } from '../../main/rl/competenceAnswers.js';
 import { defaultModelDir } from '../../main/resources.js';
-import { competenceAccuracy, loadCompetenceSet, type CompetenceItem } from '../../main/tasks/competenceSet.js';
+import { competenceAccuracy, competenceQuestions, loadCompetenceSet, type CompetenceItem } from '../../main/tasks/competenceSet.js';
 import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
 import { HINTS, wantFor } from '../default-model/feedback.js';
 import { classifyStyle, STYLES, type Style } from '../default-model/styles.js';
@@ -42,6 +43,9 @@ interface Row {
   seconds: number;
 }
 
+/** How an answer is decoded: greedily (as the gate does) or sampled with the model's defaults (as the benchmark's score does). */
+type Decoding = 'greedy' | 'sampled';
+
 interface PersonaRow {
   persona: string;
   questions: number;
@@ -50,9 +54,6 @@ interface PersonaRow {
   /** How often each rule failed, over every way of asking, sampled. */
   failed: Record<string, number>;
 }
-
-/** How an answer is decoded: greedily (as the gate does) or sampled with the model's defaults (as the benchmark's score does). */
-type Decoding = 'greedy' | 'sampled';
 
 /** The base model's answers, each conversation with a hint for `style` (hints taken in turn) after its last user turn. */
 async function answersIn(model: Model, conversations: ChatMessage[][], style: Asked, maxTokens: number, decoding: Decoding = 'greedy'): Promise<string[]> {
@@ -99,7 +100,7 @@ async function measure(model: Model, items: CompetenceItem[], style: Asked): Pro
 /** The questions `clawloop bench personalize --seed S` scores the persona on, for each seed. */
 function heldOutQuestions(persona: Persona, seeds: number[], competence: CompetenceItem[], perSeed: number): string[] {
   const kb = loadKnowledgeBase();
-  const exclude = new Set(competence.map((it) => it.messages.at(-1)!.content));
+  const exclude = competenceQuestions(competence);
   return seeds.flatMap((seed) => heldOutTasks(persona, seed, kb, perSeed, exclude).map((t) => t.question));
 }
 
@@ -108,7 +109,7 @@ async function measurePersona(model: Model, persona: Persona, questions: string[
   const failed: Record<string, number> = {};
   for (const decoding of ['greedy', 'sampled'] as const)
     for (const style of ASKED) {
-      const texts = await answersIn(model, questions.map((q) => [{ role: 'user', content: q }]), style, 256, decoding);
+      const texts = await answersIn(model, questions.map((q) => [{ role: 'user', content: q }]), style, DEFAULT_MAX_TOKENS, decoding);
       const checks = texts.map((t) => checkResponse(persona, t));
       score[decoding][style] = checks.filter((c) => c.ok).length / checks.length;
       if (decoding === 'sampled') for (const id of checks.flatMap((c) => c.failed)) failed[id] = (failed[id] ?? 0) + 1;
@@ -162,9 +163,12 @@ async function main(): Promise<void> {
   });
   const set = loadCompetenceSet(values.model!);
   if (!set) throw new Error(`${values.model} has no competence set (clawloop_competence.jsonl); nothing to measure`);
-  const seeds = values.seeds!.split(',').map((s) => Number(s.trim()));
-  if (seeds.some((s) => !Number.isInteger(s))) throw new Error(`--seeds takes whole numbers separated by commas (got '${values.seeds}')`);
-  const personas = values.personas!.split(',').filter(Boolean).map((p) => loadPersona(p.trim()));
+  const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!list(values.seeds!).every((s) => /^\d+$/.test(s)))
+    throw new Error(`--seeds takes whole numbers separated by commas, such as 1,2,3 (got '${values.seeds}')`);
+  const seeds = list(values.seeds!).map(Number);
+  const personas = list(values.personas!).map((p) => loadPersona(p));
+  if (!seeds.length || !personas.length) throw new Error('--seeds and --personas each need at least one value');
   const model = await Model.load(values.model!);
   const rows: Row[] = [];
   for (const style of ASKED) {
@@ -173,7 +177,7 @@ async function main(): Promise<void> {
   }
   const personaRows: PersonaRow[] = [];
   for (const persona of personas) {
-    personaRows.push(await measurePersona(model, persona, heldOutQuestions(persona, seeds, set.items, 50)));
+    personaRows.push(await measurePersona(model, persona, heldOutQuestions(persona, seeds, set.items, DEFAULT_EVAL_PROMPTS)));
     const s = personaRows.at(-1)!.score;
     console.error(`${persona.name}: ${ASKED.map((a) => `${a} ${s.greedy[a].toFixed(2)} / ${s.sampled[a].toFixed(2)}`).join(', ')}`);
   }
