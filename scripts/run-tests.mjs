@@ -112,7 +112,8 @@ if (!addonBuilt && engineFiles.length) {
 }
 for (const [what, runs] of skipped) console.log(`skipped (${runs.join('; ')}): ${what}`);
 console.log(`${total.passed} passed, ${total.failed} failed`);
-process.exit(status);
+// A failure the runner itself did not see (a skip, a test its file's process never finished) fails the run too.
+process.exit(status || (total.failed ? 1 : 0));
 
 function runE2e() {
   const chromium = process.env.CLAWLOOP_CHROMIUM ?? '/usr/bin/chromium';

@@ -10,18 +10,46 @@ import fs from 'node:fs';
 
 const PREREQUISITE = /^requires /;
 
+// A test file whose process exits with status 0 before its tests finish (process.exit in the code
+// under test, say) loses them silently: node:test reports neither a pass nor a failure for the
+// tests it had queued. So every queued test is remembered until it passes or fails, and when its
+// file ends any that did neither are counted as failed and named.
+//
 // The counts are written after every test, not only at the end: with --test-force-exit the runner
 // may exit before this stream finishes.
 const save = (counts) => {
   if (process.env.CLAWLOOP_TEST_COUNTS) fs.writeFileSync(process.env.CLAWLOOP_TEST_COUNTS, JSON.stringify(counts));
 };
 
+/** Where a test was declared: the same test in every event about it. */
+const testKey = (d) => `${d.file}:${d.line}:${d.column}:${d.nesting}:${d.name}`;
+/** The entry node:test makes for a whole test file when it runs each file in a process of its own. */
+const isFileEntry = (d) => d.nesting === 0 && d.name === d.file;
+
 export default async function* summary(source) {
   const counts = { passed: 0, failed: 0, skipped: [] };
   const notRun = [];
+  const unfinished = [];
+  const queued = new Map(); // testKey -> { name, n }: the queued tests with that key not finished yet
   for await (const event of source) {
-    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const d = event.data;
+    if (event.type === 'test:enqueue' && d?.file && !isFileEntry(d)) queued.set(testKey(d), { name: d.name, n: (queued.get(testKey(d))?.n ?? 0) + 1 });
+    if (event.type === 'test:complete' && d?.file && isFileEntry(d)) {
+      const lost = [...queued].filter(([key]) => key.startsWith(`${d.file}:`));
+      for (const [key, { name, n }] of lost) {
+        queued.delete(key);
+        counts.failed += n;
+        unfinished.push(`${name} (${d.file})`);
+      }
+      if (lost.length) save(counts);
+      continue;
+    }
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    if (d.file) {
+      const q = queued.get(testKey(d));
+      if (q && q.n > 1) q.n--;
+      else queued.delete(testKey(d));
+    }
     const skipped = event.type === 'test:pass' && (d.skip || d.todo);
     const reason = typeof d.skip === 'string' ? d.skip : '';
     if (skipped && PREREQUISITE.test(reason)) counts.skipped.push({ name: d.name, reason });
@@ -34,6 +62,7 @@ export default async function* summary(source) {
     save(counts);
   }
   if (notRun.length) yield `not run (counted as failed): ${notRun.join(', ')}\n`;
+  if (unfinished.length) yield `did not finish, the test file's process ended first (counted as failed): ${unfinished.join(', ')}\n`;
   for (const s of counts.skipped) yield `skipped: ${s.name}: ${s.reason}\n`;
   const label = process.env.CLAWLOOP_TEST_LABEL ? `${process.env.CLAWLOOP_TEST_LABEL}: ` : '';
   yield `${label}${counts.passed} passed, ${counts.failed} failed\n`;
