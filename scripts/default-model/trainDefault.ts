@@ -1,7 +1,7 @@
 /**
  * `npm run train:default [-- --steps N --out DIR --work DIR --fresh --from-model DIR]` (--steps: train to step N
  * instead, the cosine then decaying over N; --from-model: start an empty work folder from a model folder
- * that finished the first phase, to run only the continuation)
+ * trained to the start of a later phase, to run only what follows)
  *
  * Trains ClawLoop's default model from scratch with ClawLoop's own engine (full fine-tuning on
  * CPU): writes the invented world, learns a byte-level BPE tokenizer on the generated corpus,
@@ -116,7 +116,7 @@ class BatchStream {
     private readonly template: ChatTemplate,
     private readonly tokenizer: TextTokenizer,
     private readonly recipe: Recipe,
-    resume: { examples: number; pools: number; continuedAt?: { examples: number }; gradingAt?: { examples: number } },
+    resume: Pick<TrainState, 'examples' | 'pools' | 'continuedAt' | 'gradingAt'>,
   ) {
     this.gen = new CorpusGenerator(SEEDS.train, kb);
     this.terseWorkingFrom = resume.continuedAt?.examples ?? Infinity;
@@ -238,12 +238,19 @@ async function accumulateGradients(lm: CausalLM, batch: Batch): Promise<{ loss: 
   return { loss, grads };
 }
 
+/** The phases after the first, in order: each restarts the learning rate and decays it until the next. */
+function laterPhases(r: Recipe): Array<{ atStep: number; lr: number; warmupSteps: number }> {
+  return [r.continuation, r.gradingContinuation].filter((p) => p !== undefined);
+}
+
 function learningRate(r: Recipe, step: number): number {
-  const g = r.gradingContinuation;
-  if (g && step >= g.atStep) return cosineRate(g.lr, step - g.atStep, g.warmupSteps, r.steps - g.atStep, r.minLrRatio);
-  const c = r.continuation;
-  const end = g?.atStep ?? r.steps;
-  if (c && step >= c.atStep) return cosineRate(c.lr, step - c.atStep, c.warmupSteps, end - c.atStep, r.minLrRatio);
+  const phases = laterPhases(r);
+  const k = phases.findLastIndex((p) => step >= p.atStep);
+  if (k >= 0) {
+    const p = phases[k];
+    const end = phases[k + 1]?.atStep ?? r.steps;
+    return cosineRate(p.lr, step - p.atStep, p.warmupSteps, end - p.atStep, r.minLrRatio);
+  }
   const total = r.earlierPlan && step < r.earlierPlan.before ? r.earlierPlan.steps : r.steps;
   return cosineRate(r.lr, step, r.warmupSteps, total, r.minLrRatio);
 }
@@ -299,34 +306,49 @@ function newOptimizer(lm: CausalLM, recipe: Recipe): AdamW {
 }
 
 /**
- * Starts the work folder from a finished first-phase model folder (its weights, tokenizer and
- * training log) at `recipe.continuation.atStep`, for a run whose work folder is gone: the training
- * stream is replayed without training to find where that step left it. AdamW's moments are not in
- * a model folder, which costs nothing: the continuation starts a fresh optimizer either way.
+ * Starts the work folder from a model folder trained to the start of a later phase (its weights,
+ * tokenizer and training log), for a run whose work folder is gone. The training stream is
+ * rebuilt where the log says the model's last phase began and replayed without training from
+ * there, to find where the model's last step left it. (The log's positions, not a replay from step
+ * 0: a run that ended at a phase's first step and was resumed drew that phase from the last whole
+ * pool, not from the next one, as the shipped model's third phase did.) AdamW's moments are not in
+ * a model folder, which costs nothing: each phase starts a fresh optimizer either way.
  */
 function seedFromModel(dir: string, work: string, recipe: Recipe, kb: KnowledgeBase, template: ChatTemplate): void {
-  const c = recipe.continuation;
-  if (!c) throw new Error('--from-model continues a finished first phase, and the recipe has no continuation');
-  const trained = readJson<{ steps: number; tokens: number; train_minutes: number } & Pick<TrainState, 'history' | 'evals'>>(
-    path.join(dir, 'training_log.json'),
-  );
-  if (trained.steps !== c.atStep) throw new Error(`${dir} was trained for ${trained.steps} steps; the continuation starts at step ${c.atStep}`);
+  type Logged = { steps: number; tokens: number; train_minutes: number } & Pick<TrainState, 'history' | 'evals'> & {
+      continued_at?: TrainState['continuedAt'] | null;
+      grading_at?: TrainState['gradingAt'] | null;
+    };
+  const trained = readJson<Logged>(path.join(dir, 'training_log.json'));
+  const starts = laterPhases(recipe).map((p) => p.atStep);
+  if (!starts.includes(trained.steps)) {
+    throw new Error(`${dir} was trained for ${trained.steps} steps; --from-model continues at a phase start (step ${starts.join(' or ')})`);
+  }
   for (const f of ['tokenizer.json', 'tokenizer_config.json', 'model.safetensors']) fs.copyFileSync(path.join(dir, f), path.join(work, f));
   const t0 = performance.now();
-  const stream = new BatchStream(kb, template, TextTokenizer.fromDir(work), recipe, { examples: 0, pools: 0 });
-  for (let i = 0; i < c.atStep; i++) stream.next();
-  const state: TrainState = {
-    step: c.atStep,
+  const continuedAt = trained.continued_at ?? undefined;
+  const gradingAt = trained.grading_at ?? undefined;
+  const last = gradingAt
+    ? { at: gradingAt, step: recipe.gradingContinuation!.atStep }
+    : continuedAt
+      ? { at: continuedAt, step: recipe.continuation!.atStep }
+      : { at: { examples: 0, pools: 0 }, step: 0 };
+  const state: TrainState = { step: last.step, ...last.at, continuedAt, gradingAt, elapsedMs: 0, tokens: 0, recipe, history: [], evals: [] };
+  const stream = new BatchStream(kb, template, TextTokenizer.fromDir(work), recipe, state);
+  for (; state.step < trained.steps; state.step++) {
+    enterPhase(recipe, state, stream);
+    stream.next();
+  }
+  Object.assign(state, {
     examples: stream.examples,
     pools: stream.pools,
     elapsedMs: trained.train_minutes * 60000,
     tokens: trained.tokens,
-    recipe,
     history: trained.history,
     evals: trained.evals,
-  };
+  });
   writeJson(path.join(work, 'state.json'), state);
-  log(`seeded ${work} from ${dir} at step ${c.atStep} (stream replayed to example ${stream.examples} in ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  log(`seeded ${work} from ${dir} at step ${trained.steps} (stream replayed to example ${stream.examples} in ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
 }
 
 async function main(): Promise<void> {
