@@ -9,8 +9,9 @@
  * persona's rules) are paired with each of the persona's replies: a satisfying answer with every
  * `satisfied` phrase, an unsatisfying one with every phrase for the rule it broke first. The PRM
  * judge (the model with its adapter off, its judge prompts, temperature 0.6, one vote as `combine`
- * uses) reads each pair with three seeds. Printed: per persona and per phrase, the share of votes
- * that agree (+1 after a thank-you, −1 after a complaint).
+ * uses) reads each pair with three seeds, and so does the hint judge. Printed: per persona and per
+ * phrase, the share of PRM votes that agree (+1 after a thank-you, −1 after a complaint) and the
+ * share of hint-judge votes that give a hint (it should after a complaint, not after a thank-you).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Model } from '../../main/engine/index.js';
 import { loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
-import { ModelJudgeBackend, runPrmJudge } from '../../main/rl/judge.js';
+import { ModelJudgeBackend, runHintJudge, runPrmJudge } from '../../main/rl/judge.js';
 import { loadJudgePrompts } from '../../main/rl/judgePrompts.js';
 import { defaultModelDir } from '../../main/resources.js';
 
@@ -41,39 +42,53 @@ function answers(benchDir: string, persona: string): { good: RunSample[]; bad: R
   return { good: all.filter((s) => s.satisfied).slice(0, ANSWERS_PER_KIND), bad: all.filter((s) => !s.satisfied).slice(0, ANSWERS_PER_KIND) };
 }
 
-/** Share of votes that read `reply` after each answer as `expected`. */
-async function agreement(judge: (response: string, reply: string, seed: number) => Promise<number>, answersFor: RunSample[], reply: string, expected: 1 | -1) {
-  let agree = 0;
-  let n = 0;
-  for (const a of answersFor)
-    for (const seed of SEEDS) {
-      agree += (await judge(a.response, reply, seed)) === expected ? 1 : 0;
-      n++;
-    }
-  return { agree, n };
+/** What the two judges make of one reply after one answer, with one seed. */
+type Judges = (response: string, reply: string, seed: number) => Promise<{ score: number; hinted: boolean }>;
+
+interface Tally {
+  agree: number;
+  hinted: number;
+  n: number;
 }
 
-async function judgePersona(p: Persona, benchDir: string, judge: (response: string, reply: string, seed: number) => Promise<number>) {
+/** PRM votes that read `reply` after each answer as `expected`, and hint-judge votes that gave a hint. */
+async function tally(judge: Judges, answersFor: RunSample[], reply: string, expected: 1 | -1): Promise<Tally> {
+  const t: Tally = { agree: 0, hinted: 0, n: 0 };
+  for (const a of answersFor)
+    for (const seed of SEEDS) {
+      const v = await judge(a.response, reply, seed);
+      t.agree += v.score === expected ? 1 : 0;
+      t.hinted += v.hinted ? 1 : 0;
+      t.n++;
+    }
+  return t;
+}
+
+async function judgePersona(p: Persona, benchDir: string, judge: Judges) {
   const { good, bad } = answers(benchDir, p.name);
   const lines: string[] = [];
-  const totals = { thanks: { agree: 0, n: 0 }, complaints: { agree: 0, n: 0 } };
-  const add = (t: { agree: number; n: number }, x: { agree: number; n: number }) => ((t.agree += x.agree), (t.n += x.n));
+  const totals = { thanks: { agree: 0, hinted: 0, n: 0 }, complaints: { agree: 0, hinted: 0, n: 0 } };
+  const add = (t: Tally, x: Tally) => ((t.agree += x.agree), (t.hinted += x.hinted), (t.n += x.n));
   if (good.length)
     for (const reply of p.satisfied) {
-      const a = await agreement(judge, good, reply, 1);
+      const a = await tally(judge, good, reply, 1);
       add(totals.thanks, a);
-      lines.push(`  +1 ${a.agree}/${a.n}  "${reply}"`);
+      lines.push(`  +1 ${a.agree}/${a.n}  hint ${a.hinted}/${a.n}  "${reply}"`);
     }
   for (const answer of bad) {
     const rule = answer.failed[0];
     for (const reply of p.violated[rule] ?? p.violated.default) {
-      const a = await agreement(judge, [answer], reply, -1);
+      const a = await tally(judge, [answer], reply, -1);
       add(totals.complaints, a);
-      lines.push(`  -1 ${a.agree}/${a.n}  "${reply}" (${rule})`);
+      lines.push(`  -1 ${a.agree}/${a.n}  hint ${a.hinted}/${a.n}  "${reply}" (${rule})`);
     }
   }
-  const pct = (t: { agree: number; n: number }) => (t.n ? `${((100 * t.agree) / t.n).toFixed(0)} % of ${t.n}` : 'no answers');
-  return { head: `${p.name}: thank-yous read as +1 ${pct(totals.thanks)}, complaints read as -1 ${pct(totals.complaints)}`, lines, totals };
+  const pct = (x: number, n: number) => (n ? `${((100 * x) / n).toFixed(0)} %` : '–');
+  const { thanks: t, complaints: c } = totals;
+  const head =
+    `${p.name}: thank-yous read as +1 ${pct(t.agree, t.n)} of ${t.n}, complaints read as -1 ${pct(c.agree, c.n)} of ${c.n}; ` +
+    `hints after complaints ${pct(c.hinted, c.n)}, after thank-yous ${pct(t.hinted, t.n)}`;
+  return { head, lines, totals };
 }
 
 async function main(): Promise<void> {
@@ -82,16 +97,13 @@ async function main(): Promise<void> {
   const model = await Model.load(modelDir);
   const backend = new ModelJudgeBackend(model, 'base model (adapter off)');
   const prompts = loadJudgePrompts(modelDir);
-  const judge = async (response: string, reply: string, seed: number) =>
-    (
-      await runPrmJudge(
-        backend,
-        prompts,
-        { response, toolCalls: [], nextStateRole: 'user', nextStateText: reply },
-        { votes: 1, temperature: 0.6, maxTokens: 256, seed },
-      )
-    ).score;
-  console.log(`PRM judge of ${path.basename(modelDir)} on the personas' replies (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
+  const judge: Judges = async (response, reply, seed) => {
+    const c = { response, toolCalls: [], nextStateRole: 'user' as const, nextStateText: reply };
+    const o = { votes: 1, temperature: 0.6, maxTokens: 256, seed };
+    const [prm, hint] = [await runPrmJudge(backend, prompts, c, o), await runHintJudge(backend, prompts, c, o)];
+    return { score: prm.score, hinted: hint.hint !== null };
+  };
+  console.log(`PRM and hint judges of ${path.basename(modelDir)} on the personas' replies (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
   for (const name of shippedPersonas()) {
     const r = await judgePersona(loadPersona(name), values.bench!, judge);
     console.log(r.head);

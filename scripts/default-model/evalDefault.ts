@@ -183,6 +183,8 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
   let actionable = 0;
   let noHintCases = 0;
   let falseHints = 0;
+  /** Per kind of case that needs a hint: cases, hints given, and correct and actionable ones. */
+  const byKind: Record<string, { cases: number; hints: number; actionable: number }> = {};
   // Each case: the judge's output and, for a style complaint it gave a hint for, the model's
   // answer to a new question with that hint appended.
   const hintCases = Array.from({ length: n }, (_, i) => ({
@@ -209,16 +211,24 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
       continue;
     }
     needHint++;
+    const k = (byKind[c.nextRole === 'tool' ? 'tool-error' : c.kind] ??= { cases: 0, hints: 0, actionable: 0 });
+    k.cases++;
     if (!hint) continue;
+    k.hints++;
     const target = WANTS[c.kind as keyof typeof WANTS];
+    let ok: boolean;
     if (target) {
-      if (classifyStyle(answer!) === target) actionable++;
+      ok = classifyStyle(answer!) === target;
     } else if (c.nextRole === 'tool') {
-      if (/city|argument|error/i.test(hint)) actionable++;
+      ok = /city|argument|error/i.test(hint);
     } else {
       // A wrong answer: the hint must carry the correction the user gave (or ask to recompute).
       const nums = c.next.match(/\d+/g) ?? [];
-      if (nums.length === 0 ? /check|recompute|again/i.test(hint) : nums.some((x) => hint.includes(x))) actionable++;
+      ok = nums.length === 0 ? /check|recompute|again/i.test(hint) : nums.some((x) => hint.includes(x));
+    }
+    if (ok) {
+      actionable++;
+      k.actionable++;
     }
     if (i < 4) examples.push({ kind: 'hint judge', prompt: c.next, output: out });
   }
@@ -227,9 +237,13 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
     correct_actionable: actionable / Math.max(1, needHint),
     false_hints: falseHints / Math.max(1, noHintCases),
     cases: n,
+    by_kind: byKind,
   };
   log(
-    `hint judge: decisions ${pct(hintJudge.decision)}, correct and actionable hints ${pct(hintJudge.correct_actionable)}, false hints ${pct(hintJudge.false_hints)}`,
+    `hint judge: decisions ${pct(hintJudge.decision)}, correct and actionable hints ${pct(hintJudge.correct_actionable)}, false hints ${pct(hintJudge.false_hints)}\n` +
+      `  by kind (hints given, correct and actionable, of cases): ${Object.entries(byKind)
+        .map(([kind, v]) => `${kind} ${v.hints}, ${v.actionable} of ${v.cases}`)
+        .join('; ')}`,
   );
 
   batcher.dispose();

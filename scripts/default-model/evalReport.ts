@@ -12,7 +12,14 @@ export interface EvalReport {
   /** Task accuracy of the answers written to a style hint (arithmetic, units and grading), by style. */
   hinted_accuracy?: Record<Style, number>;
   prm: { held_out: number; in_distribution: number; by_label: Record<string, number> };
-  hint_judge: { decision: number; correct_actionable: number; false_hints: number; cases: number };
+  hint_judge: {
+    decision: number;
+    correct_actionable: number;
+    false_hints: number;
+    cases: number;
+    /** Per kind of case that needs a hint: cases, hints given, correct and actionable ones. */
+    by_kind?: Record<string, { cases: number; hints: number; actionable: number }>;
+  };
   examples: Array<{ kind: string; prompt: string; output: string }>;
   seconds: number;
 }
