@@ -1,0 +1,123 @@
+/**
+ * `npm run bench:gate-cost [-- --model DIR --reps N]`: what a competence-gate check costs next to
+ * the training step that made the candidate, alone on this machine (docs/learning-loop.md, "What a
+ * check costs"). The personalization benchmark reports both as they happen, two runs sharing the
+ * cores; this splits the check into its parts.
+ *
+ * The live policy is the base model; its greedy answers to the gate's sample are decoded first. The
+ * candidate is a LoRA adapter after one step of the learning loop's shape (the model's recommended
+ * settings: 4 samples, `ppo_epochs` passes, the KL to the base), its samples being four of those
+ * answers with advantage +1. Then the check, exactly as the gate runs it (CompetenceGate.measure
+ * against the live answers), and its two parts apart: the teacher-forced pass that reads every live
+ * answer under the candidate, and decoding the answers that changed; and the same pass without the
+ * adapter, which shows what the LoRA path costs. Each figure is the median of `--reps` runs. The
+ * step's samples are competence answers, about as long as a persona's questions and answers; the
+ * loop's real steps are in the personalization benchmark's "Check / step" column.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Model, policyGradientStep, scoreResponses, type TrainBatch } from '../../main/engine/index.js';
+import { greedyAnswers } from '../../main/rl/competenceAnswers.js';
+import { CompetenceGate } from '../../main/rl/competenceGate.js';
+import { LivePolicy } from '../../main/rl/livePolicy.js';
+import { effectiveKlCoef } from '../../main/protocol/training.js';
+import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
+import { defaultModelDir } from '../../main/resources.js';
+import { competenceSample } from '../../main/tasks/competenceSet.js';
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; s: number }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { value, s: (performance.now() - t0) / 1000 };
+}
+
+/** The batch of one learning-loop step: prompt tokens masked out, answer tokens pushed up (advantage +1). */
+async function stepBatch(model: Model, prompts: number[][], answers: number[][]): Promise<TrainBatch> {
+  const items = prompts.map((p, i) => ({ promptIds: p, responseIds: answers[i] }));
+  const scored = await scoreResponses(model.lm, items, {});
+  const perToken = (i: number, fill: (j: number) => number) => [
+    ...prompts[i].map(() => 0),
+    ...answers[i].map((_, j) => fill(j)),
+  ];
+  return {
+    ids: prompts.map((p, i) => [...p, ...answers[i]]),
+    mask: prompts.map((_, i) => perToken(i, () => 1)),
+    weights: prompts.map((_, i) => perToken(i, () => 1)),
+    extra: {
+      old: prompts.map((_, i) => perToken(i, (j) => scored[i].logprobs[j])),
+      ref: prompts.map((_, i) => perToken(i, (j) => scored[i].logprobs[j])),
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { model: { type: 'string' }, reps: { type: 'string', default: '3' } } });
+  const modelDir = path.resolve(values.model ?? defaultModelDir());
+  const reps = Number(values.reps);
+  if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a whole number of at least 1, got ${values.reps}`);
+  const model = await Model.load(modelDir);
+  const c = modelTrainingDefaults(modelDir);
+  const gate = CompetenceGate.load(modelDir);
+  if (!gate.set) throw new Error(`${modelDir} has no competence set, so there is no gate to measure`);
+  const items = competenceSample(gate.set, c.competence_prompts);
+  const prompts = items.map((it) => model.encodeChat({ messages: it.messages, addGenerationPrompt: true }).ids);
+  const o = { maxTokens: c.competence_max_tokens };
+
+  const live = await gate.measure(model, null, c, null);
+  const promptTokens = prompts.reduce((s, p) => s + p.length, 0);
+  const answerTokens = live.answers.reduce((s, a) => s + a.length, 0);
+  console.log(`gate check against a training step, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), ${path.basename(modelDir)}`);
+  console.log(`sample: ${items.length} prompts (${promptTokens} tokens), live answers ${answerTokens} tokens, decoded from scratch in ${live.seconds.toFixed(2)} s`);
+
+  const rows: Record<string, number[]> = { step: [], check: [], pass: [], basePass: [], decode: [] };
+  let changed = 0;
+  for (let rep = 0; rep < reps; rep++) {
+    // The adapter and optimizer the trainer makes for its first step.
+    const policy = new LivePolicy(0, null);
+    const { adapter, optimizer } = policy.trainable(model.config, c, rep + 1);
+    const pick = Array.from({ length: c.batch_size }, (_, k) => (rep * c.batch_size + k * 7) % prompts.length);
+    const step = await timed(async () => {
+      const batch = await stepBatch(model, pick.map((i) => prompts[i]), pick.map((i) => live.answers[i]));
+      for (let pass = 0; pass < c.ppo_epochs; pass++) {
+        await policyGradientStep(model.lm, adapter, optimizer, batch, {
+          learningRate: c.learning_rate,
+          epsLow: c.eps_low,
+          epsHigh: c.eps_high,
+          klCoef: effectiveKlCoef(c),
+          entropyCoef: c.entropy_coef,
+        });
+      }
+    });
+    const check = await gate.measure(model, adapter, c, live);
+    const pass = await timed(() =>
+      scoreResponses(model.lm, prompts.map((p, i) => ({ promptIds: p, responseIds: live.answers[i] })), { adapter, topK: 1, batchSize: 16 }),
+    );
+    const basePass = await timed(() =>
+      scoreResponses(model.lm, prompts.map((p, i) => ({ promptIds: p, responseIds: live.answers[i] })), { adapter: null, topK: 1, batchSize: 16 }),
+    );
+    const changedPrompts = check.answers.map((a, i) => (a.join() === live.answers[i].join() ? -1 : i)).filter((i) => i >= 0);
+    const decode = await timed(() => greedyAnswers(model, adapter, changedPrompts.map((i) => prompts[i]), o));
+    rows.step.push(step.s);
+    rows.check.push(check.seconds);
+    rows.pass.push(pass.s);
+    rows.decode.push(decode.s);
+    rows.basePass.push(basePass.s);
+    changed += check.generated;
+    policy.clear();
+  }
+  const m = Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, median(v)]));
+  console.log(`training step (${c.batch_size} samples, ${c.ppo_epochs} passes, KL ${effectiveKlCoef(c)}): ${m.step.toFixed(2)} s`);
+  console.log(
+    `gate check (${items.length} prompts, ${(changed / reps).toFixed(1)} answers changed on average): ${m.check.toFixed(2)} s = ` +
+      `${(m.check / m.step).toFixed(2)} × the step`,
+  );
+  console.log(`  teacher-forced pass over the ${items.length} live answers: ${m.pass.toFixed(2)} s`);
+  console.log(`  decoding the changed answers: ${m.decode.toFixed(2)} s`);
+  console.log(`  (the same pass without the adapter, as the base model: ${m.basePass.toFixed(2)} s)`);
+  model.dispose();
+}
+
+await main();
