@@ -34,7 +34,11 @@ interface RunSample {
 
 /** Answers of the persona from the benchmark's run files: satisfying ones and unsatisfying ones. */
 function answers(benchDir: string, persona: string): { good: RunSample[]; bad: RunSample[] } {
-  const files = fs.readdirSync(benchDir).filter((f) => f.startsWith(`personalize-${persona}-`) && f.endsWith('.json'));
+  // Sorted: the order a folder lists its files in is the file system's, and it picks the answers.
+  const files = fs
+    .readdirSync(benchDir)
+    .filter((f) => f.startsWith(`personalize-${persona}-`) && f.endsWith('.json'))
+    .sort();
   const all: RunSample[] = files.flatMap((f) => {
     const run = JSON.parse(fs.readFileSync(path.join(benchDir, f), 'utf8')) as { eval_before: RunSample[]; eval_after: RunSample[] };
     return [...run.eval_after, ...run.eval_before];
