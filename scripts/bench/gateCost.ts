@@ -8,9 +8,10 @@
  * candidate is a LoRA adapter after one step of the learning loop's shape (the model's recommended
  * settings: 4 samples, `ppo_epochs` passes, the KL to the base), its samples being four of those
  * answers with advantage +1. Then the check, exactly as the gate runs it (CompetenceGate.measure
- * against the live answers), and its two parts apart: the teacher-forced pass that reads every live
- * answer under the candidate, and decoding the answers that changed; and the same pass without the
- * adapter, which shows what the LoRA path costs. Each figure is the median of `--reps` runs. The
+ * against the live answers), and its parts apart: merging the adapter into a copy of the weights,
+ * the teacher-forced pass that reads every live answer under the candidate, and decoding the
+ * answers that changed; the last two also through the LoRA path, as serving applies the adapter
+ * (and as checks did before they merged). Each figure is the median of `--reps` runs. The
  * step's samples are competence answers, about as long as a persona's questions and answers; the
  * loop's real steps are in the personalization benchmark's "Check / step" column.
  */
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
   console.log(`gate check against a training step, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), ${path.basename(modelDir)}`);
   console.log(`sample: ${items.length} prompts (${promptTokens} tokens), live answers ${answerTokens} tokens, decoded from scratch in ${live.seconds.toFixed(2)} s`);
 
-  const rows: Record<string, number[]> = { step: [], check: [], pass: [], basePass: [], decode: [] };
+  const rows: Record<string, number[]> = { step: [], check: [], merge: [], pass: [], loraPass: [], decode: [], loraDecode: [] };
   let changed = 0;
   for (let rep = 0; rep < reps; rep++) {
     // The adapter and optimizer the trainer makes for its first step.
@@ -92,19 +93,17 @@ async function main(): Promise<void> {
       }
     });
     const check = await gate.measure(model, adapter, c, live);
-    const pass = await timed(() =>
-      scoreResponses(model.lm, prompts.map((p, i) => ({ promptIds: p, responseIds: live.answers[i] })), { adapter, topK: 1, batchSize: 16 }),
-    );
-    const basePass = await timed(() =>
-      scoreResponses(model.lm, prompts.map((p, i) => ({ promptIds: p, responseIds: live.answers[i] })), { adapter: null, topK: 1, batchSize: 16 }),
-    );
-    const changedPrompts = check.answers.map((a, i) => (a.join() === live.answers[i].join() ? -1 : i)).filter((i) => i >= 0);
-    const decode = await timed(() => greedyAnswers(model, adapter, changedPrompts.map((i) => prompts[i]), o));
-    rows.step.push(step.s);
-    rows.check.push(check.seconds);
-    rows.pass.push(pass.s);
-    rows.decode.push(decode.s);
-    rows.basePass.push(basePass.s);
+    // The check's parts, with the adapter merged (as the check runs them) and through the LoRA path.
+    const merge = await timed(() => model.withMergedAdapter(adapter));
+    const merged = merge.value;
+    const pairs = prompts.map((p, i) => ({ promptIds: p, responseIds: live.answers[i] }));
+    const pass = await timed(() => scoreResponses(merged.lm, pairs, { topK: 1, batchSize: 16 }));
+    const loraPass = await timed(() => scoreResponses(model.lm, pairs, { adapter, topK: 1, batchSize: 16 }));
+    const changedPrompts = prompts.filter((_, i) => check.answers[i].join() !== live.answers[i].join());
+    const decode = await timed(() => greedyAnswers(merged, null, changedPrompts, o));
+    const loraDecode = await timed(() => greedyAnswers(model, adapter, changedPrompts, o));
+    merged.dispose();
+    for (const [k, v] of Object.entries({ step, check: { s: check.seconds }, merge, pass, loraPass, decode, loraDecode })) rows[k].push(v.s);
     changed += check.generated;
     policy.clear();
   }
@@ -114,9 +113,9 @@ async function main(): Promise<void> {
     `gate check (${items.length} prompts, ${(changed / reps).toFixed(1)} answers changed on average): ${m.check.toFixed(2)} s = ` +
       `${(m.check / m.step).toFixed(2)} × the step`,
   );
-  console.log(`  teacher-forced pass over the ${items.length} live answers: ${m.pass.toFixed(2)} s`);
-  console.log(`  decoding the changed answers: ${m.decode.toFixed(2)} s`);
-  console.log(`  (the same pass without the adapter, as the base model: ${m.basePass.toFixed(2)} s)`);
+  console.log(`  merging the adapter into a copy of the weights: ${m.merge.toFixed(2)} s`);
+  console.log(`  teacher-forced pass over the ${items.length} live answers: ${m.pass.toFixed(2)} s (through the LoRA path: ${m.loraPass.toFixed(2)} s)`);
+  console.log(`  decoding the changed answers: ${m.decode.toFixed(2)} s (through the LoRA path: ${m.loraDecode.toFixed(2)} s)`);
   model.dispose();
 }
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import type { TrainingConfigPatch } from '../../main/protocol/training.js';
 import { Model } from '../../main/engine/model/model.js';
+import { scoreResponses } from '../../main/engine/generation/score.js';
 import { answerText, greedyAnswers, greedyAnswersLike } from '../../main/rl/competenceAnswers.js';
 import { competenceVerdict } from '../../main/rl/competenceGate.js';
 import { Trainer } from '../../main/rl/trainer.js';
@@ -70,6 +71,31 @@ describe('competence gate: greedy answers diffed against a reference are exact',
       const changed = scratch.ids.filter((ids, i) => JSON.stringify(ids) !== JSON.stringify(base.ids[i])).length;
       assert.equal(diffed.generated, changed, `scale ${scale}: only the changed answers are decoded`);
       if (scale === 0.3) assert.ok(changed > 0, 'a large perturbation changes some answers');
+      adapter.dispose();
+    }
+  });
+
+  it('the model with the adapter merged into its weights (how a check decodes) is the policy with the adapter', async () => {
+    const prompts = PROMPTS.map((p) => model.encodeChat({ messages: [{ role: 'user', content: p }], addGenerationPrompt: true }).ids);
+    const adapter = await perturbed(model, 0.3, 11);
+    const merged = await model.withMergedAdapter(adapter);
+    try {
+      const [withAdapter, folded] = [
+        await scoreResponses(model.lm, [{ promptIds: prompts[0], responseIds: prompts[1] }], { adapter }),
+        await scoreResponses(merged.lm, [{ promptIds: prompts[0], responseIds: prompts[1] }]),
+      ];
+      const unadapted = await scoreResponses(model.lm, [{ promptIds: prompts[0], responseIds: prompts[1] }]);
+      const gap = (x: Float32Array, y: Float32Array) => Math.max(...x.map((v, i) => Math.abs(v - y[i])));
+      assert.ok(gap(withAdapter[0].logprobs, folded[0].logprobs) < 1e-4, `merged log-probs differ by ${gap(withAdapter[0].logprobs, folded[0].logprobs)}`);
+      assert.ok(gap(withAdapter[0].logprobs, unadapted[0].logprobs) > 1e-3, 'the adapter changes the model');
+      const o = { maxTokens: 12 };
+      assert.deepEqual((await greedyAnswers(merged, null, prompts, o)).ids, (await greedyAnswers(model, adapter, prompts, o)).ids);
+      // The model itself is untouched: a second merge starts from its own weights again.
+      const again = await model.withMergedAdapter(adapter);
+      assert.deepEqual((await scoreResponses(again.lm, [{ promptIds: prompts[0], responseIds: prompts[1] }]))[0].logprobs, folded[0].logprobs);
+      again.dispose();
+    } finally {
+      merged.dispose();
       adapter.dispose();
     }
   });

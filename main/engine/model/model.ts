@@ -5,6 +5,8 @@ import { CausalLM, type WeightStorage } from './causalLM.js';
 import { ChatTemplate, type RenderOptions } from '../text/chatTemplate.js';
 import { LiteralGuard } from '../text/literalText.js';
 import { ModelConfigError, parseModelConfig, type ModelConfig } from './config.js';
+import type { LoraAdapter } from './lora.js';
+import { mergeLoraInto, type HfTensor } from './loraMerge.js';
 import { WeightFiles } from '../formats/weightFiles.js';
 import { TextTokenizer } from '../text/tokenizer.js';
 
@@ -142,7 +144,31 @@ export class Model {
 
   private literalGuard: LiteralGuard | null = null;
 
+  /** This model's float32 weights in Hugging Face layout, kept for {@link withMergedAdapter}. */
+  private hfWeights: Map<string, HfTensor> | null = null;
+
+  /** Whether {@link withMergedAdapter} can fold an adapter in exactly: every weight held in float32. */
+  get mergeable(): boolean {
+    return this.lm.packedWeights().size === 0;
+  }
+
+  /**
+   * This model with a LoRA adapter folded into its weights (W + scale·B·A, as the GGUF export
+   * merges it): the same policy as this model with the adapter applied, at the cost per token of
+   * the model alone. A new model sharing everything but the network; dispose it when done. The
+   * first call keeps a copy of this model's weights (its size again in host memory) for later ones.
+   */
+  async withMergedAdapter(adapter: LoraAdapter): Promise<Model> {
+    if (!this.mergeable) throw new Error('withMergedAdapter: this model holds 16-bit weights, which a merge would change');
+    this.hfWeights ??= new Map((await this.lm.exportTensors()).map((t) => [t.name, { shape: t.shape, data: t.data }]));
+    const merged = new Map([...this.hfWeights].map(([name, t]) => [name, { shape: t.shape, data: Float32Array.from(t.data) }]));
+    await mergeLoraInto(merged, adapter);
+    const lm = CausalLM.fromTensors(this.config, new Map([...merged].map(([name, t]) => [name, t.data])));
+    return new Model(this.dir, this.config, lm, this.tokenizer, this.chatTemplate, this.generation, this.backend);
+  }
+
   dispose(): void {
+    this.hfWeights = null;
     this.lm.dispose();
   }
 }
