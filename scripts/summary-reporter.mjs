@@ -12,9 +12,9 @@ const PREREQUISITE = /^requires /;
 
 // A test file whose process exits with status 0 before its tests finish (process.exit in the code
 // under test, or --test-force-exit on Node 20, which scripts/run-tests.mjs no longer passes) loses
-// them silently: node:test reports neither a pass nor a failure for the
-// tests it had queued. So every queued test is remembered until it passes or fails, and when its
-// file ends any that did neither are counted as failed and named.
+// them silently: node:test reports neither a pass nor a failure for the tests it had queued. So
+// every queued test is remembered until it passes or fails, and when its file ends any that did
+// neither are counted as failed and named.
 //
 // The counts are written after every test, not only at the end, so a runner stopped midway (the run's
 // time cap) still leaves what it counted.

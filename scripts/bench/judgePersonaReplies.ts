@@ -104,7 +104,8 @@ async function main(): Promise<void> {
   const judge: Judges = async (response, reply, seed) => {
     const c = { response, toolCalls: [], nextStateRole: 'user' as const, nextStateText: reply };
     const o = { votes: 1, temperature: 0.6, maxTokens: 256, seed };
-    const [prm, hint] = [await runPrmJudge(backend, prompts, c, o), await runHintJudge(backend, prompts, c, o)];
+    const prm = await runPrmJudge(backend, prompts, c, o);
+    const hint = await runHintJudge(backend, prompts, c, o);
     return { score: prm.score, hinted: hint.hint !== null };
   };
   console.log(`PRM and hint judges of ${path.basename(modelDir)} on the personas' replies (${os.cpus()[0]?.model ?? 'unknown CPU'})`);

@@ -179,8 +179,6 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
   // question, makes the model answer in the style the user asked for.
   const hg = new CorpusGenerator(SEEDS.eval + 3, kb);
   let decision = 0;
-  let needHint = 0;
-  let actionable = 0;
   let noHintCases = 0;
   let falseHints = 0;
   /** Per kind of case that needs a hint: cases, hints given, and correct and actionable ones. */
@@ -210,7 +208,6 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
       if (hint) falseHints++;
       continue;
     }
-    needHint++;
     const k = (byKind[c.nextRole === 'tool' ? 'tool-error' : c.kind] ??= { cases: 0, hints: 0, actionable: 0 });
     k.cases++;
     if (!hint) continue;
@@ -226,15 +223,12 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
       const nums = c.next.match(/\d+/g) ?? [];
       ok = nums.length === 0 ? /check|recompute|again/i.test(hint) : nums.some((x) => hint.includes(x));
     }
-    if (ok) {
-      actionable++;
-      k.actionable++;
-    }
+    if (ok) k.actionable++;
     if (i < 4) examples.push({ kind: 'hint judge', prompt: c.next, output: out });
   }
   const hintJudge = {
     decision: decision / n,
-    correct_actionable: actionable / Math.max(1, needHint),
+    correct_actionable: sum(byKind, 'actionable') / Math.max(1, sum(byKind, 'cases')),
     false_hints: falseHints / Math.max(1, noHintCases),
     cases: n,
     by_kind: byKind,
@@ -263,6 +257,11 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
 }
 
 /** Maps `items` through `fn`, CONCURRENCY at a time, keeping their order. */
+/** The total of one count over every kind of case. */
+function sum(byKind: Record<string, Record<'cases' | 'hints' | 'actionable', number>>, key: 'cases' | 'hints' | 'actionable'): number {
+  return Object.values(byKind).reduce((t, v) => t + v[key], 0);
+}
+
 const CONCURRENCY = 32;
 async function inParallel<T, R>(items: T[], fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
