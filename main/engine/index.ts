@@ -20,6 +20,7 @@ export { LoraAdapter, type LoraConfig } from './model/lora.js';
 // Generation and scoring
 export { generate, generateText } from './generation/generate.js';
 export { DecodeBatcher } from './generation/decodeBatcher.js';
+export { greedyContinuations, type GreedyItem } from './generation/greedyBatch.js';
 export {
   ChatRequestError,
   runChatGeneration,

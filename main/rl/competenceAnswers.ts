@@ -1,4 +1,4 @@
-import { DecodeBatcher, generateText, scoreResponses, type LoraAdapter, type Model } from '../engine/index.js';
+import { greedyContinuations, scoreResponses, type LoraAdapter, type Model } from '../engine/index.js';
 
 /** A policy's greedy answers to the competence prompts: token ids (a final stop token included). */
 export interface GreedyAnswers {
@@ -22,25 +22,25 @@ export function answerText(model: Model, ids: readonly number[]): string {
     .trim();
 }
 
-/** The greedy answer that starts with `prefix`: the prefix when it already ended, else its continuation. */
-async function finish(
+/** Greedy answers after each prompt that start with the given prefixes (none: from scratch), decoded together. */
+async function completeAnswers(
   model: Model,
   adapter: LoraAdapter | null,
-  prompt: readonly number[],
-  prefix: number[],
+  prompts: ReadonlyArray<readonly number[]>,
+  prefixes: ReadonlyArray<readonly number[]>,
   o: AnswerOptions,
-  batcher: DecodeBatcher,
-): Promise<number[]> {
+): Promise<number[][]> {
   const eos = model.generation.eosTokenIds;
-  if ((prefix.length && eos.includes(prefix[prefix.length - 1])) || prefix.length >= o.maxTokens) return prefix;
-  const r = await generateText(model.lm, model.tokenizer, [...prompt, ...prefix], {
-    maxNewTokens: o.maxTokens - prefix.length,
-    temperature: 0,
-    stopTokenIds: eos,
-    adapter,
-    batcher,
-  });
-  return [...prefix, ...r.tokens];
+  const ended = (p: readonly number[]) => (p.length > 0 && eos.includes(p[p.length - 1])) || p.length >= o.maxTokens;
+  const open = prompts.map((_, i) => i).filter((i) => !ended(prefixes[i]));
+  const tails = await greedyContinuations(
+    model.lm,
+    open.map((i) => ({ ids: [...prompts[i], ...prefixes[i]], maxNewTokens: o.maxTokens - prefixes[i].length })),
+    { stopTokenIds: eos, adapter },
+  );
+  const out = prefixes.map((p) => [...p]);
+  open.forEach((i, k) => out[i].push(...tails[k]));
+  return out;
 }
 
 /** Greedy answers of a policy (null adapter: the base model), decoded together in one batch. */
@@ -50,9 +50,7 @@ export async function greedyAnswers(
   prompts: ReadonlyArray<readonly number[]>,
   o: AnswerOptions,
 ): Promise<GreedyAnswers> {
-  const batcher = new DecodeBatcher(model.lm);
-  const ids = await Promise.all(prompts.map((p) => finish(model, adapter, p, [], o, batcher)));
-  return { ids, generated: prompts.length };
+  return { ids: await completeAnswers(model, adapter, prompts, prompts.map(() => []), o), generated: prompts.length };
 }
 
 /**
@@ -88,15 +86,15 @@ export async function greedyAnswersLike(
     const j = top.findIndex((t, pos) => t[0].id !== ref[pos]);
     prefixes[i] = j < 0 ? null : [...ref.slice(0, j), top[j][0].id];
   });
-  const batcher = new DecodeBatcher(model.lm);
-  let generated = 0;
-  const ids = await Promise.all(
-    prompts.map((p, i) => {
-      const prefix = prefixes[i];
-      if (prefix === null) return [...reference[i]];
-      generated++;
-      return finish(model, adapter, p, prefix, o, batcher);
-    }),
+  const diverged = prompts.map((_, i) => i).filter((i) => prefixes[i] !== null);
+  const decoded = await completeAnswers(
+    model,
+    adapter,
+    diverged.map((i) => prompts[i]),
+    diverged.map((i) => prefixes[i]!),
+    o,
   );
-  return { ids, generated };
+  const ids = reference.map((r) => [...r]);
+  diverged.forEach((i, k) => (ids[i] = decoded[k]));
+  return { ids, generated: diverged.length };
 }

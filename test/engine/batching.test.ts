@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { DecodeBatcher } from '../../main/engine/generation/decodeBatcher.js';
 import { generate, generateText, type GeneratedToken, type GenerationResult } from '../../main/engine/generation/generate.js';
+import { greedyContinuations } from '../../main/engine/generation/greedyBatch.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
@@ -76,6 +77,32 @@ for (const name of ['qwen3-qknorm', 'mistral-swa'] as FixtureModel[]) {
       assert.equal(r2.finishReason, 'abort');
       assert.deepEqual(r2.tokens, solo[2].tokens.slice(0, r2.tokens.length));
       assert.equal(batcher.active, 0);
+    });
+
+    it('greedy continuations decoded together, prefilled in groups, are the tokens generateText gives each alone', async () => {
+      const adapter = LoraAdapter.create(model.config, { r: 4 }, 3);
+      for (const v of adapter.variables().values()) v.assign(tf.add(v, 0.03));
+      const budget = (i: number) => [12, 1, 0, 9, 16][i];
+      const solo: GenerationResult[] = [];
+      for (const [i, p] of PROMPTS.entries())
+        solo.push(await generateText(model.lm, model.tokenizer, ids(p), { temperature: 0, maxNewTokens: budget(i), adapter }));
+      // A stop token that ends one sequence early: the third token of the first one's solo run.
+      const stop = solo[0].tokens[2];
+      const solo0 = await generateText(model.lm, model.tokenizer, ids(PROMPTS[0]), { temperature: 0, maxNewTokens: 12, adapter, stopTokenIds: [stop] });
+      const expected = solo.map((r, i) => {
+        const k = r.tokens.indexOf(stop);
+        return k >= 0 ? r.tokens.slice(0, k + 1) : r.tokens;
+      });
+      assert.deepEqual(expected[0], solo0.tokens);
+      const baseline = tf.memory().numTensors;
+      const got = await greedyContinuations(
+        model.lm,
+        PROMPTS.map((p, i) => ({ ids: ids(p), maxNewTokens: budget(i) })),
+        { stopTokenIds: [stop], adapter, prefillBatch: 2 },
+      );
+      assert.deepEqual(got, expected);
+      assert.equal(tf.memory().numTensors, baseline, 'caches are freed');
+      adapter.dispose();
     });
 
     it('sequences with different adapters batch separately and match their solo runs', async () => {
