@@ -13,4 +13,6 @@ export const CLAWLOOP_MINI_TRAINING = {
   rl_skip_confident: 0.9,
   kl_coef: 0.1,
   competence_prompts: 96,
+  /** Its own judge, trained on from it (scripts/default-model/modelSpec.ts, Recipe.judge). */
+  judge: { kind: 'model', dir: 'judge' },
 } as const;

@@ -11,7 +11,10 @@ const LORA_TARGETS = ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_p
 export const JudgeSpecSchema = z.discriminatedUnion('kind', [
   /** The served model with its adapter off (default). */
   z.object({ kind: z.literal('base') }).strict(),
-  /** Another local model folder. */
+  /**
+   * Another local model folder. A relative path is read from the served model's folder: a model
+   * may ship its own judge there (the bundled clawloop-mini's is `judge`).
+   */
   z.object({ kind: z.literal('model'), dir: z.string().min(1) }).strict(),
   /** An external OpenAI-compatible endpoint. */
   z

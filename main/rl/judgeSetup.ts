@@ -15,16 +15,19 @@ export interface JudgeSetup {
 
 /**
  * The judge a configuration names: the served base model with its adapter off ('base'), another
- * local model folder ('model'), or an OpenAI-compatible endpoint ('endpoint').
+ * local model folder ('model'; a relative path is inside the served model's folder), or an
+ * OpenAI-compatible endpoint ('endpoint').
  */
 export async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir: string): Promise<JudgeSetup> {
   if (spec.kind === 'base') {
     return { backend: new ModelJudgeBackend(baseModel, 'base model (adapter off)'), prompts: loadJudgePrompts(baseModelDir), model: null };
   }
   if (spec.kind === 'model') {
-    const model = await Model.load(spec.dir);
+    // A relative folder is the served model's own judge (the bundled model's is `judge`).
+    const dir = path.resolve(baseModelDir, spec.dir);
+    const model = await Model.load(dir);
     try {
-      return { backend: new ModelJudgeBackend(model, `model ${path.resolve(spec.dir)}`), prompts: loadJudgePrompts(spec.dir), model };
+      return { backend: new ModelJudgeBackend(model, `model ${dir}`), prompts: loadJudgePrompts(dir), model };
     } catch (err) {
       model.dispose();
       throw err;

@@ -1,6 +1,7 @@
 /**
- * `npm run bench:judge-replies [-- --model DIR --bench DIR]`: how the served model's PRM judge
- * reads each persona's replies. The personalization benchmark gives ClawLoop nothing but the
+ * `npm run bench:judge-replies [-- --model DIR --bench DIR]`: how the judge the model's training
+ * settings name (the bundled model's own `judge/`; else the model itself) reads each persona's
+ * replies. The personalization benchmark gives ClawLoop nothing but the
  * user's words, so a reply the judge misreads turns a good answer into a −1 (and usually a hint
  * for a fault it does not have). This measures it directly.
  *
@@ -8,8 +9,7 @@
  * `eval_before`/`eval_after` answers of the run files, each marked satisfying or not by the
  * persona's rules) are paired with each of the persona's replies: a satisfying answer with every
  * `satisfied` phrase, an unsatisfying one with every phrase for the rule it broke first. The PRM
- * judge (the model with its adapter off, its judge prompts, temperature 0.6, one vote as `combine`
- * uses) reads each pair with three seeds, and so does the hint judge. Printed: per persona and per
+ * judge (its judge prompts, temperature 0.6, one vote as `combine` uses) reads each pair with three seeds, and so does the hint judge. Printed: per persona and per
  * phrase, the share of PRM votes that agree (+1 after a thank-you, −1 after a complaint) and the
  * share of hint-judge votes that give a hint (it should after a complaint, not after a thank-you).
  */
@@ -19,8 +19,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Model } from '../../main/engine/index.js';
 import { loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
-import { ModelJudgeBackend, runHintJudge, runPrmJudge } from '../../main/rl/judge.js';
-import { loadJudgePrompts } from '../../main/rl/judgePrompts.js';
+import { runHintJudge, runPrmJudge } from '../../main/rl/judge.js';
+import { loadJudge } from '../../main/rl/judgeSetup.js';
+import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
 import { defaultModelDir } from '../../main/resources.js';
 
 const SEEDS = [1, 2, 3];
@@ -99,8 +100,8 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { model: { type: 'string' }, bench: { type: 'string', default: 'docs/bench' } } });
   const modelDir = path.resolve(values.model ?? defaultModelDir());
   const model = await Model.load(modelDir);
-  const backend = new ModelJudgeBackend(model, 'base model (adapter off)');
-  const prompts = loadJudgePrompts(modelDir);
+  // The judge the model's training settings name: the bundled model's own, else the model itself.
+  const { backend, prompts, model: judgeModel } = await loadJudge(modelTrainingDefaults(modelDir).judge, model, modelDir);
   const judge: Judges = async (response, reply, seed) => {
     const c = { response, toolCalls: [], nextStateRole: 'user' as const, nextStateText: reply };
     const o = { votes: 1, temperature: 0.6, maxTokens: 256, seed };
@@ -108,12 +109,13 @@ async function main(): Promise<void> {
     const hint = await runHintJudge(backend, prompts, c, o);
     return { score: prm.score, hinted: hint.hint !== null };
   };
-  console.log(`PRM and hint judges of ${path.basename(modelDir)} on the personas' replies (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
+  console.log(`PRM and hint judges (${backend.description}) on the personas' replies (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
   for (const name of shippedPersonas()) {
     const r = await judgePersona(loadPersona(name), values.bench!, judge);
     console.log(r.head);
     for (const l of r.lines) console.log(l);
   }
+  judgeModel?.dispose();
   model.dispose();
 }
 

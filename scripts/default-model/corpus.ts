@@ -45,6 +45,19 @@ export const EXAMPLE_MIX: Readonly<Record<ExampleKind, number>> = {
   tools: 0.06,
 };
 
+/**
+ * The fourth phase's mix (Recipe.judgeContinuation): half again as many judge examples, since
+ * that phase is there to teach the judges praise (feedback.ts, phrase set 3).
+ */
+export const JUDGE_PHASE_MIX: Readonly<Record<ExampleKind, number>> = {
+  qa: 0.24,
+  'qa-hint': 0.15,
+  session: 0.15,
+  prm: 0.21,
+  hint: 0.21,
+  tools: 0.04,
+};
+
 export const FAMILY_MIX: Readonly<Record<TaskFamily, number>> = { arithmetic: 0.35, units: 0.2, facts: 0.25, grading: 0.2 };
 
 const SYSTEM_PROMPTS = [
@@ -129,11 +142,13 @@ export interface CorpusOptions {
 export class CorpusGenerator {
   private readonly r: Rand;
   /** Which user phrase set reactions draw from (see feedback.ts); the training stream switches it. */
-  phrases: 1 | 2 = 1;
+  phrases: 1 | 2 | 3 = 1;
   /** Whether terse answers keep their working (styles.ts); the training stream switches it. */
   terseWorking = false;
   /** Whether grading comments work the problem out before the verdict (styles.ts); the stream switches it. */
   gradingWorkFirst = false;
+  /** Whether examples are drawn from JUDGE_PHASE_MIX instead of EXAMPLE_MIX; the stream switches it. */
+  judgeMix = false;
 
   constructor(
     seed: number,
@@ -151,7 +166,7 @@ export class CorpusGenerator {
   }
 
   next(): Example {
-    const kind = this.r.weighted(EXAMPLE_MIX);
+    const kind = this.r.weighted(this.judgeMix ? JUDGE_PHASE_MIX : EXAMPLE_MIX);
     switch (kind) {
       case 'qa':
         return this.qa();
@@ -227,7 +242,7 @@ export class CorpusGenerator {
     }
     if (r.chance(0.4)) {
       const t2 = this.task();
-      const lead = r.pick(['', `${userReaction(r, 'satisfied', undefined, this.phrases)} `, 'Next one: ', 'Another question. ']);
+      const lead = r.pick(['', `${userReaction(r, 'satisfied', undefined, this.phrases, style)} `, 'Next one: ', 'Another question. ']);
       push({ role: 'user', content: `${lead}${t2.question}` }, false);
       push({ role: 'assistant', content: this.answer(t2, style) }, true);
     }
@@ -277,7 +292,7 @@ export class CorpusGenerator {
     const response = this.answer(t, style);
     if (roll < 0.45) {
       const held = opts.heldOut;
-      const next = held ? r.pick(HELD_OUT_SATISFIED) : userReaction(r, 'satisfied', undefined, this.phrases);
+      const next = held ? r.pick(HELD_OUT_SATISFIED) : userReaction(r, 'satisfied', undefined, this.phrases, style);
       return { response, nextRole: 'user', next, kind: 'satisfied', hint: null };
     }
     if (roll < 0.55) {

@@ -16,6 +16,7 @@ import { Model } from '../../main/engine/model/model.js';
 import { withHint } from '../../main/engine/text/openaiMessages.js';
 import { fillJudgePrompt, loadJudgePrompts } from '../../main/rl/judgePrompts.js';
 import { parseBoxedScore, parseHint } from '../../main/rl/judgeParsing.js';
+import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
 import { loadKnowledgeBase, type KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
 import { Rand } from '../../main/tasks/rand.js';
 import { isCorrect, makeTask, TASK_FAMILIES, type TaskFamily } from '../../main/tasks/taskFamilies.js';
@@ -37,34 +38,51 @@ async function main(): Promise<void> {
   });
   const t0 = performance.now();
   const model = await Model.load(values.model!);
+  const judgeDir = judgeFolder(values.model!);
+  const judgeModel = judgeDir ? await Model.load(judgeDir) : model;
   const kb = loadKnowledgeBase();
   const n = Number(values.n);
-  const report = await evaluate(model, kb, n, (s) => console.log(s));
+  console.log(`judges: ${judgeDir ? `its judge, ${judgeDir}` : 'the model itself'}`);
+  const report = await evaluate(model, judgeModel, kb, n, (s) => console.log(s));
   report.seconds = (performance.now() - t0) / 1000;
+  report.judge = judgeDir ? path.relative(values.model!, judgeDir) : null;
   fs.writeFileSync(path.join(values.model!, 'eval.json'), `${JSON.stringify(report, null, 2)}\n`);
   writeModelCard(values.model!, report);
   console.log(`wrote ${path.join(values.model!, 'MODEL_CARD.md')} (${report.seconds.toFixed(0)} s)`);
 }
 
-export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: (s: string) => void): Promise<EvalReport> {
+/** The judge the model folder recommends, when it is a model folder (the bundled model's own `judge`). */
+function judgeFolder(modelDir: string): string | null {
+  const judge = modelTrainingDefaults(modelDir).judge;
+  return judge.kind === 'model' ? path.resolve(modelDir, judge.dir) : null;
+}
+
+/**
+ * The model's figures: its answers, and the judges' on its turns. `judgeModel` judges (the model
+ * itself when it has no judge of its own); the hints it gives are followed by `model`.
+ */
+export async function evaluate(model: Model, judgeModel: Model, kb: KnowledgeBase, n: number, log: (s: string) => void): Promise<EvalReport> {
   const eos = model.generation.eosTokenIds;
   const temperature = model.generation.temperature ?? 0.7;
   const topP = model.generation.topP ?? 0.95;
   let seed = SEEDS.eval;
   // Generations run CONCURRENCY at a time, their decode steps batched together. Each takes its
   // seed when it starts (in queue order) or is given one, so the figures do not depend on timing.
-  const batcher = new DecodeBatcher(model.lm);
-  const gen = (messages: ChatMessage[], opts: { greedy?: boolean; temperature?: number; maxTokens?: number; seed?: number } = {}) => {
-    const ids = model.encodeChat({ messages }).ids;
-    return generateText(model.lm, model.tokenizer, ids, {
+  const batchers = new Map<Model, DecodeBatcher>();
+  const generator = (m: Model) => (messages: ChatMessage[], opts: { greedy?: boolean; temperature?: number; maxTokens?: number; seed?: number } = {}) => {
+    if (!batchers.has(m)) batchers.set(m, new DecodeBatcher(m.lm));
+    const ids = m.encodeChat({ messages }).ids;
+    return generateText(m.lm, m.tokenizer, ids, {
       maxNewTokens: opts.maxTokens ?? 256,
       temperature: opts.greedy ? 0 : (opts.temperature ?? temperature),
       topP,
       seed: opts.seed ?? seed++,
       stopTokenIds: eos,
-      batcher,
+      batcher: batchers.get(m),
     }).then((r) => r.text);
   };
+  const gen = generator(model);
+  const judgeGen = generator(judgeModel);
   const examples: EvalReport['examples'] = [];
   const r = new Rand(SEEDS.eval);
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -133,7 +151,7 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
   log(`task accuracy when asked for a style: ${STYLES.map((s) => `${s} ${pct(hintedAccuracy[s])}`).join(', ')}`);
 
   // The judges, at the judge temperature (0.6), one vote each, on held-out phrasings.
-  const prompts = loadJudgePrompts(model.dir);
+  const prompts = loadJudgePrompts(judgeModel.dir);
   const judge = async (which: 'prm' | 'hint', c: ReturnType<CorpusGenerator['judgeCase']>) => {
     const p = fillJudgePrompt(prompts[which], {
       response: c.response,
@@ -141,7 +159,7 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
       nextStateRole: c.nextRole,
       nextStateText: c.next,
     });
-    return gen(
+    return judgeGen(
       [
         { role: 'system', content: p.system },
         { role: 'user', content: p.user },
@@ -240,7 +258,7 @@ export async function evaluate(model: Model, kb: KnowledgeBase, n: number, log: 
         .join('; ')}`,
   );
 
-  batcher.dispose();
+  for (const b of batchers.values()) b.dispose();
   return {
     n,
     sampling: { temperature, top_p: topP },

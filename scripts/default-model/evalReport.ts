@@ -21,5 +21,7 @@ export interface EvalReport {
     by_kind?: Record<string, { cases: number; hints: number; actionable: number }>;
   };
   examples: Array<{ kind: string; prompt: string; output: string }>;
+  /** The folder of the model's own judge, relative to it, when it has one (else it judges itself). */
+  judge?: string | null;
   seconds: number;
 }

@@ -13,6 +13,7 @@ interface TrainingLog {
   history: Array<{ step: number; loss: number }>;
   continued_at?: { examples: number; pools: number } | null;
   grading_at?: { examples: number; pools: number } | null;
+  judge_at?: { examples: number; pools: number } | null;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
@@ -40,11 +41,36 @@ every style opened with the verdict, which the model had to guess: greedy, it gr
 right, and 23 % asked for warmth.`;
 }
 
+/** The judge's phase (recipe.judge), when the model has a judge of its own. */
+function judgeText(log: TrainingLog, judgeLog: TrainingLog | null, folder: string): string {
+  const j = log.recipe.judge;
+  if (!j || !judgeLog?.judge_at) return '';
+  return `
+
+**Its judge** (\`${folder}/\`, the judge in \`clawloop_training.json\`) is this model trained on for ${j.steps} more steps, to step
+${judgeLog.steps}, from example ${judgeLog.judge_at.examples.toLocaleString('en-US')} of the stream: a phase begun the same way (warm-up to
+${j.lr}), with half again as many judge examples and a third phrase set: praise that names what it praises, often in the
+words complaints use ("Short and to the point.", "No bold and no lists, good.", "Kind and clear, thanks."), and praise that
+says the answer sufficed ("That covers it."). Before it, the PRM read a third to two thirds of the shipped personas'
+thank-yous as complaints (\`npm run bench:judge-replies\`), so learning pushed good answers down. The phase stays out of the
+model itself: trained into it, it also moved the styles the model writes unprompted (warm answers 3.0 → 1.3 % of 400).`;
+}
+
+/** Bytes of every file in a folder and its subfolders. */
+function folderBytes(dir: string): number {
+  return fs.readdirSync(dir, { withFileTypes: true }).reduce((s, f) => {
+    const p = path.join(dir, f.name);
+    return s + (f.isDirectory() ? folderBytes(p) : fs.statSync(p).size);
+  }, 0);
+}
+
 export function writeModelCard(dir: string, e: EvalReport): void {
   const log = JSON.parse(fs.readFileSync(path.join(dir, 'training_log.json'), 'utf8')) as TrainingLog;
   const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as Record<string, number>;
   const weights = fs.statSync(path.join(dir, 'model.safetensors')).size;
-  const total = fs.readdirSync(dir).reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
+  const total = folderBytes(dir);
+  const judgeDir = e.judge ? path.join(dir, e.judge) : null;
+  const judgeLog = judgeDir ? (JSON.parse(fs.readFileSync(path.join(judgeDir, 'training_log.json'), 'utf8')) as TrainingLog) : null;
   const params = weights / 4;
   const lossAt = (frac: number) => log.history[Math.min(log.history.length - 1, Math.floor(frac * log.history.length))]?.loss ?? NaN;
   const fam = ['arithmetic', 'units', 'facts', 'grading'] as const;
@@ -53,7 +79,7 @@ export function writeModelCard(dir: string, e: EvalReport): void {
 ClawLoop's built-in model: a ${(params / 1e6).toFixed(1)} M-parameter \`Qwen3ForCausalLM\` trained from scratch by
 ClawLoop's own engine, on a laptop-class CPU, so that ClawLoop works out of the box and there is
 something to personalise. It is small on purpose: it knows a handful of task families well, talks
-in several styles, and can judge its own turns (the PRM and hint judge of ClawLoop's learning loop).
+in several styles, and ${judgeDir ? 'comes with a judge of its turns trained on from it' : 'can judge its own turns'} (the PRM and hint judge of ClawLoop's learning loop).
 It is not a general assistant.
 
 ## What it is
@@ -66,7 +92,9 @@ It is not a general assistant.
 | Tokenizer | byte-level BPE, ${config.vocab_size} ids (learned on the generated corpus; digits split one by one, Qwen's pre-tokenizer), ChatML special tokens |
 | Chat template | ClawLoop's ChatML template (\`resources/chat-templates/clawloop.jinja\`): system prompt, tools, \`<tool_call>\` calls and \`<tool_response>\` results, \`<think>\` reasoning |
 | Files | ${(total / 1e6).toFixed(1)} MB in all (weights ${(weights / 1e6).toFixed(1)} MB) |
-| Judge prompts | \`clawloop_judges.json\` (short prompts in the formats of the learning loop) |
+| Judge prompts | \`clawloop_judges.json\` (short prompts in the formats of the learning loop) |${
+    e.judge ? `\n| Judge | \`${e.judge}/\`: the same architecture and tokenizer, trained on from this model (below) |` : ''
+  }
 | Training defaults | \`clawloop_training.json\` (settings ClawLoop uses for it on a fresh data folder) |
 
 ## What it was trained on
@@ -105,7 +133,7 @@ learning rate follows that plan's cosine until then.`
 from a second phrase set (praise of any length, complaints that give a reason), added when the judges were seen to read long
 praise as a complaint.`
       : ''
-  }${continuationText(log)}${gradingText(log)}
+  }${continuationText(log)}${gradingText(log)}${judgeText(log, judgeLog, e.judge ?? '')}
 
 **Time: ${(log.train_minutes / 60).toFixed(1)} hours of training on a 2-core machine** (AMD EPYC, 2 vCPUs, ClawLoop's
 engine with its native OpenBLAS kernels). Reproduce it with \`npm run train:default\` (checkpointed:
@@ -115,7 +143,7 @@ an interrupted run resumes), then \`npm run eval:default\` to measure it and rew
 
 On held-out generated examples (question phrasings never used in training where a family has
 them), ${e.n} per measurement; sampled with the model's defaults (temperature ${e.sampling.temperature}, top-p ${e.sampling.top_p})
-unless noted.
+unless noted.${judgeDir ? ` The judges' rows are its judge's (\`${e.judge}/\`), on this model's turns; the hints it gives are followed by this model.` : ''}
 
 | Measure | Result | Target |
 |---|---|---|

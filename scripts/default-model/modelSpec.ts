@@ -81,6 +81,17 @@ export interface Recipe {
    * the verdict, which it had to guess before computing anything.
    */
   gradingContinuation?: { atStep: number; lr: number; warmupSteps: number };
+  /**
+   * The judge: after the model's last step (`steps`), `judge.steps` more of a fourth phase, begun
+   * like the others, whose weights are written to the model folder's `judge/` folder while the
+   * model keeps its weights from step `steps`. The phase teaches the judges praise that names what
+   * it praises (feedback.ts, phrase set 3) and draws more judge examples (corpus.ts,
+   * JUDGE_PHASE_MIX). At step 4400 the PRM read a third to two thirds of the shipped personas'
+   * thank-yous as complaints (bench:judge-replies); trained into the model itself, the same phase
+   * also moved the styles it writes unprompted (warm answers 3.0 → 1.3 % of 400), and a separate
+   * judge keeps them (docs/learning-loop.md §7, "The judges").
+   */
+  judge?: { steps: number; lr: number; warmupSteps: number };
 }
 
 /** Where the shipped model's training stream switched to phrase set 2: its checkpoint at step 1250. */
@@ -101,7 +112,11 @@ export const RECIPE: Recipe = {
   earlierPlan: { before: 908, steps: 8000 },
   continuation: { atStep: 2800, lr: 6e-4, warmupSteps: 30 },
   gradingContinuation: { atStep: 3600, lr: 4e-4, warmupSteps: 30 },
+  judge: { steps: 300, lr: 3e-4, warmupSteps: 20 },
 };
+
+/** Where the judge's folder goes inside the model folder (the bundled model's `judge` setting names it). */
+export const JUDGE_FOLDER = 'judge';
 
 /**
  * Training settings ClawLoop uses for this model on a fresh data folder (its

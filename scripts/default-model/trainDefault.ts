@@ -29,7 +29,7 @@ import { trainBpe, tokenizerConfig, tokenizerJson } from './bpe.js';
 import { CorpusGenerator } from './corpus.js';
 import { encodeExample, renderExample } from './encodeExample.js';
 import { DEFAULT_MODEL_JUDGE_PROMPTS } from './judgePrompts.js';
-import { DEFAULT_MODEL_NAME, modelConfigJson, RECIPE, RECOMMENDED_TRAINING, SEEDS, type Recipe } from './modelSpec.js';
+import { DEFAULT_MODEL_NAME, JUDGE_FOLDER, modelConfigJson, RECIPE, RECOMMENDED_TRAINING, SEEDS, type Recipe } from './modelSpec.js';
 import { quickEval } from './quickEval.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
@@ -50,6 +50,10 @@ interface TrainState {
   continuedAt?: { examples: number; pools: number };
   /** Where the third phase began (recipe.gradingContinuation), once it has. */
   gradingAt?: { examples: number; pools: number };
+  /** Where the judge's phase began (recipe.judge, after the model's last step), once it has. */
+  judgeAt?: { examples: number; pools: number };
+  /** The model's training totals where the judge's phase began (what its folder reports). */
+  modelTotals?: { tokens: number; elapsedMs: number };
 }
 
 const log = (s: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${s}`);
@@ -116,11 +120,12 @@ class BatchStream {
     private readonly template: ChatTemplate,
     private readonly tokenizer: TextTokenizer,
     private readonly recipe: Recipe,
-    resume: Pick<TrainState, 'examples' | 'pools' | 'continuedAt' | 'gradingAt'>,
+    resume: Pick<TrainState, 'examples' | 'pools' | 'continuedAt' | 'gradingAt' | 'judgeAt'>,
   ) {
     this.gen = new CorpusGenerator(SEEDS.train, kb);
     this.terseWorkingFrom = resume.continuedAt?.examples ?? Infinity;
     this.gradingWorkFirstFrom = resume.gradingAt?.examples ?? Infinity;
+    this.judgePhaseFrom = resume.judgeAt?.examples ?? Infinity;
     for (let i = 0; i < resume.examples; i++) this.draw(i);
     this.examples = resume.examples;
     this.pools = resume.pools;
@@ -130,9 +135,13 @@ class BatchStream {
   terseWorkingFrom: number;
   /** The first example whose grading comments work the problem out first (the third phase's start). */
   gradingWorkFirstFrom: number;
+  /** The first example of the judge's phase (praise that names a quality, more judge examples). */
+  judgePhaseFrom: number;
 
   private draw(index: number) {
-    this.gen.phrases = index >= this.recipe.phrasesV2FromExample ? 2 : 1;
+    const judgePhase = index >= this.judgePhaseFrom;
+    this.gen.phrases = judgePhase ? 3 : index >= this.recipe.phrasesV2FromExample ? 2 : 1;
+    this.gen.judgeMix = judgePhase;
     this.gen.terseWorking = index >= this.terseWorkingFrom;
     this.gen.gradingWorkFirst = index >= this.gradingWorkFirstFrom;
     return this.gen.next();
@@ -238,9 +247,19 @@ async function accumulateGradients(lm: CausalLM, batch: Batch): Promise<{ loss: 
   return { loss, grads };
 }
 
+/** The judge's phase, which starts after the model's last step. */
+function judgePhase(r: Recipe): { atStep: number; lr: number; warmupSteps: number } | undefined {
+  return r.judge && { atStep: r.steps, lr: r.judge.lr, warmupSteps: r.judge.warmupSteps };
+}
+
+/** The step training ends at: the model's last, or the judge's. */
+function finalStep(r: Recipe): number {
+  return r.steps + (r.judge?.steps ?? 0);
+}
+
 /** The phases after the first, in order: each restarts the learning rate and decays it until the next. */
 function laterPhases(r: Recipe): Array<{ atStep: number; lr: number; warmupSteps: number }> {
-  return [r.continuation, r.gradingContinuation].filter((p) => p !== undefined);
+  return [r.continuation, r.gradingContinuation, judgePhase(r)].filter((p) => p !== undefined);
 }
 
 function learningRate(r: Recipe, step: number): number {
@@ -248,7 +267,7 @@ function learningRate(r: Recipe, step: number): number {
   const k = phases.findLastIndex((p) => step >= p.atStep);
   if (k >= 0) {
     const p = phases[k];
-    const end = phases[k + 1]?.atStep ?? r.steps;
+    const end = phases[k + 1]?.atStep ?? finalStep(r);
     return cosineRate(p.lr, step - p.atStep, p.warmupSteps, end - p.atStep, r.minLrRatio);
   }
   const total = r.earlierPlan && step < r.earlierPlan.before ? r.earlierPlan.steps : r.steps;
@@ -273,8 +292,9 @@ async function saveWeights(lm: CausalLM, file: string): Promise<void> {
 }
 
 /**
- * Starts the second or third phase when the step reaches it: the rest of the pool is dropped and
- * the stream's answers change from the next example on. True when one began (AdamW starts afresh).
+ * Starts the second or third phase, or the judge's, when the step reaches it: the rest of the pool
+ * is dropped and the stream's examples change from the next one on. True when one began (AdamW
+ * starts afresh).
  */
 function enterPhase(recipe: Recipe, state: TrainState, stream: BatchStream): boolean {
   const at = () => ({ examples: stream.examples, pools: stream.pools });
@@ -292,6 +312,13 @@ function enterPhase(recipe: Recipe, state: TrainState, stream: BatchStream): boo
     state.gradingAt = at();
     stream.gradingWorkFirstFrom = stream.examples;
     log(`step ${state.step}: third phase from example ${stream.examples} (fresh AdamW, grading comments work the problem out first)`);
+    return true;
+  }
+  if (recipe.judge && state.step >= recipe.steps && !state.judgeAt) {
+    stream.endPool();
+    state.judgeAt = at();
+    stream.judgePhaseFrom = stream.examples;
+    log(`step ${state.step}: the judge's phase from example ${stream.examples} (fresh AdamW, praise that names a quality, more judge examples)`);
     return true;
   }
   return false;
@@ -405,7 +432,7 @@ async function main(): Promise<void> {
   const params = lm.parameters();
   let n = 0;
   for (const v of params.values()) n += v.size;
-  log(`model: ${(n / 1e6).toFixed(2)} M parameters, vocab ${vocabSize}; training to step ${recipe.steps}`);
+  log(`model: ${(n / 1e6).toFixed(2)} M parameters, vocab ${vocabSize}; training to step ${recipe.steps}${recipe.judge ? `, its judge to step ${finalStep(recipe)}` : ''}`);
   let opt = newOptimizer(lm, recipe);
   if (state.step > 0 && fs.existsSync(optFile)) opt.load(optFile);
 
@@ -422,8 +449,14 @@ async function main(): Promise<void> {
   let windowSteps = 0;
   let windowStart = performance.now();
   let lastSave = state.step;
-  while (state.step < recipe.steps) {
+  const policyFile = path.join(work, 'policy.safetensors');
+  while (state.step < finalStep(recipe)) {
     if (enterPhase(recipe, state, stream)) opt = newOptimizer(lm, recipe);
+    // The model's weights are final where the judge's phase begins; the judge trains on from them.
+    if (recipe.judge && state.step === recipe.steps && !state.modelTotals) {
+      await saveWeights(lm, policyFile);
+      state.modelTotals = { tokens: state.tokens, elapsedMs: state.elapsedMs };
+    }
     const batch = stream.next();
     const t0 = performance.now();
     const lr = learningRate(recipe, state.step);
@@ -448,7 +481,7 @@ async function main(): Promise<void> {
       };
       state.history.push(entry);
       log(
-        `step ${state.step}/${recipe.steps} loss ${entry.loss.toFixed(4)} lr ${lr.toExponential(2)} ${entry.tokensPerS.toFixed(0)} tok/s ` +
+        `step ${state.step}/${finalStep(recipe)} loss ${entry.loss.toFixed(4)} lr ${lr.toExponential(2)} ${entry.tokensPerS.toFixed(0)} tok/s ` +
           `(${(state.elapsedMs / 60000).toFixed(1)} min, ${(state.tokens / 1e6).toFixed(2)} M tokens, tensors ${tf.memory().numTensors}, heap ${heapMb()} MB)`,
       );
       windowLoss = windowTokens = windowSteps = 0;
@@ -478,26 +511,47 @@ async function main(): Promise<void> {
   }
   await save();
 
-  // The model folder.
-  fs.mkdirSync(out, { recursive: true });
-  await saveWeights(lm, path.join(out, 'model.safetensors'));
-  writeJson(path.join(out, 'config.json'), configJson);
-  fs.copyFileSync(path.join(work, 'tokenizer.json'), path.join(out, 'tokenizer.json'));
-  fs.copyFileSync(path.join(work, 'tokenizer_config.json'), path.join(out, 'tokenizer_config.json'));
-  writeJson(path.join(out, 'generation_config.json'), { eos_token_id: [eosId], pad_token_id: padId, temperature: 0.7, top_p: 0.95 });
-  writeJson(path.join(out, 'clawloop_judges.json'), DEFAULT_MODEL_JUDGE_PROMPTS);
-  writeJson(path.join(out, 'clawloop_training.json'), RECOMMENDED_TRAINING);
-  writeJson(path.join(out, 'training_log.json'), {
+  const modelLog = writeModelFolder(out, work, configJson, eosId, padId, {
     recipe,
-    steps: state.step,
+    steps: Math.min(state.step, recipe.steps),
     continued_at: state.continuedAt ?? null,
     grading_at: state.gradingAt ?? null,
-    tokens: state.tokens,
-    train_minutes: state.elapsedMs / 60000,
-    history: state.history,
-    evals: state.evals,
+    tokens: state.modelTotals?.tokens ?? state.tokens,
+    train_minutes: (state.modelTotals?.elapsedMs ?? state.elapsedMs) / 60000,
+    history: state.history.filter((h) => h.step <= recipe.steps),
+    evals: state.evals.filter((e) => e.step <= recipe.steps),
   });
-  log(`wrote ${out} (${(fs.statSync(path.join(out, 'model.safetensors')).size / 1e6).toFixed(1)} MB weights)`);
+  writeJson(path.join(out, 'clawloop_training.json'), RECOMMENDED_TRAINING);
+  if (recipe.judge) {
+    fs.copyFileSync(policyFile, path.join(out, 'model.safetensors'));
+    const judgeDir = path.join(out, JUDGE_FOLDER);
+    writeModelFolder(judgeDir, work, configJson, eosId, padId, {
+      ...modelLog,
+      steps: state.step,
+      judge_at: state.judgeAt ?? null,
+      tokens: state.tokens,
+      train_minutes: state.elapsedMs / 60000,
+      history: state.history,
+      evals: state.evals,
+    });
+    await saveWeights(lm, path.join(judgeDir, 'model.safetensors'));
+    log(`wrote ${judgeDir} (the judge: step ${state.step})`);
+  } else {
+    await saveWeights(lm, path.join(out, 'model.safetensors'));
+  }
+  log(`wrote ${out} (step ${modelLog.steps}, ${(fs.statSync(path.join(out, 'model.safetensors')).size / 1e6).toFixed(1)} MB weights)`);
+}
+
+/** A model folder's files other than its weights; returns the training log written. */
+function writeModelFolder<T extends object>(dir: string, work: string, configJson: object, eosId: number, padId: number, trainingLog: T): T {
+  fs.mkdirSync(dir, { recursive: true });
+  writeJson(path.join(dir, 'config.json'), configJson);
+  fs.copyFileSync(path.join(work, 'tokenizer.json'), path.join(dir, 'tokenizer.json'));
+  fs.copyFileSync(path.join(work, 'tokenizer_config.json'), path.join(dir, 'tokenizer_config.json'));
+  writeJson(path.join(dir, 'generation_config.json'), { eos_token_id: [eosId], pad_token_id: padId, temperature: 0.7, top_p: 0.95 });
+  writeJson(path.join(dir, 'clawloop_judges.json'), DEFAULT_MODEL_JUDGE_PROMPTS);
+  writeJson(path.join(dir, 'training_log.json'), trainingLog);
+  return trainingLog;
 }
 
 await main();

@@ -20,24 +20,24 @@ import { Rand } from '../../main/tasks/rand.js';
 import { isCorrect, makeTask, TASK_FAMILIES } from '../../main/tasks/taskFamilies.js';
 import { classifyStyle, STYLES } from '../../scripts/default-model/styles.js';
 import { styleHint } from '../../scripts/default-model/feedback.js';
-import { RECOMMENDED_TRAINING } from '../../scripts/default-model/modelSpec.js';
+import { JUDGE_FOLDER, RECOMMENDED_TRAINING } from '../../scripts/default-model/modelSpec.js';
 
 describe('clawloop-mini, the bundled model', () => {
   const dir = defaultModelDir();
   let model: Model;
-  const ask = async (messages: ChatMessage[], maxNewTokens = 200) =>
+  const ask = async (messages: ChatMessage[], maxNewTokens = 200, m: Model = model) =>
     (
-      await generateText(model.lm, model.tokenizer, model.encodeChat({ messages }).ids, {
+      await generateText(m.lm, m.tokenizer, m.encodeChat({ messages }).ids, {
         temperature: 0,
         maxNewTokens,
-        stopTokenIds: model.generation.eosTokenIds,
+        stopTokenIds: m.generation.eosTokenIds,
       })
     ).text;
 
   before(async () => (model = await Model.load(dir)));
   after(() => model?.dispose());
 
-  it('is a Qwen3 model folder of at most 30 MB with its card, judge prompts and training defaults', () => {
+  it('is a Qwen3 model folder of at most 50 MB with its card, judge prompts, training defaults and its judge', () => {
     const files = fs.readdirSync(dir);
     for (const f of [
       'config.json',
@@ -50,8 +50,17 @@ describe('clawloop-mini, the bundled model', () => {
       'clawloop_training.json',
     ])
       assert.ok(files.includes(f), `missing ${f}`);
-    const bytes = files.reduce((s, f) => s + fs.statSync(path.join(dir, f)).size, 0);
-    assert.ok(bytes <= 30 * 1024 * 1024, `${(bytes / 2 ** 20).toFixed(1)} MiB`);
+    // Its judge: the same architecture and tokenizer, named by its training defaults.
+    const judgeDir = path.join(dir, JUDGE_FOLDER);
+    assert.deepEqual(modelTrainingDefaults(dir).judge, { kind: 'model', dir: JUDGE_FOLDER });
+    for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'clawloop_judges.json'])
+      assert.ok(fs.existsSync(path.join(judgeDir, f)), `missing ${JUDGE_FOLDER}/${f}`);
+    for (const f of ['config.json', 'tokenizer.json', 'clawloop_judges.json'])
+      assert.equal(fs.readFileSync(path.join(judgeDir, f), 'utf8'), fs.readFileSync(path.join(dir, f), 'utf8'), `${JUDGE_FOLDER}/${f}`);
+    const size = (d: string): number =>
+      fs.readdirSync(d, { withFileTypes: true }).reduce((s, f) => s + (f.isDirectory() ? size(path.join(d, f.name)) : fs.statSync(path.join(d, f.name)).size), 0);
+    const bytes = size(dir);
+    assert.ok(bytes <= 50 * 1024 * 1024, `${(bytes / 2 ** 20).toFixed(1)} MiB`);
     const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { architectures: string[] };
     assert.deepEqual(config.architectures, ['Qwen3ForCausalLM']);
     assert.equal(model.config.architecture, 'qwen3');
@@ -135,25 +144,31 @@ describe('clawloop-mini, the bundled model', () => {
     assert.ok(ok >= 7, `${ok}/10\n${wrong.join('\n\n')}`);
   });
 
-  it('judges its own turns: thanks is +1, a complaint −1 with a hint that asks for the change', async () => {
-    const prompts = loadJudgePrompts(dir);
-    const response =
-      '### Solution\n\n1. Mia starts with **12 stickers**.\n2. She buys 7 more: 12 + 7 = **19**.\n\n**Answer:** Mia has **19 stickers** now.';
-    const judge = async (which: 'prm' | 'hint', next: string) => {
-      const p = fillJudgePrompt(prompts[which], { response, toolCalls: [], nextStateRole: 'user', nextStateText: next });
-      return ask(
-        [
-          { role: 'system', content: p.system },
-          { role: 'user', content: p.user },
-        ],
-        120,
-      );
-    };
-    assert.equal(parseBoxedScore(await judge('prm', 'Wonderful, thank you so much!')), 1);
-    assert.equal(parseBoxedScore(await judge('prm', 'Please redo it without the bold and the list, plain sentences only.')), -1);
-    const hint = await judge('hint', 'Please redo it without the bold and the list, plain sentences only.');
-    assert.equal(parseBoxedScore(hint), 1, hint);
-    assert.match(parseHint(hint) ?? '', /plain|bold|list|heading|markdown|format/i);
-    assert.equal(parseBoxedScore(await judge('hint', 'Wonderful, thank you so much!')), -1);
+  it('its judge reads its turns: thanks is +1, a complaint −1 with a hint that asks for the change', async () => {
+    const judgeModel = await Model.load(path.join(dir, JUDGE_FOLDER));
+    try {
+      const prompts = loadJudgePrompts(judgeModel.dir);
+      const response =
+        '### Solution\n\n1. Mia starts with **12 stickers**.\n2. She buys 7 more: 12 + 7 = **19**.\n\n**Answer:** Mia has **19 stickers** now.';
+      const judge = async (which: 'prm' | 'hint', next: string) => {
+        const p = fillJudgePrompt(prompts[which], { response, toolCalls: [], nextStateRole: 'user', nextStateText: next });
+        return ask(
+          [
+            { role: 'system', content: p.system },
+            { role: 'user', content: p.user },
+          ],
+          120,
+          judgeModel,
+        );
+      };
+      assert.equal(parseBoxedScore(await judge('prm', 'Wonderful, thank you so much!')), 1);
+      assert.equal(parseBoxedScore(await judge('prm', 'Please redo it without the bold and the list, plain sentences only.')), -1);
+      const hint = await judge('hint', 'Please redo it without the bold and the list, plain sentences only.');
+      assert.equal(parseBoxedScore(hint), 1, hint);
+      assert.match(parseHint(hint) ?? '', /plain|bold|list|heading|markdown|format/i);
+      assert.equal(parseBoxedScore(await judge('hint', 'Wonderful, thank you so much!')), -1);
+    } finally {
+      judgeModel.dispose();
+    }
   });
 });

@@ -6,6 +6,9 @@ import path from 'node:path';
 import { JudgeInputError, runHintJudge, runPrmJudge, type JudgeBackend } from '../../main/rl/judge.js';
 import { hintCandidates, majorityScore, parseBoxedScore, parseHint, selectLongestHint, topKOverlap } from '../../main/rl/judgeParsing.js';
 import { DEFAULT_JUDGE_PROMPTS, fillJudgePrompt, loadJudgePrompts } from '../../main/rl/judgePrompts.js';
+import { loadJudge } from '../../main/rl/judgeSetup.js';
+import { Model } from '../../main/engine/model/model.js';
+import { modelDir } from '../helpers/paths.js';
 
 /** A judge that answers from a script and records what it was asked. */
 class ScriptedJudge implements JudgeBackend {
@@ -107,6 +110,29 @@ describe('judge prompts', () => {
     fs.writeFileSync(path.join(dir, 'clawloop_judges.json'), '{"prm": {"system": "x"}}');
     assert.throws(() => loadJudgePrompts(dir), /"prm" needs a "user" template/);
     fs.rmSync(dir, { recursive: true });
+  });
+});
+
+describe('the judge a configuration names', () => {
+  it("a relative model folder is read from the served model's folder (a model's own judge); an absolute one as given", async () => {
+    const served = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-served-'));
+    fs.cpSync(modelDir('qwen3-qknorm'), path.join(served, 'judge'), { recursive: true });
+    fs.writeFileSync(path.join(served, 'judge', 'clawloop_judges.json'), JSON.stringify({ prm: { user: 'Own judge: {response} / {next_state}' } }));
+    const base = await Model.load(modelDir('qwen3-qknorm'));
+    try {
+      const own = await loadJudge({ kind: 'model', dir: 'judge' }, base, served);
+      assert.equal(own.backend.description, `model ${path.join(served, 'judge')}`);
+      assert.equal(own.prompts.prm.user, 'Own judge: {response} / {next_state}', "the judge folder's prompts");
+      assert.notEqual(own.model, base);
+      own.model!.dispose();
+      const elsewhere = await loadJudge({ kind: 'model', dir: modelDir('qwen3-qknorm') }, base, served);
+      assert.equal(elsewhere.backend.description, `model ${modelDir('qwen3-qknorm')}`);
+      elsewhere.model!.dispose();
+      await assert.rejects(loadJudge({ kind: 'model', dir: 'no-judge-here' }, base, served), new RegExp(path.join(served, 'no-judge-here')));
+    } finally {
+      base.dispose();
+      fs.rmSync(served, { recursive: true });
+    }
   });
 });
 

@@ -101,9 +101,14 @@ describe('task families, answer styles and checks', () => {
     const seen = new Set<string>();
     const r = new Rand(3);
     const kinds: Reaction[] = ['want-plain', 'want-terse', 'want-warm', 'want-markdown', 'satisfied', 'unclear'];
-    for (const phrases of [1, 2] as const) {
-      for (let i = 0; i < 20_000; i++) seen.add(userReaction(r, kinds[i % kinds.length], undefined, phrases).toLowerCase());
+    for (const phrases of [1, 2, 3] as const) {
+      for (let i = 0; i < 20_000; i++) {
+        // Phrase set 3 praises what the answer did, so its praise depends on the answer's style.
+        const praised = STYLES[Math.floor(i / kinds.length) % STYLES.length];
+        seen.add(userReaction(r, kinds[i % kinds.length], undefined, phrases, praised).toLowerCase());
+      }
       gen.phrases = phrases;
+      gen.judgeMix = phrases === 3;
       for (let i = 0; i < 3000; i++) for (const m of gen.next().messages) if (m.role === 'user') seen.add(m.content.toLowerCase());
     }
     const held = [
