@@ -115,12 +115,18 @@ describe('GPU attention (flash-style) matches the composite attention', { skip: 
     ['decode, left-padded rows at different positions', [3, 4, 2, 1, 20, 8, [19, 5, 11], [0, 14, 8], null]],
     ['decode, head size 128, 33 keys (blocks of 16 and a tail)', [1, 2, 1, 1, 33, 128, [32], [0], null]],
     ['prefill of 40 queries, 3 query blocks per KV head', [1, 2, 2, 40, 40, 32, [0], [0], null]],
+    // As greedyContinuations prefills: rows left-padded in a fresh cache, starting at −pad.
+    ['left-padded prefill, rows from negative positions', [3, 4, 2, 20, 20, 8, [-16, -3, 0], [16, 3, 0], null]],
+    ['left-padded prefill, sliding window 5', [2, 2, 1, 18, 18, 16, [-17, -6], [17, 6], 5]],
   ];
   for (const [name, args] of cases) {
     it(name, async () => {
       const r = await run(...args);
       assert.ok(r.kernels.includes('ClawAttention'), `kernels: ${r.kernels}`);
-      const [, , , , S, D] = args;
+      const [B, H, , T, S, D, start] = args;
+      // Padding queries (negative positions) are read by no one: the kernel writes 0 for them.
+      for (let b = 0; b < B; b++)
+        for (let t = 0; t < T && start[b] + t < 0; t++) r.cpu[0].fill(0, (b * T + t) * H * D, (b * T + t + 1) * H * D);
       // scores (D), softmax normaliser (S), probabilities · V (S); exp with arguments up to ~2·D.
       const tol = tolerance(withTranscendentals(chained({ ...f32, length: D }, 2, S), 1, 8));
       assertClose(r.gpu[0], r.cpu[0], tol, name);

@@ -9,7 +9,9 @@
  * Thread (row r, lane j) scores key j of the block, then accumulates output dims j, j+16, …
  * Masking matches the composite exactly: a key that is in the future, outside the sliding window,
  * or left padding gets −1e9 added to its score; key blocks that are masked for every row of the
- * workgroup are skipped (their terms are exactly 0 in float32).
+ * workgroup are skipped (their terms are exactly 0 in float32). A left-padded prefill starts its
+ * rows at negative positions (start = −pad): those queries are padding, see no key and write 0
+ * (the composite gives them an average of every slot, which nothing reads).
  */
 
 /** Largest head size the kernel handles (its tiles then fill 25 KiB of workgroup memory). */
@@ -51,13 +53,15 @@ fn visible(q: u32, s: u32, pad: u32) -> bool {
 const SLOT_RANGE = `
 fn slotRange(b: u32, row0: u32, lid: u32) -> vec2<u32> {
   if (lid == 0u) {
-    let start = u32(ROWS[b * 2u]);
+    let start = ROWS[b * 2u];
     let pad = u32(ROWS[b * 2u + 1u]);
     var qlo = 0xffffffffu;
     var qhi = 0u;
     for (var r = 0u; r < 16u; r++) {
       let row = row0 + r;
-      if (row < u.G * u.T) { let q = start + row % u.T; qlo = min(qlo, q); qhi = max(qhi, q); }
+      // A query at a negative position is padding of a left-padded prefill: it sees nothing.
+      let q = start + i32(row % u.T);
+      if (row < u.G * u.T && q >= 0) { qlo = min(qlo, u32(q)); qhi = max(qhi, u32(q)); }
     }
     var lo = pad;
     if (u.window > 0u && qlo + 1u > u.window) { lo = pad + qlo + 1u - u.window; }
@@ -119,7 +123,10 @@ fn main(@builtin(local_invocation_id) l3: vec3<u32>, @builtin(local_invocation_i
   let g = row / u.T;
   let t = row % u.T;
   let h = kvh * u.G + g;
-  let q = u32(ROWS[b * 2u]) + t;
+  let qi = ROWS[b * 2u] + i32(t);
+  // Padding queries of a left-padded prefill sit at negative positions: they see no key, write 0.
+  let real = qi >= 0;
+  let q = u32(max(qi, 0));
   let pad = u32(ROWS[b * 2u + 1u]);
   for (var d = lane; d < u.D; d += 16u) {
     var qv = 0.0;
@@ -140,7 +147,7 @@ fn main(@builtin(local_invocation_id) l3: vec3<u32>, @builtin(local_invocation_i
     if (live && s < u.S) {
       var dot = 0.0;
       for (var d = 0u; d < u.D; d++) { dot = fma(Qs[r * u.D + d], Ks[lane * u.D + d], dot); }
-      sc = dot * u.scale + select(-1.0e9, 0.0, visible(q, s, pad));
+      sc = dot * u.scale + select(-1.0e9, 0.0, real && visible(q, s, pad));
     }
     Ss[r * 16u + lane] = sc;
     workgroupBarrier();
@@ -149,7 +156,7 @@ ${ONLINE_SOFTMAX_UPDATE}    workgroupBarrier();
   if (live) {
     for (var i = 0u; i < ${ATTENTION_MAX_HEAD_DIM / 16}u; i++) {
       let d = lane + 16u * i;
-      if (d < u.D) { O[((b * u.T + t) * u.H + h) * u.D + d] = acc[i] / l; }
+      if (d < u.D) { O[((b * u.T + t) * u.H + h) * u.D + d] = select(0.0, acc[i] / l, real && l > 0.0); }
     }
   }
 }
