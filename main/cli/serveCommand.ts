@@ -52,7 +52,8 @@ Learning (stored in the data folder; these flags override the stored settings):
   --kl-coef X               KL to the base model (default: 0.02 for rl, 0 otherwise)
   --max-staleness N         drop samples more than N adapter versions old (default ${DEFAULT_TRAINING_CONFIG.max_staleness})
   --keep-checkpoints K      checkpoints kept besides pinned ones (default ${DEFAULT_TRAINING_CONFIG.keep_checkpoints})
-  --judge-model DIR         judge with another local model (default: the served model, adapter off)
+  --judge-model DIR         judge with another local model (default: the judge the model folder's
+                            clawloop_training.json names, else the served model, adapter off)
   --judge-url URL           judge with an OpenAI-compatible endpoint; with --judge-model-name NAME
                             and --judge-api-key KEY (or env CLAWLOOP_JUDGE_API_KEY)
   --reset-training-config   forget the training settings stored in the data folder and start from

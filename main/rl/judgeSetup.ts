@@ -3,6 +3,7 @@ import { Model } from '../engine/index.js';
 import type { JudgeSpec } from '../protocol/training.js';
 import { EndpointJudgeBackend, ModelJudgeBackend, type JudgeBackend } from './judge.js';
 import { loadJudgePrompts, type JudgePrompts } from './judgePrompts.js';
+import { modelTrainingDefaults } from './trainingConfig.js';
 import type { TrainerContext } from './trainerContext.js';
 
 /** The judge the trainer asks, and the prompts that fit it. */
@@ -42,6 +43,15 @@ export async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir:
  * an `error` event) until the user chooses another judge.
  */
 export async function startJudge(ctx: TrainerContext): Promise<void> {
+  // Stored settings win over the model's recommended ones: say so when that leaves out its judge
+  // (a data folder made before the model shipped one keeps judging with the model itself).
+  const recommended = modelTrainingDefaults(ctx.opts.modelDir).judge;
+  if (!sameJudge(ctx.config.judge, recommended)) {
+    ctx.log(
+      `judging with ${judgeName(ctx.config.judge)}, as the stored settings say; this model recommends ${judgeName(recommended)} ` +
+        `(set it with PUT /api/training/config {"judge": ${JSON.stringify(recommended)}}, or clawloop serve --reset-training-config)`,
+    );
+  }
   try {
     ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
   } catch (err) {
@@ -52,6 +62,17 @@ export async function startJudge(ctx: TrainerContext): Promise<void> {
     ctx.config = { ...ctx.config, judge: { kind: 'base' } };
     ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
   }
+}
+
+function sameJudge(a: JudgeSpec, b: JudgeSpec): boolean {
+  if (a.kind === 'model' && b.kind === 'model') return a.dir === b.dir;
+  if (a.kind === 'endpoint' && b.kind === 'endpoint') return a.url === b.url && a.model === b.model;
+  return a.kind === b.kind;
+}
+
+function judgeName(j: JudgeSpec): string {
+  if (j.kind === 'base') return 'the served model (adapter off)';
+  return j.kind === 'model' ? `the model in ${j.dir}` : `${j.model} at ${j.url}`;
 }
 
 /** Puts a loaded judge in place of the trainer's, freeing a judge model it had loaded. */

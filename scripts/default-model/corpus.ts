@@ -46,7 +46,7 @@ export const EXAMPLE_MIX: Readonly<Record<ExampleKind, number>> = {
 };
 
 /**
- * The fourth phase's mix (Recipe.judgeContinuation): half again as many judge examples, since
+ * The judge's phase mix (Recipe.judge): half again as many judge examples, since
  * that phase is there to teach the judges praise (feedback.ts, phrase set 3).
  */
 export const JUDGE_PHASE_MIX: Readonly<Record<ExampleKind, number>> = {

@@ -353,7 +353,7 @@ const REASONS: Record<keyof typeof CORE, string[]> = {
 };
 
 /**
- * Phrase set 3, from the fourth training phase on (`Recipe.judgeContinuation`): praise that names
+ * Phrase set 3, in the judge's training phase (`Recipe.judge`): praise that names
  * what it praises, often with the words complaints use ("short", "kind", "no formatting",
  * "nothing else"). The step-4400 judges read such thanks as complaints: every shipped persona's
  * thank-yous that named a quality or said the answer sufficed were marked −1 (bench:judge-replies).

@@ -1,13 +1,14 @@
 /**
- * `npm run train:default [-- --steps N --out DIR --work DIR --fresh --from-model DIR]` (--steps: train to step N
- * instead, the cosine then decaying over N; --from-model: start an empty work folder from a model folder
- * trained to the start of a later phase, to run only what follows)
+ * `npm run train:default [-- --steps N --out DIR --work DIR --fresh --from-model DIR]` (--steps: train the
+ * model to step N instead, the cosine then decaying over N, and its judge from there; --from-model: start an
+ * empty work folder from a model folder trained to the start of a later phase, to run only what follows)
  *
  * Trains ClawLoop's default model from scratch with ClawLoop's own engine (full fine-tuning on
  * CPU): writes the invented world, learns a byte-level BPE tokenizer on the generated corpus,
  * initialises a Qwen3-shaped model and trains it on a deterministic stream of generated
  * conversations. Progress is checkpointed in the work folder, so an interrupted run resumes where
- * it stopped. The finished model folder is written to `resources/models/clawloop-mini/`;
+ * it stopped. The finished model folder is written to `resources/models/clawloop-mini/`, with its
+ * judge (Recipe.judge: the model trained on for a phase of judge examples) in its `judge/` folder;
  * `npm run eval:default` then measures it and writes its MODEL_CARD.md.
  */
 import fs from 'node:fs';
@@ -52,8 +53,8 @@ interface TrainState {
   gradingAt?: { examples: number; pools: number };
   /** Where the judge's phase began (recipe.judge, after the model's last step), once it has. */
   judgeAt?: { examples: number; pools: number };
-  /** The model's training totals where the judge's phase began (what its folder reports). */
-  modelTotals?: { tokens: number; elapsedMs: number };
+  /** The model's last step and training totals, where the judge's phase began (what its folder reports). */
+  modelTotals?: { step: number; tokens: number; elapsedMs: number };
 }
 
 const log = (s: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${s}`);
@@ -428,6 +429,7 @@ async function main(): Promise<void> {
     lm = CausalLM.random(config, SEEDS.init);
   }
   state.recipe = recipe;
+  checkJudgeResume(recipe, state, path.join(work, 'policy.safetensors'));
   lm.setTrainable(true);
   const params = lm.parameters();
   let n = 0;
@@ -455,7 +457,7 @@ async function main(): Promise<void> {
     // The model's weights are final where the judge's phase begins; the judge trains on from them.
     if (recipe.judge && state.step === recipe.steps && !state.modelTotals) {
       await saveWeights(lm, policyFile);
-      state.modelTotals = { tokens: state.tokens, elapsedMs: state.elapsedMs };
+      state.modelTotals = { step: state.step, tokens: state.tokens, elapsedMs: state.elapsedMs };
     }
     const batch = stream.next();
     const t0 = performance.now();
@@ -540,6 +542,26 @@ async function main(): Promise<void> {
     await saveWeights(lm, path.join(out, 'model.safetensors'));
   }
   log(`wrote ${out} (step ${modelLog.steps}, ${(fs.statSync(path.join(out, 'model.safetensors')).size / 1e6).toFixed(1)} MB weights)`);
+}
+
+/**
+ * Refuses what would write the wrong weights as the model: a judge's phase begun at another step
+ * (a rerun with another --steps), or a work folder past the model's last step without its weights
+ * from that step. Each names what to do instead.
+ */
+function checkJudgeResume(recipe: Recipe, state: TrainState, policyFile: string): void {
+  if (!recipe.judge) return;
+  const lastStart = Math.max(0, ...[recipe.continuation, recipe.gradingContinuation].map((p) => p?.atStep ?? 0));
+  if (recipe.steps <= lastStart) {
+    throw new Error(`--steps ${recipe.steps}: the model must train past its last phase's start (step ${lastStart}) before its judge's phase begins`);
+  }
+  const began = state.modelTotals?.step;
+  if (began !== undefined && began !== recipe.steps) {
+    throw new Error(`the work folder's judge phase began after step ${began}, not ${recipe.steps}: continue with --steps ${began}, or start again with --fresh`);
+  }
+  if (state.step > recipe.steps && (began === undefined || !fs.existsSync(policyFile))) {
+    throw new Error(`the work folder is at step ${state.step}, past the model's last step (${recipe.steps}), without the model's weights from that step: start again with --fresh`);
+  }
 }
 
 /** A model folder's files other than its weights; returns the training log written. */

@@ -87,6 +87,7 @@ export async function greedyContinuations(lm: CausalLM, items: readonly GreedyIt
   const budget = items.map((it, i) => {
     if (it.ids.length === 0) throw new RangeError(`greedy: sequence ${i} is empty`);
     if (it.ids.length >= lm.config.maxPositions) throw new ContextLengthError(it.ids.length, lm.config.maxPositions);
+    if (!(it.maxNewTokens >= 0)) throw new RangeError(`greedy: maxNewTokens must be >= 0, got ${it.maxNewTokens} (sequence ${i})`);
     return Math.max(0, Math.min(it.maxNewTokens, lm.config.maxPositions - it.ids.length));
   });
   const order = items.map((_, i) => i).filter((i) => budget[i] > 0);
@@ -105,10 +106,13 @@ export async function greedyContinuations(lm: CausalLM, items: readonly GreedyIt
       // Sorted by length, no group is shorter than the cache so far: the rows already there take the padding.
       const L = part.length;
       const grow = L - cache.length;
-      cache.padLeft(grow);
+      try {
+        cache.padLeft(grow);
+        cache.concatRows(part);
+      } finally {
+        part.dispose();
+      }
       for (const r of rows) r.pad += grow;
-      cache.concatRows(part);
-      part.dispose();
       for (const [b, i] of group.entries()) {
         const r: Row = { item: i, context: items[i].ids.length, pad: L - items[i].ids.length, tokens: [first[b]], done: false };
         r.done = stop.has(first[b]) || budget[i] <= 1;
