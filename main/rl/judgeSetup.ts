@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { Model } from '../engine/index.js';
 import type { JudgeSpec } from '../protocol/training.js';
@@ -40,12 +41,20 @@ export async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir:
 /**
  * Loads the judge the configuration names at start. A judge that no longer loads (a moved model
  * folder) never stops the trainer: it judges with the base model instead, and says why (log, status,
- * an `error` event) until the user chooses another judge.
+ * an `error` event) until the user chooses another judge. A stored judge inside the folder of the
+ * model the settings were made with (a relative `dir`), which the served model does not have,
+ * belonged to that model: it gives way to the served model's recommended judge, with a log line.
  */
 export async function startJudge(ctx: TrainerContext): Promise<void> {
+  const recommended = modelTrainingDefaults(ctx.opts.modelDir).judge;
+  const j = ctx.config.judge;
+  if (j.kind === 'model' && !path.isAbsolute(j.dir) && !fs.existsSync(path.resolve(ctx.opts.modelDir, j.dir))) {
+    ctx.log(`the stored judge '${j.dir}' was a folder of the model these settings were made with, and ${ctx.opts.modelDir} has none: judging with ${judgeName(recommended)}, as this model recommends`);
+    ctx.config = { ...ctx.config, judge: recommended };
+    ctx.store.saveConfig(ctx.config);
+  }
   // Stored settings win over the model's recommended ones: say so when that leaves out its judge
   // (a data folder made before the model shipped one keeps judging with the model itself).
-  const recommended = modelTrainingDefaults(ctx.opts.modelDir).judge;
   if (!sameJudge(ctx.config.judge, recommended)) {
     ctx.log(
       `judging with ${judgeName(ctx.config.judge)}, as the stored settings say; this model recommends ${judgeName(recommended)} ` +

@@ -85,6 +85,19 @@ describe('issue 15 findings with a trainer', () => {
     assert.ok(events.some((e) => /configured judge does not load/.test(e.data)), 'an error event says so');
   });
 
+  it("3: a stored judge inside another model's folder gives way to the served model's recommended judge, with no error", async () => {
+    // Settings made with the bundled model name its own judge folder; this model has none.
+    const stored = { ...t.learn.trainerState().config!, judge: { kind: 'model', dir: 'judge' } };
+    t.db.prepare('UPDATE trainer_state SET config = ? WHERE id = 1').run(JSON.stringify(stored));
+    const dataDir = t.dataDir;
+    await t.close(true);
+    t = await startTestServer({ train: {}, dataDir });
+    const status = (await api<TrainingStatus>(t, 'GET', '/api/training/status')).body;
+    assert.equal(status.error ?? '', '');
+    assert.deepEqual((await config()).judge, { kind: 'base' });
+    assert.deepEqual(t.learn.trainerState().config!.judge, { kind: 'base' }, 'and it is stored');
+  });
+
   it('6: a judge endpoint must be http(s), and its key is never returned', async () => {
     const file = await api<Err>(t, 'PUT', '/api/training/config', { judge: { kind: 'endpoint', url: 'file:///etc/passwd', model: 'm' } });
     assert.deepEqual([file.status, file.body.error.param], [400, 'judge.url']);
