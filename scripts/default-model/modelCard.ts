@@ -57,7 +57,7 @@ model itself: trained into it, it also moved the styles the model writes unpromp
 }
 
 /** Bytes of every file in a folder and its subfolders. */
-function folderBytes(dir: string): number {
+export function folderBytes(dir: string): number {
   return fs.readdirSync(dir, { withFileTypes: true }).reduce((s, f) => {
     const p = path.join(dir, f.name);
     return s + (f.isDirectory() ? folderBytes(p) : fs.statSync(p).size);

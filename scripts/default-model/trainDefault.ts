@@ -551,7 +551,7 @@ async function main(): Promise<void> {
  */
 function checkJudgeResume(recipe: Recipe, state: TrainState, policyFile: string): void {
   if (!recipe.judge) return;
-  const lastStart = Math.max(0, ...[recipe.continuation, recipe.gradingContinuation].map((p) => p?.atStep ?? 0));
+  const lastStart = Math.max(0, ...laterPhases({ ...recipe, judge: undefined }).map((p) => p.atStep));
   if (recipe.steps <= lastStart) {
     throw new Error(`--steps ${recipe.steps}: the model must train past its last phase's start (step ${lastStart}) before its judge's phase begins`);
   }

@@ -20,6 +20,7 @@ import { Rand } from '../../main/tasks/rand.js';
 import { isCorrect, makeTask, TASK_FAMILIES } from '../../main/tasks/taskFamilies.js';
 import { classifyStyle, STYLES } from '../../scripts/default-model/styles.js';
 import { styleHint } from '../../scripts/default-model/feedback.js';
+import { folderBytes } from '../../scripts/default-model/modelCard.js';
 import { JUDGE_FOLDER, RECOMMENDED_TRAINING } from '../../scripts/default-model/modelSpec.js';
 
 describe('clawloop-mini, the bundled model', () => {
@@ -57,9 +58,7 @@ describe('clawloop-mini, the bundled model', () => {
       assert.ok(fs.existsSync(path.join(judgeDir, f)), `missing ${JUDGE_FOLDER}/${f}`);
     for (const f of ['config.json', 'tokenizer.json', 'clawloop_judges.json'])
       assert.equal(fs.readFileSync(path.join(judgeDir, f), 'utf8'), fs.readFileSync(path.join(dir, f), 'utf8'), `${JUDGE_FOLDER}/${f}`);
-    const size = (d: string): number =>
-      fs.readdirSync(d, { withFileTypes: true }).reduce((s, f) => s + (f.isDirectory() ? size(path.join(d, f.name)) : fs.statSync(path.join(d, f.name)).size), 0);
-    const bytes = size(dir);
+    const bytes = folderBytes(dir);
     assert.ok(bytes <= 50 * 1024 * 1024, `${(bytes / 2 ** 20).toFixed(1)} MiB`);
     const config = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8')) as { architectures: string[] };
     assert.deepEqual(config.architectures, ['Qwen3ForCausalLM']);

@@ -4,6 +4,7 @@ import { KVCache } from '../model/kvCache.js';
 import type { LoraAdapter } from '../model/lora.js';
 import { readFloats } from '../model/tensorRead.js';
 import { ContextLengthError } from './generate.js';
+import { argmax } from './sampling.js';
 
 /** A sequence to continue greedily: its context (a prompt, and any tokens already fixed after it). */
 export interface GreedyItem {
@@ -31,24 +32,9 @@ interface Row {
   done: boolean;
 }
 
-/**
- * The most likely token of each of B rows of logits, as the greedy sampler picks it (the first of
- * equal maxima).
- */
+/** The most likely token of each of B rows of logits, as the greedy sampler picks it. */
 function argmaxRows(logits: Float32Array, B: number, V: number): number[] {
-  const out: number[] = [];
-  for (let b = 0; b < B; b++) {
-    let best = 0;
-    let max = -Infinity;
-    for (let i = 0, o = b * V; i < V; i++) {
-      if (logits[o + i] > max) {
-        max = logits[o + i];
-        best = i;
-      }
-    }
-    out.push(best);
-  }
-  return out;
+  return Array.from({ length: B }, (_, b) => argmax(logits.subarray(b * V, (b + 1) * V)).index);
 }
 
 /** Prefills one group of similar lengths, left-padded into a fresh cache; returns each row's first token. */
@@ -88,7 +74,7 @@ export async function greedyContinuations(lm: CausalLM, items: readonly GreedyIt
     if (it.ids.length === 0) throw new RangeError(`greedy: sequence ${i} is empty`);
     if (it.ids.length >= lm.config.maxPositions) throw new ContextLengthError(it.ids.length, lm.config.maxPositions);
     if (!(it.maxNewTokens >= 0)) throw new RangeError(`greedy: maxNewTokens must be >= 0, got ${it.maxNewTokens} (sequence ${i})`);
-    return Math.max(0, Math.min(it.maxNewTokens, lm.config.maxPositions - it.ids.length));
+    return Math.min(it.maxNewTokens, lm.config.maxPositions - it.ids.length);
   });
   const order = items.map((_, i) => i).filter((i) => budget[i] > 0);
   order.sort((a, b) => items[a].ids.length - items[b].ids.length);

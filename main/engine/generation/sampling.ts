@@ -85,6 +85,19 @@ function kthLargest(values: Float32Array, k: number): number {
   return a[target];
 }
 
+/** The most likely token and its logit: greedy decoding's pick (the first of equal maxima). */
+export function argmax(logits: Float32Array): { index: number; max: number } {
+  let max = -Infinity;
+  let index = 0;
+  for (let i = 0; i < logits.length; i++) {
+    if (logits[i] > max) {
+      max = logits[i];
+      index = i;
+    }
+  }
+  return { index, max };
+}
+
 /**
  * Chooses tokens from logits: temperature, then top-k, then top-p (the order transformers uses),
  * then a draw from the renormalised distribution with a seeded generator.
@@ -102,15 +115,8 @@ export class Sampler {
   support(logits: Float32Array): { ids: Uint32Array; probs: Float64Array } {
     const { temperature, topK, topP } = this.opts;
     const V = logits.length;
-    let max = -Infinity;
-    let argmax = 0;
-    for (let i = 0; i < V; i++) {
-      if (logits[i] > max) {
-        max = logits[i];
-        argmax = i;
-      }
-    }
-    if (temperature === 0) return { ids: Uint32Array.of(argmax), probs: Float64Array.of(1) };
+    const { index: top, max } = argmax(logits);
+    if (temperature === 0) return { ids: Uint32Array.of(top), probs: Float64Array.of(1) };
     const p = new Float64Array(V);
     for (let i = 0; i < V; i++) p[i] = Math.exp((logits[i] - max) / temperature);
     let floor = 0;
