@@ -29,7 +29,7 @@ export {
   type ChatGenerationResult,
   type TokenReport,
 } from './generation/chatGeneration.js';
-export { scoreResponses, tokenLogprobs } from './generation/score.js';
+export { greedyTokens, scoreResponses, tokenLogprobs } from './generation/score.js';
 
 // Training
 export { AdamW } from './training/optimizer.js';

@@ -1,4 +1,4 @@
-import { greedyContinuations, scoreResponses, type LoraAdapter, type Model } from '../engine/index.js';
+import { greedyContinuations, greedyTokens, type LoraAdapter, type Model } from '../engine/index.js';
 
 /** A policy's greedy answers to the competence prompts: token ids (a final stop token included). */
 export interface GreedyAnswers {
@@ -69,22 +69,17 @@ export async function greedyAnswersLike(
   o: AnswerOptions,
 ): Promise<GreedyAnswers> {
   if (reference.length !== prompts.length) throw new Error(`${reference.length} reference answers for ${prompts.length} prompts`);
-  // Sorted by length, so the sequences of one forward pass need little padding.
-  const usable = prompts
-    .map((_, i) => i)
-    .filter((i) => reference[i].length > 0)
-    .sort((a, b) => prompts[a].length + reference[a].length - (prompts[b].length + reference[b].length));
-  const scored = await scoreResponses(
+  const usable = prompts.map((_, i) => i).filter((i) => reference[i].length > 0);
+  const picked = await greedyTokens(
     model.lm,
     usable.map((i) => ({ promptIds: prompts[i], responseIds: reference[i] })),
-    { adapter, topK: 1, batchSize: 16 },
+    { adapter },
   );
   const prefixes: Array<number[] | null> = prompts.map(() => []);
   usable.forEach((i, k) => {
     const ref = reference[i];
-    const top = scored[k].top!;
-    const j = top.findIndex((t, pos) => t[0].id !== ref[pos]);
-    prefixes[i] = j < 0 ? null : [...ref.slice(0, j), top[j][0].id];
+    const j = picked[k].findIndex((id, pos) => id !== ref[pos]);
+    prefixes[i] = j < 0 ? null : [...ref.slice(0, j), picked[k][j]];
   });
   const diverged = prompts.map((_, i) => i).filter((i) => prefixes[i] !== null);
   const decoded = await completeAnswers(

@@ -18,7 +18,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Model, policyGradientStep, scoreResponses, type TrainBatch } from '../../main/engine/index.js';
+import { greedyTokens, Model, policyGradientStep, scoreResponses, type TrainBatch } from '../../main/engine/index.js';
 import { greedyAnswers } from '../../main/rl/competenceAnswers.js';
 import { CompetenceGate } from '../../main/rl/competenceGate.js';
 import { LivePolicy } from '../../main/rl/livePolicy.js';
@@ -97,8 +97,8 @@ async function main(): Promise<void> {
     const merge = await timed(() => model.withMergedAdapter(adapter));
     const merged = merge.value;
     const pairs = prompts.map((p, i) => ({ promptIds: p, responseIds: live.answers[i] }));
-    const pass = await timed(() => scoreResponses(merged.lm, pairs, { topK: 1, batchSize: 16 }));
-    const loraPass = await timed(() => scoreResponses(model.lm, pairs, { adapter, topK: 1, batchSize: 16 }));
+    const pass = await timed(() => greedyTokens(merged.lm, pairs));
+    const loraPass = await timed(() => greedyTokens(model.lm, pairs, { adapter }));
     const changedPrompts = prompts.filter((_, i) => check.answers[i].join() !== live.answers[i].join());
     const decode = await timed(() => greedyAnswers(merged, null, changedPrompts, o));
     const loraDecode = await timed(() => greedyAnswers(model, adapter, changedPrompts, o));

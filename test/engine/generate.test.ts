@@ -62,6 +62,26 @@ describe('generation options', () => {
     assertClose(res.logprobs, scored.logprobs, tol, 'sampled vs scored log-probs', { scale: logprobScale(model.config, scored.logprobs) });
   });
 
+  it('greedyTokens gives the top-1 of scoring and the tokens greedy decoding picks, in any batch', async () => {
+    const { greedyTokens, scoreResponses } = await import('../../main/engine/generation/score.js');
+    const prompts = ['hello world! what is the answer?', 'a', 'the quick brown fox'].map((t) => model.tokenizer.encode(t));
+    const items = [];
+    for (const p of prompts) {
+      const res = await generateText(model.lm, model.tokenizer, p, { temperature: 0, maxNewTokens: 12 });
+      items.push({ promptIds: p, responseIds: res.tokens });
+    }
+    // A response the model would not write: its argmaxes differ from it somewhere.
+    items.push({ promptIds: prompts[0], responseIds: [...items[2].responseIds].reverse() });
+    const scored = await scoreResponses(model.lm, items, { topK: 1, batchSize: 4 });
+    for (const batchSize of [1, 2, 8]) {
+      const picked = await greedyTokens(model.lm, items, { batchSize });
+      items.forEach((it, i) => assert.deepEqual([...picked[i]], scored[i].top!.map((t) => t[0].id), `item ${i}, batches of ${batchSize}`));
+      // Greedy decoding is a function of these argmaxes: each generated response is its own argmax path.
+      for (let i = 0; i < 3; i++) assert.deepEqual([...picked[i]], items[i].responseIds, `greedy response ${i}`);
+    }
+    assert.notDeepEqual([...(await greedyTokens(model.lm, items))[3]], items[3].responseIds);
+  });
+
   it('stop token ids end generation and are recorded but not in the text', async () => {
     const first = await generateText(model.lm, model.tokenizer, prompt(), { temperature: 0, maxNewTokens: 6 });
     const stopAt = first.tokens[3];
