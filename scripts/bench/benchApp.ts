@@ -12,10 +12,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { startBenchCore, serveFolder } from './app/benchCore.js';
 import { bundleSizes, firstScreen, plotRedraw, stats, streamJank } from './app/measures.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run bench:app -- [--runs N] [--points N] [--ticks N] [--chromium PATH] [--json FILE]
+
+How fast the app is in Debian's Chromium against a real local core: bundle size, first screen,
+dashboard redraws, frames while answers stream.`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -36,7 +41,7 @@ const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 0)} ms`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: { runs: { type: 'string' }, points: { type: 'string' }, ticks: { type: 'string' }, chromium: { type: 'string' }, json: { type: 'string' } },
   });
   const runs = Number(values.runs ?? 7);

@@ -15,7 +15,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, parseBackendName } from '../../main/engine/backends/backend.js';
 import { CausalLM } from '../../main/engine/model/causalLM.js';
@@ -32,6 +31,12 @@ import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig
 import { cpuLine, cpuSummary, cpuTag } from './cpuReport.js';
 import { benchLarge } from './benchLarge.js';
 import { medianSeconds as timed } from './timing.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run bench:engine -- [--json FILE] [--iters N] [--backend NAME]
+         [--large [--large-dir DIR] [--keep-large] [--large-seq N] [--large-budget S] [--large-only]] [--ours-only]
+
+Prefill, decode and training throughput of the engine next to PyTorch on the same workload.`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -201,7 +206,7 @@ async function benchPyTorch(iters: number, threads: number): Promise<{ figures: 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       json: { type: 'string' },
       iters: { type: 'string', default: '5' },

@@ -22,6 +22,11 @@ import { formatGpuReport, probeGpuIsolated } from '../../main/engine/gpu/index.j
 import { DEFAULT_WORKLOAD, GPU_BENCH_SHAPES, TINY_WORKLOAD, type GpuFigures, type GpuWorkload } from './gpuBenchShapes.js';
 import { measureClawLoop } from './gpuWorkloads.js';
 import { printComparison, type PeerResult } from './gpuBenchReport.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run bench:gpu -- [--models qwen3-0.6b,qwen3-4b] [--weights bf16|f16|f32] [--iters N] [--json FILE] [--no-pytorch]
+
+ClawLoop on WebGPU against PyTorch on Qwen3-shaped models: prefill, decode, LoRA training, memory.`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** Pythons to try for the PyTorch peer, first one with torch wins: CLAWLOOP_PYTHON, python3 on PATH, Debian's. */
@@ -64,7 +69,7 @@ async function runPyTorch(config: object, w: GpuWorkload, dtype: 'bf16' | 'fp32'
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       models: { type: 'string' },
       weights: { type: 'string', default: 'bf16' },

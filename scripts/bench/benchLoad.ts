@@ -11,8 +11,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run bench:load -- [--model DIR] [--clients 16,32] [--minutes 10] [--idle-minutes 2] [--max-tokens 48] [--json FILE]
+
+Many clients against a real clawloop serve with training on: errors, time to first token, memory.`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -163,7 +167,7 @@ async function phase(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       model: { type: 'string' },
       clients: { type: 'string', default: '16,32' },

@@ -14,7 +14,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { initBackend } from '../../main/engine/backends/backend.js';
 import { CausalLM } from '../../main/engine/model/causalLM.js';
@@ -27,6 +26,12 @@ import { WorkerInferenceEngine } from '../../main/server/workerInferenceEngine.j
 import { openDatabase } from '../../main/store/database.js';
 import { LearnStore } from '../../main/store/learnStore.js';
 import { BENCH_CONFIG } from './benchConfig.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run bench:serve -- [--model DIR] [--clients N] [--requests R] [--max-tokens T] [--train] [--json FILE]
+
+A real server under N streaming clients: time to first token, tokens/s, /healthz latency; with
+--train, the same load while the trainer is busy.`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -217,7 +222,7 @@ async function feedbackToAdapter(s: Served, start: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       model: { type: 'string' },
       clients: { type: 'string', default: '4' },

@@ -17,7 +17,6 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { greedyTokens, Model, policyGradientStep, scoreResponses, type TrainBatch } from '../../main/engine/index.js';
 import { greedyAnswers } from '../../main/rl/competenceAnswers.js';
 import { CompetenceGate } from '../../main/rl/competenceGate.js';
@@ -26,6 +25,11 @@ import { effectiveKlCoef } from '../../main/protocol/training.js';
 import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
 import { defaultModelDir } from '../../main/resources.js';
 import { competenceSample } from '../../main/tasks/competenceSet.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run bench:gate-cost -- [--model DIR] [--reps N]
+
+What a competence-gate check costs next to the training step that made the candidate, in parts.`;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -55,7 +59,7 @@ async function stepBatch(model: Model, prompts: number[][], answers: number[][])
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { model: { type: 'string' }, reps: { type: 'string', default: '3' } } });
+  const { values } = scriptArgs(USAGE, { options: { model: { type: 'string' }, reps: { type: 'string', default: '3' } } });
   const modelDir = path.resolve(values.model ?? defaultModelDir());
   const reps = Number(values.reps);
   if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a whole number of at least 1, got ${values.reps}`);

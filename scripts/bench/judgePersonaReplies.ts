@@ -16,13 +16,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Model } from '../../main/engine/index.js';
 import { loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
 import { runHintJudge, runPrmJudge } from '../../main/rl/judge.js';
 import { loadJudge } from '../../main/rl/judgeSetup.js';
 import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
 import { defaultModelDir } from '../../main/resources.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run bench:judge-replies -- [--model DIR] [--bench DIR]
+
+How the model's judge reads each persona's replies (PRM votes and hints), from a benchmark's answers.
+  --model DIR   the model folder (default: the bundled clawloop-mini; its training settings name the judge)
+  --bench DIR   the benchmark results whose answers are used (default: docs/bench)`;
 
 const SEEDS = [1, 2, 3];
 const ANSWERS_PER_KIND = 2;
@@ -97,7 +103,7 @@ async function judgePersona(p: Persona, benchDir: string, judge: Judges) {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { model: { type: 'string' }, bench: { type: 'string', default: 'docs/bench' } } });
+  const { values } = scriptArgs(USAGE, { options: { model: { type: 'string' }, bench: { type: 'string', default: 'docs/bench' } } });
   const modelDir = path.resolve(values.model ?? defaultModelDir());
   const model = await Model.load(modelDir);
   // The judge the model's training settings name: the bundled model's own, else the model itself.

@@ -3,7 +3,6 @@
  * own (`node dist/scripts/bench/largeWorkload.js --dir DIR --workload prefill|decode|lora|llamacpp`).
  * Prints one JSON line: the figure, load time and peak RSS.
  */
-import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import type { Token } from 'node-llama-cpp';
 import { KVCache } from '../../main/engine/model/kvCache.js';
@@ -11,6 +10,11 @@ import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: node dist/scripts/bench/largeWorkload.js --dir DIR --workload prefill|decode|lora|llamacpp [options]
+
+One workload of the 1.7B benchmark in its own process (bench:engine --large runs it); prints one JSON line.`;
 
 /** Deterministic token ids spread over the real (non-special) vocabulary. */
 export function largeIds(n: number, salt = 0): number[] {
@@ -110,7 +114,7 @@ async function llamaCpp(gguf: string, threads: number, tokens: number, prompt: n
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       dir: { type: 'string' },
       gguf: { type: 'string' },

@@ -13,7 +13,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadPersona, shippedPersonas } from '../../main/bench/persona.js';
 import { recordInvocation, runAll, type RunSpec } from './personalizeRuns.js';
 import type { PersonalizeResult } from '../../main/bench/personalize.js';
@@ -21,6 +20,7 @@ import { plotRuns } from '../../main/cli/benchCommand.js';
 import { TRAIN_METHODS, type TrainMethod, type TrainingConfigPatch } from '../../main/protocol/training.js';
 import { defaultModelDir } from '../../main/resources.js';
 import { summarize } from './personalizeSummary.js';
+import { scriptArgs } from '../scriptArgs.js';
 
 function trainingPatch(sets: string[]): TrainingConfigPatch {
   const patch: Record<string, unknown> = {};
@@ -54,7 +54,7 @@ the plots from every result in the output folder.
 
 /** The command line, checked before anything runs. */
 function options() {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       personas: { type: 'string', default: shippedPersonas().join(',') },
       methods: { type: 'string', default: 'combine,rl,opd' },
@@ -65,13 +65,8 @@ function options() {
       set: { type: 'string', multiple: true, default: [] },
       'skip-existing': { type: 'boolean', default: false },
       jobs: { type: 'string', default: '1' },
-      help: { type: 'boolean', default: false },
     },
   });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(0);
-  }
   const personas = values.personas!.split(',').filter(Boolean);
   const methods = values.methods!.split(',').filter(Boolean) as TrainMethod[];
   const seeds = values.seeds!.split(',').filter(Boolean).map(Number);

@@ -5,7 +5,6 @@
  * is wrapped with a timer (kernels run synchronously on CPU backends), and the rest of the step is
  * reported as JavaScript overhead (tape, allocation, glue).
  */
-import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend, parseBackendName } from '../../main/engine/backends/backend.js';
 import { CausalLM } from '../../main/engine/model/causalLM.js';
@@ -16,6 +15,11 @@ import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run profile:engine -- [lora|full|prefill|decode] [--backend NAME] [--steps N] [--top N]
+
+Where a step of the engine benchmark's workload spends its time, kernel by kernel.`;
 
 interface Stat {
   calls: number;
@@ -52,7 +56,7 @@ function instrument(backend: string): Map<string, Stat> {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = scriptArgs(USAGE, {
     options: { backend: { type: 'string' }, steps: { type: 'string', default: '2' }, top: { type: 'string', default: '25' } },
     allowPositionals: true,
   });

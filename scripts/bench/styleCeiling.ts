@@ -18,7 +18,6 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { checkResponse, loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
 import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS } from '../../main/bench/personalize.js';
 import { heldOutTasks } from '../../main/bench/simulatedUser.js';
@@ -30,6 +29,12 @@ import { competenceAccuracy, competenceQuestions, loadCompetenceSet, type Compet
 import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
 import { HINTS, wantFor } from '../default-model/feedback.js';
 import { classifyStyle, STYLES, type Style } from '../default-model/styles.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run bench:style-ceiling -- [--model DIR] [--personas a,b] [--seeds 1,2,3] [--json OUT]
+
+How accurate the model is in each answer style when asked for it, and how far each style goes
+toward each persona's rules.`;
 
 type Asked = Style | 'as asked';
 const ASKED: Asked[] = ['as asked', ...STYLES];
@@ -153,7 +158,7 @@ function personaTable(rows: PersonaRow[], seeds: number[]): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       model: { type: 'string', default: defaultModelDir() },
       personas: { type: 'string', default: shippedPersonas().join(',') },

@@ -8,7 +8,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { ChatMessage } from '../../main/engine/text/chatTemplate.js';
 import { DecodeBatcher } from '../../main/engine/generation/decodeBatcher.js';
 import { generateText } from '../../main/engine/generation/generate.js';
@@ -26,11 +25,19 @@ import { DEFAULT_MODEL_NAME, SEEDS } from './modelSpec.js';
 import { classifyStyle, DEFAULT_STYLE_MIX, STYLES, type Style } from './styles.js';
 import type { EvalReport } from './evalReport.js';
 import { writeModelCard } from './modelCard.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run eval:default -- [--model DIR] [--n N]
+
+Measures the model on held-out examples (task accuracy, style mix, hint following, its judge) and
+writes MODEL_CARD.md and eval.json into its folder.
+  --model DIR   the model folder (default: the bundled clawloop-mini)
+  --n N         held-out examples per measure (default: 200)`;
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       model: { type: 'string', default: path.join(ROOT, 'resources/models', DEFAULT_MODEL_NAME) },
       n: { type: 'string', default: '200' },

@@ -8,7 +8,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { taskCheck } from '../../main/tasks/competenceCheck.js';
 import { COMPETENCE_FILE } from '../../main/tasks/competenceSet.js';
 import { loadKnowledgeBase, type KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
@@ -16,6 +15,13 @@ import { Rand } from '../../main/tasks/rand.js';
 import { makeTask, type TaskFamily } from '../../main/tasks/taskFamilies.js';
 import { FAMILY_MIX } from './corpus.js';
 import { DEFAULT_MODEL_NAME } from './modelSpec.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: node dist/scripts/default-model/makeCompetenceSet.js [--out FILE] [--n N]
+
+Writes the bundled model's competence set (clawloop_competence.jsonl): N held-out tasks with checks.
+  --out FILE   where to write it (default: the bundled model's folder)
+  --n N        tasks (default: 240)`;
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 export const COMPETENCE_SEED = 31337;
@@ -41,7 +47,7 @@ export function competenceLines(kb: KnowledgeBase, n: number): string[] {
 }
 
 function main(): void {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       out: { type: 'string', default: path.join(ROOT, 'resources/models', DEFAULT_MODEL_NAME, COMPETENCE_FILE) },
       n: { type: 'string', default: '240' },

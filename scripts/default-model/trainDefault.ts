@@ -13,7 +13,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../main/engine/backends/backend.js';
 import { CausalLM } from '../../main/engine/model/causalLM.js';
@@ -32,6 +31,18 @@ import { encodeExample, renderExample } from './encodeExample.js';
 import { DEFAULT_MODEL_JUDGE_PROMPTS } from './judgePrompts.js';
 import { DEFAULT_MODEL_NAME, JUDGE_FOLDER, modelConfigJson, RECIPE, RECOMMENDED_TRAINING, SEEDS, type Recipe } from './modelSpec.js';
 import { quickEval } from './quickEval.js';
+import { scriptArgs } from '../scriptArgs.js';
+
+const USAGE = `Usage: npm run train:default -- [options]
+
+Trains the bundled model (clawloop-mini) and its judge from scratch on this machine; resumable.
+  --out DIR          the model folder to write (default: resources/models/clawloop-mini)
+  --work DIR         checkpoints and logs (default: .cache/default-model); a rerun resumes there
+  --steps N          train the model to step N (the cosine decays over N), its judge from there
+  --fresh            start over, discarding the work folder
+  --from-model DIR   seed an empty work folder from a model folder at the start of a later phase
+  --eval-every N     steps between quick evaluations (default: 500)
+  --save-every N     steps between checkpoints (default: 100)`;
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 const KB_FILE = path.join(ROOT, 'resources/tasks/knowledge-base.json');
@@ -380,7 +391,7 @@ function seedFromModel(dir: string, work: string, recipe: Recipe, kb: KnowledgeB
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = scriptArgs(USAGE, {
     options: {
       out: { type: 'string', default: path.join(ROOT, 'resources/models', DEFAULT_MODEL_NAME) },
       work: { type: 'string', default: path.join(ROOT, '.cache/default-model') },
