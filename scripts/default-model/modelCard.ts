@@ -49,7 +49,7 @@ function judgeText(log: TrainingLog, judgeLog: TrainingLog | null, folder: strin
 
 **Its judge** (\`${folder}/\`, the judge in \`clawloop_training.json\`) is this model trained on for ${j.steps} more steps, to step
 ${judgeLog.steps}, from example ${judgeLog.judge_at.examples.toLocaleString('en-US')} of the stream: a phase begun the same way (warm-up to
-${j.lr}), with half again as many judge examples and a third phrase set: praise that names what it praises, often in the
+${j.lr}), with four judge examples in five (most of them for the hint judge) and a third phrase set: praise that names what it praises, often in the
 words complaints use ("Short and to the point.", "No bold and no lists, good.", "Kind and clear, thanks."), and praise that
 says the answer sufficed ("That covers it."). Before it, the PRM read a third to two thirds of the shipped personas'
 thank-yous as complaints (\`npm run bench:judge-replies\`), so learning pushed good answers down. The phase stays out of the

@@ -85,7 +85,7 @@ export interface Recipe {
    * The judge: after the model's last step (`steps`), `judge.steps` more of a fourth phase, begun
    * like the others, whose weights are written to the model folder's `judge/` folder while the
    * model keeps its weights from step `steps`. The phase teaches the judges praise that names what
-   * it praises (feedback.ts, phrase set 3) and draws more judge examples (corpus.ts,
+   * it praises (feedback.ts, phrase set 3) and draws mostly judge examples (corpus.ts,
    * JUDGE_PHASE_MIX). At step 4400 the PRM read a third to two thirds of the shipped personas'
    * thank-yous as complaints (bench:judge-replies); trained into the model itself, the same phase
    * also moved the styles it writes unprompted (warm answers 3.0 → 1.3 % of 400), and a separate

@@ -147,7 +147,7 @@ class BatchStream {
   terseWorkingFrom: number;
   /** The first example whose grading comments work the problem out first (the third phase's start). */
   gradingWorkFirstFrom: number;
-  /** The first example of the judge's phase (praise that names a quality, more judge examples). */
+  /** The first example of the judge's phase (praise that names a quality, mostly judge examples). */
   judgePhaseFrom: number;
 
   private draw(index: number) {
@@ -330,7 +330,7 @@ function enterPhase(recipe: Recipe, state: TrainState, stream: BatchStream): boo
     stream.endPool();
     state.judgeAt = at();
     stream.judgePhaseFrom = stream.examples;
-    log(`step ${state.step}: the judge's phase from example ${stream.examples} (fresh AdamW, praise that names a quality, more judge examples)`);
+    log(`step ${state.step}: the judge's phase from example ${stream.examples} (fresh AdamW, praise that names a quality, mostly judge examples)`);
     return true;
   }
   return false;
