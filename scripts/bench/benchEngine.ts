@@ -1,6 +1,6 @@
 /**
- * `npm run bench:engine [-- --json FILE] [--iters N] [--backend NAME] [--large [--large-dir DIR]
- *   [--keep-large] [--large-seq N] [--large-budget S] [--large-only] [--ours-only]]`
+ * `npm run bench:engine [-- --json FILE] [--iters N] [--backend NAME] [--large] [--large-only] [--large-dir DIR]
+ *   [--keep-large] [--large-seq N] [--large-budget S] [--ours-only]`
  *
  * `--large` adds the 1.7B configuration (benchLarge.ts: ~3.4 GB of random BF16 weights written to
  * --large-dir, default the OS temp folder, removed afterwards unless --keep-large; tens of minutes).
@@ -33,10 +33,11 @@ import { benchLarge } from './benchLarge.js';
 import { medianSeconds as timed } from './timing.js';
 import { scriptArgs } from '../scriptArgs.js';
 
-const USAGE = `Usage: npm run bench:engine -- [--json FILE] [--iters N] [--backend NAME]
-         [--large [--large-dir DIR] [--keep-large] [--large-seq N] [--large-budget S] [--large-only]] [--ours-only]
+const USAGE = `Usage: npm run bench:engine -- [--json FILE] [--iters N] [--backend NAME] [--large] [--large-only] [large options]
 
-Prefill, decode and training throughput of the engine next to PyTorch on the same workload.`;
+Prefill, decode and training throughput of the engine next to PyTorch on the same workload.
+  --large            also the 1.7B configuration (tens of minutes; --large-only: that alone)
+  large options:     --large-dir DIR  --keep-large  --large-seq N  --large-budget S  --ours-only`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 

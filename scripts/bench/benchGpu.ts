@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { initBackend } from '../../main/engine/backends/backend.js';
 import type { WeightStorage } from '../../main/engine/model/causalLM.js';
 import { parameterCount, parseModelConfig } from '../../main/engine/model/config.js';

@@ -12,9 +12,18 @@ import { AdamW } from '../../main/engine/training/optimizer.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { scriptArgs } from '../scriptArgs.js';
 
-const USAGE = `Usage: node dist/scripts/bench/largeWorkload.js --dir DIR --workload prefill|decode|lora|llamacpp [options]
+const USAGE = `Usage: node dist/scripts/bench/largeWorkload.js --workload prefill|decode|lora|llamacpp [options]
 
-One workload of the 1.7B benchmark in its own process (bench:engine --large runs it); prints one JSON line.`;
+One workload of the 1.7B benchmark in its own process (bench:engine --large runs it); prints one JSON line.
+  --dir DIR          the model folder (prefill, decode, lora)
+  --gguf FILE        the GGUF file (llamacpp)
+  --tokens N         prefill tokens (default: 512)
+  --prompt N         decode prompt tokens (default: 32)
+  --steps N          decode steps (default: 32)
+  --seq N            LoRA training sequence length (default: 256)
+  --iters N          repetitions (default: 2)
+  --threads N        llama.cpp threads (default: 1)
+  --checkpoint MODE  LoRA activation checkpointing: auto, true or false (default: auto)`;
 
 /** Deterministic token ids spread over the real (non-special) vocabulary. */
 export function largeIds(n: number, salt = 0): number[] {

@@ -80,6 +80,10 @@ describe('generation options', () => {
       for (let i = 0; i < 3; i++) assert.deepEqual([...picked[i]], items[i].responseIds, `greedy response ${i}`);
     }
     assert.notDeepEqual([...(await greedyTokens(model.lm, items))[3]], items[3].responseIds);
+    // An empty response has no positions to read; its neighbours keep their places.
+    const withEmpty = await greedyTokens(model.lm, [items[0], { promptIds: prompts[1], responseIds: [] }, items[1]]);
+    assert.deepEqual(withEmpty.map((t) => t.length), [items[0].responseIds.length, 0, items[1].responseIds.length]);
+    assert.deepEqual([...withEmpty[2]], items[1].responseIds);
   });
 
   it('stop token ids end generation and are recorded but not in the text', async () => {

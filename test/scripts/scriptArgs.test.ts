@@ -7,28 +7,51 @@ import { promisify } from 'node:util';
 import { ROOT } from '../helpers/paths.js';
 
 const run = promisify(execFile);
-const SCRIPTS = ['bench', 'default-model'].flatMap((dir) =>
-  fs
-    .readdirSync(path.join(ROOT, 'scripts', dir))
-    .filter((f) => f.endsWith('.ts') && fs.readFileSync(path.join(ROOT, 'scripts', dir, f), 'utf8').includes('scriptArgs(USAGE'))
-    .map((f) => path.join(ROOT, 'dist/scripts', dir, f.replace(/\.ts$/, '.js'))),
-);
+
+/** Every TypeScript file under scripts/, as [path relative to scripts/, source]. */
+function scriptSources(dir = path.join(ROOT, 'scripts')): Array<[string, string]> {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e): Array<[string, string]> => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return scriptSources(p);
+    return e.name.endsWith('.ts') ? [[path.relative(path.join(ROOT, 'scripts'), p), fs.readFileSync(p, 'utf8')]] : [];
+  });
+}
+
+const SOURCES = scriptSources();
+const WITH_ARGS = SOURCES.filter(([, src]) => src.includes('scriptArgs(USAGE'));
+
+/** The option names of a script's scriptArgs call, read from its source. */
+function optionNames(src: string): string[] {
+  const call = src.slice(src.indexOf('scriptArgs(USAGE'));
+  const options = call.slice(call.indexOf('options: {'), call.indexOf('\n  });'));
+  return [...options.matchAll(/'?([a-z][a-z-]*)'?: \{ type:/g)].map((m) => m[1]);
+}
 
 describe('dev scripts: --help and wrong options', () => {
-  it('every script that takes options uses scriptArgs', () => {
-    assert.ok(SCRIPTS.length >= 14, `found ${SCRIPTS.length}`);
+  it('no script parses its command line without scriptArgs', () => {
+    assert.ok(WITH_ARGS.length >= 14, `found ${WITH_ARGS.length}`);
+    const direct = SOURCES.filter(([file, src]) => file !== 'scriptArgs.ts' && /\bparseArgs\(/.test(src)).map(([file]) => file);
+    assert.deepEqual(direct, []);
+  });
+
+  it("each script's usage names every option it takes", () => {
+    for (const [file, src] of WITH_ARGS) {
+      const usage = /const USAGE = `([\s\S]*?)`;/.exec(src)?.[1] ?? '';
+      const names = optionNames(src);
+      assert.ok(names.length > 0, `${file}: no options read`);
+      for (const name of names) assert.match(usage, new RegExp(`--${name}\\b`), `${file}: --${name} is missing from its usage`);
+    }
   });
 
   it('--help prints the usage and exits 0', async () => {
-    for (const script of SCRIPTS) {
-      const r = await run(process.execPath, [script, '--help']);
-      assert.match(r.stdout, /^Usage: /, script);
+    for (const [file] of WITH_ARGS) {
+      const r = await run(process.execPath, [path.join(ROOT, 'dist/scripts', file.replace(/\.ts$/, '.js')), '--help']);
+      assert.match(r.stdout, /^Usage: /, file);
     }
   });
 
   it('an unknown option says which and prints the usage, exit 2, no stack trace', async () => {
-    const script = SCRIPTS.find((s) => s.endsWith('gateCost.js'))!;
-    await assert.rejects(run(process.execPath, [script, '--bogus']), (err: { code: number; stderr: string }) => {
+    await assert.rejects(run(process.execPath, [path.join(ROOT, 'dist/scripts/bench/gateCost.js'), '--bogus']), (err: { code: number; stderr: string }) => {
       assert.equal(err.code, 2);
       assert.match(err.stderr, /Unknown option '--bogus'/);
       assert.match(err.stderr, /Usage: npm run bench:gate-cost/);

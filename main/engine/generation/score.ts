@@ -123,7 +123,8 @@ export async function scoreResponses(lm: CausalLM, items: readonly ScoreItem[], 
  * forcing): what a greedy decoder would pick there. For checks that only compare argmaxes (the
  * competence gate's diff against earlier answers), without the log-softmax and top-K that
  * {@link scoreResponses} computes over the whole vocabulary. Default 8 sequences per pass: on the
- * bundled model that was a third faster than 16 (smaller activations stay in cache).
+ * bundled model and a 2-core CPU, 0.65 s for the gate's 96 answers against 0.77–0.82 s in passes of
+ * 16 (smaller activations stay in cache); not measured on a GPU.
  */
 export async function greedyTokens(lm: CausalLM, items: readonly ScoreItem[], opts: Omit<ScoreOptions, 'topK'> = {}): Promise<Int32Array[]> {
   const batchSize = Math.max(1, opts.batchSize ?? 8);
