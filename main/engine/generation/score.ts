@@ -46,6 +46,13 @@ function layoutBatch(items: readonly ScoreItem[], batch: number[]): { T: number;
   return { T, ids, rows, targets };
 }
 
+/** Logits [N, V] of the rows that predict the batch's response tokens, in batch order, and those tokens (inside a tidy). */
+function responseLogits(lm: CausalLM, items: readonly ScoreItem[], batch: number[], adapter: LoraAdapter | null): { logits: tf.Tensor2D; targets: number[] } {
+  const { T, ids, rows, targets } = layoutBatch(items, batch);
+  const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter });
+  return { logits: lm.head(tf.gather(h, tf.tensor1d(rows, 'int32'))) as tf.Tensor2D, targets };
+}
+
 /** Log-probs of the batch's response tokens, in batch order, and their top-K alternatives. */
 async function scoreBatch(
   lm: CausalLM,
@@ -54,10 +61,8 @@ async function scoreBatch(
   topK: number,
   opts: ScoreOptions,
 ): Promise<ScoredResponse[]> {
-  const { T, ids, rows, targets } = layoutBatch(items, batch);
   const outs = tf.tidy(() => {
-    const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter: opts.adapter ?? null });
-    const logits = lm.head(tf.gather(h, tf.tensor1d(rows, 'int32'))); // [N, V]
+    const { logits, targets } = responseLogits(lm, items, batch, opts.adapter ?? null);
     if (!topK) return [targetLogprobs(logits, targets)];
     const logp = logSoftmax(logits);
     const picked = pickTargets(logp, targets);
@@ -84,7 +89,22 @@ async function scoreBatch(
   });
 }
 
-/** Checks every item fits the model; returns those with a response, similar lengths together (little compute goes to padding). */
+/**
+ * Runs `each` on the items with a response, `batchSize` at a time, similar lengths together (little
+ * compute goes to padding): checks every item fits the model first, the signal before each batch,
+ * and yields to the event loop after each.
+ */
+async function forEachBatch(lm: CausalLM, items: readonly ScoreItem[], opts: ScoreOptions, each: (batch: number[]) => Promise<void>): Promise<void> {
+  const batchSize = Math.max(1, opts.batchSize ?? 8);
+  const order = checkedOrder(lm, items);
+  for (let start = 0; start < order.length; start += batchSize) {
+    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+    await each(order.slice(start, start + batchSize));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Checks every item fits the model; returns those with a response, sorted by length. */
 function checkedOrder(lm: CausalLM, items: readonly ScoreItem[]): number[] {
   items.forEach((it, i) => {
     if (it.promptIds.length === 0) throw new RangeError(`score: item ${i} has an empty prompt; the first response token needs context`);
@@ -102,19 +122,11 @@ function checkedOrder(lm: CausalLM, items: readonly ScoreItem[]): number[] {
  * only the rows that predict response tokens are projected onto the vocabulary.
  */
 export async function scoreResponses(lm: CausalLM, items: readonly ScoreItem[], opts: ScoreOptions = {}): Promise<ScoredResponse[]> {
-  const batchSize = Math.max(1, opts.batchSize ?? 8);
   const topK = Math.max(0, Math.min(opts.topK ?? 0, lm.config.vocabSize));
-  const results: ScoredResponse[] = new Array(items.length);
-  const order = checkedOrder(lm, items);
-  items.forEach((it, i) => {
-    if (it.responseIds.length === 0) results[i] = { logprobs: new Float32Array(0), top: topK ? [] : undefined };
-  });
-  for (let start = 0; start < order.length; start += batchSize) {
-    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-    const batch = order.slice(start, start + batchSize);
+  const results: ScoredResponse[] = items.map(() => ({ logprobs: new Float32Array(0), top: topK ? [] : undefined }));
+  await forEachBatch(lm, items, opts, async (batch) => {
     (await scoreBatch(lm, items, batch, topK, opts)).forEach((r, b) => (results[batch[b]] = r));
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+  });
   return results;
 }
 
@@ -127,17 +139,9 @@ export async function scoreResponses(lm: CausalLM, items: readonly ScoreItem[], 
  * 16 (smaller activations stay in cache); not measured on a GPU.
  */
 export async function greedyTokens(lm: CausalLM, items: readonly ScoreItem[], opts: Omit<ScoreOptions, 'topK'> = {}): Promise<Int32Array[]> {
-  const batchSize = Math.max(1, opts.batchSize ?? 8);
-  const order = checkedOrder(lm, items);
   const results = items.map(() => new Int32Array(0));
-  for (let start = 0; start < order.length; start += batchSize) {
-    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-    const batch = order.slice(start, start + batchSize);
-    const { T, ids, rows } = layoutBatch(items, batch);
-    const picked = tf.tidy(() => {
-      const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter: opts.adapter ?? null });
-      return tf.argMax(lm.head(tf.gather(h, tf.tensor1d(rows, 'int32'))), -1);
-    });
+  await forEachBatch(lm, items, opts, async (batch) => {
+    const picked = tf.tidy(() => tf.argMax(responseLogits(lm, items, batch, opts.adapter ?? null).logits, -1));
     const all = (await readAll([picked]))[0] as Int32Array;
     let n = 0;
     for (const i of batch) {
@@ -145,8 +149,7 @@ export async function greedyTokens(lm: CausalLM, items: readonly ScoreItem[], op
       results[i] = all.slice(n, n + R);
       n += R;
     }
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+  });
   return results;
 }
 
