@@ -28,11 +28,11 @@ export async function prepareGate(ctx: TrainerContext): Promise<void> {
   const { config: c, gate, policy, store } = ctx;
   if (!gate.on(c) || gate.liveMeasure(c, policy.checkpoint)) return;
   const key = gate.key(c);
-  const live = await gate.measure(ctx.model, policy.adapter, c, null);
+  const live = await gate.measure(ctx.model, policy.adapter, c);
   gate.setLive(c, policy.checkpoint, live);
   let ref = store.competenceReference();
   if (ref?.key !== key) {
-    const base = policy.adapter ? await gate.measure(ctx.model, null, c, live) : live;
+    const base = policy.adapter ? await gate.measure(ctx.model, null, c, { like: live }) : live;
     ref = { key, accuracy: base.accuracy, source: 'base' };
     ctx.log(
       `competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`,
@@ -52,8 +52,8 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   const ref = store.competenceReference();
   const like = gate.liveMeasure(c, ctx.policy.checkpoint);
   if (!ref || ref.key !== key || !like) throw new Error('the competence gate was not prepared before the step');
-  const m = await gate.measure(ctx.model, adapter, c, like);
-  const confirmed = closeCall(m.accuracy, ref.accuracy, c) ? await confirmOnWholeSet(ctx, adapter) : null;
+  const m = await gate.measure(ctx.model, adapter, c, { like });
+  const confirmed = closeCall(m.accuracy, ref.accuracy, c) ? await confirmOnWholeSet(ctx, adapter, m) : null;
   const decided = confirmed ? { m: confirmed.measure, ref: confirmed.reference } : { m, ref };
   const v = competenceVerdict(decided.m.accuracy, decided.m.n, decided.ref, c.competence_margin);
   const seconds = m.seconds + (confirmed?.seconds ?? 0);

@@ -26,16 +26,20 @@ export interface Confirmation {
   seconds: number;
 }
 
-/** Measures the candidate on the whole set, diffed against the live policy's answers (measured first when not known). */
-export async function confirmOnWholeSet(ctx: TrainerContext, candidate: LoraAdapter): Promise<Confirmation> {
+/**
+ * Measures the candidate on the whole set, diffed against the live policy's answers (measured first
+ * when not known). Each policy's answers on the sample are reused: the sample is the set's first prompts.
+ */
+export async function confirmOnWholeSet(ctx: TrainerContext, candidate: LoraAdapter, onSample: CompetenceMeasure): Promise<Confirmation> {
   const t0 = performance.now();
   const { gate, config: c, model } = ctx;
   const whole = gate.wholeSet(c);
-  whole.base ??= await gate.measure(model, null, c, null, true);
+  // While the base model is the live policy, the gate has its answers on the sample.
+  whole.base ??= await gate.measure(model, null, c, { whole: true, known: gate.liveMeasure(c, null) });
   const live = await liveOnWholeSet(ctx, whole, whole.base);
   raiseBest(whole, whole.base.accuracy, 'base');
   if (live.checkpoint) raiseBest(whole, live.measure.accuracy, live.checkpoint);
-  const measure = await gate.measure(model, candidate, c, live.measure, true);
+  const measure = await gate.measure(model, candidate, c, { like: live.measure, whole: true, known: onSample });
   return { measure, reference: whole.best!, seconds: (performance.now() - t0) / 1000 };
 }
 
@@ -58,7 +62,8 @@ async function liveOnWholeSet(
     // The trainer holds the candidate now; the live adapter is read from its checkpoint.
     const adapter = loadCheckpointAdapter(ctx.opts.dataDir, checkpoint, ctx.model.config);
     try {
-      measure = await ctx.gate.measure(ctx.model, adapter, ctx.config, base, true);
+      const known = ctx.gate.liveMeasure(ctx.config, checkpoint);
+      measure = await ctx.gate.measure(ctx.model, adapter, ctx.config, { like: base, whole: true, known });
     } finally {
       adapter.dispose();
     }

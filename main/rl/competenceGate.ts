@@ -128,29 +128,30 @@ export class CompetenceGate {
   }
 
   /**
-   * Greedy accuracy of a policy on the sample (`whole`: on the whole set). With `like` (another
-   * policy's measure on the same prompts), only the answers that differ from its answers are decoded.
-   * A small model decodes with the adapter merged into its weights (mergedForCheck).
+   * Greedy accuracy of a policy on the sample (`o.whole`: on the whole set). With `o.like` (another
+   * policy's measure on the same prompts), only the answers that differ from its answers are
+   * decoded. With `o.known` (this policy's measure on the sample, when measuring the whole set), the
+   * sample's answers are taken from it: the sample is the whole set's first prompts. A small model
+   * decodes with the adapter merged into its weights (mergedForCheck).
    */
-  async measure(
-    model: Model,
-    adapter: LoraAdapter | null,
-    c: TrainingConfig,
-    like: CompetenceMeasure | null,
-    whole = false,
-  ): Promise<CompetenceMeasure> {
+  async measure(model: Model, adapter: LoraAdapter | null, c: TrainingConfig, o: MeasureOptions = {}): Promise<CompetenceMeasure> {
     const t0 = performance.now();
-    const { items, prompts } = this.sample(model, whole ? this.set!.items.length : c.competence_prompts);
-    const o = { maxTokens: c.competence_max_tokens };
-    const merged = adapter && mergedForCheck(model) ? await model.withMergedAdapter(adapter) : null;
+    const { items, prompts } = this.sample(model, o.whole ? this.set!.items.length : c.competence_prompts);
+    const known = o.known?.answers ?? [];
+    if (known.length > items.length) throw new Error(`${known.length} known answers for ${items.length} prompts`);
+    const rest = prompts.slice(known.length);
+    const like = o.like?.answers.slice(known.length);
+    const d = { maxTokens: c.competence_max_tokens };
+    const merged = rest.length && adapter && mergedForCheck(model) ? await model.withMergedAdapter(adapter) : null;
     try {
       const [m, a] = merged ? [merged, null] : [model, adapter];
-      const g = like ? await greedyAnswersLike(m, a, prompts, like.answers, o) : await greedyAnswers(m, a, prompts, o);
+      const g = like ? await greedyAnswersLike(m, a, rest, like, d) : await greedyAnswers(m, a, rest, d);
+      const answers = [...known, ...g.ids];
       const { accuracy, correct } = competenceAccuracy(
         items,
-        g.ids.map((ids) => answerText(model, ids)),
+        answers.map((ids) => answerText(model, ids)),
       );
-      return { accuracy, n: items.length, answers: g.ids, correct, generated: g.generated, seconds: (performance.now() - t0) / 1000 };
+      return { accuracy, n: items.length, answers, correct, generated: g.generated, seconds: (performance.now() - t0) / 1000 };
     } finally {
       merged?.dispose();
     }
@@ -166,6 +167,16 @@ export class CompetenceGate {
     }
     return s;
   }
+}
+
+/** What a measure may start from (CompetenceGate.measure). */
+export interface MeasureOptions {
+  /** Another policy's measure on the same prompts: only the answers that differ from its are decoded. */
+  like?: CompetenceMeasure | null;
+  /** Measure on the whole set instead of the sample. */
+  whole?: boolean;
+  /** This policy's measure on the sample, whose answers stand for the whole set's first prompts. */
+  known?: CompetenceMeasure | null;
 }
 
 /** The whole set's measures a confirmation needs (main/rl/competenceConfirm.ts). */

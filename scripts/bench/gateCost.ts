@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const prompts = items.map((it) => model.encodeChat({ messages: it.messages, addGenerationPrompt: true }).ids);
   const o = { maxTokens: c.competence_max_tokens };
 
-  const live = await gate.measure(model, null, c, null);
+  const live = await gate.measure(model, null, c);
   const promptTokens = prompts.reduce((s, p) => s + p.length, 0);
   const answerTokens = live.answers.reduce((s, a) => s + a.length, 0);
   console.log(`gate check against a training step, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), ${path.basename(modelDir)}`);
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
         });
       }
     });
-    const check = await gate.measure(model, adapter, c, live);
+    const check = await gate.measure(model, adapter, c, { like: live });
     // The check's parts, with the adapter merged (as the check runs them) and through the LoRA path.
     const merge = await timed(() => model.withMergedAdapter(adapter));
     const merged = merge.value;

@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
-import type { TrainingConfigPatch } from '../../main/protocol/training.js';
+import { DEFAULT_TRAINING_CONFIG, type TrainingConfigPatch } from '../../main/protocol/training.js';
 import { Model } from '../../main/engine/model/model.js';
 import { scoreResponses } from '../../main/engine/generation/score.js';
 import { answerText, greedyAnswers, greedyAnswersLike } from '../../main/rl/competenceAnswers.js';
-import { competenceVerdict } from '../../main/rl/competenceGate.js';
+import { CompetenceGate, competenceVerdict } from '../../main/rl/competenceGate.js';
 import { Trainer } from '../../main/rl/trainer.js';
 import type { TrainerEvent } from '../../main/rl/trainerEvents.js';
 import { AppQueries } from '../../main/store/appQueries.js';
@@ -221,6 +221,28 @@ describe('competence gate in the trainer', () => {
       assert.deepEqual([s1.metrics.learning_rate, s2.metrics.learning_rate], [0.2, 0.1]);
     } finally {
       await t.close();
+    }
+  });
+
+  it("a measure on the whole set takes the policy's answers on the sample as they are and decodes only the rest", async () => {
+    const m = await Model.load(model);
+    const gate = CompetenceGate.load(model);
+    const c = { ...DEFAULT_TRAINING_CONFIG, competence_prompts: 4, competence_max_tokens: MAX_TOKENS };
+    const adapter = await perturbed(m, 0.3, 5);
+    try {
+      const base = await gate.measure(m, null, c, { whole: true });
+      const onSample = await gate.measure(m, adapter, c, { like: { ...base, answers: base.answers.slice(0, 4) } });
+      const scratch = await gate.measure(m, adapter, c, { whole: true });
+      const reused = await gate.measure(m, adapter, c, { like: base, whole: true, known: onSample });
+      assert.deepEqual(reused.answers, scratch.answers);
+      assert.deepEqual([reused.accuracy, reused.n], [scratch.accuracy, PROMPTS.length]);
+      assert.deepEqual(reused.answers.slice(0, 4), onSample.answers, "the sample is the whole set's first prompts");
+      const changedAfterSample = scratch.answers.slice(4).filter((a, i) => a.join() !== base.answers[4 + i].join()).length;
+      assert.equal(reused.generated, changedAfterSample, 'only the changed answers past the sample are decoded');
+      assert.ok(scratch.accuracy < 1, 'the perturbation changes some answers, so the test can tell reuse from a fresh measure');
+    } finally {
+      adapter.dispose();
+      m.dispose();
     }
   });
 

@@ -109,13 +109,15 @@ describe('competence sets', () => {
     for (const [text, msg] of bad) assert.throws(() => parseCompetenceSet(text, 'set.jsonl'), msg);
   });
 
-  it('a sample is the same every time, covers the families in turn, and accuracy counts passing checks', () => {
+  it("a sample is the same every time, covers the families in turn, is the whole set's first prompts, and accuracy counts passing checks", () => {
     const lines = competenceLines(kb, 40);
     const set = parseCompetenceSet(lines.join('\n'), 'x');
     const a = competenceSample(set, 8);
     assert.deepEqual(competenceSample(set, 8), a);
     assert.deepEqual(new Set(a.slice(0, 4).map((i) => i.family)).size, 4);
     assert.equal(competenceSample(set, 1000).length, 40);
+    // A confirmation on the whole set reuses a policy's answers on the sample (main/rl/competenceConfirm.ts).
+    for (const n of [1, 7, 8, 23]) assert.deepEqual(competenceSample(set, 40).slice(0, n), competenceSample(set, n), `sample of ${n}`);
     const answers = a.map((it, i) => (i % 2 ? 'no idea' : JSON.stringify(it.check)));
     const r = competenceAccuracy(a, answers);
     assert.equal(r.correct.length, 8);
