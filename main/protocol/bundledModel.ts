@@ -15,8 +15,6 @@ export const CLAWLOOP_MINI_TRAINING = {
   /** The OPD teacher is the policy with the hint (self-distillation), not the base model with it. */
   teacher: 'policy',
   competence_prompts: 96,
-  /** Verdicts within 2 points of the margin are decided on the whole set of 240 prompts. */
-  competence_confirm: 0.02,
   /** Its own judge, trained on from it (scripts/default-model/modelSpec.ts, Recipe.judge). */
   judge: { kind: 'model', dir: 'judge' },
 } as const;

@@ -137,5 +137,10 @@ export const JUDGE_FOLDER = 'judge';
  * once a batch gets more than one pass, and a gate that checks 96 prompts instead of 48: student
  * 0.84, teacher 0.52, plainunits 1.00 (docs/learning-loop.md §7 has every persona and the runs
  * that chose it).
+ *
+ * With the later model and its judge, the student still lost 3.3 points on the mean over three
+ * seeds. The policy as OPD teacher (`teacher: "policy"`) took that to 1.0 and the tune personas'
+ * loss on their own answers from 6.7 to 4.2 points (docs/learning-loop.md §7, "A self-distilling
+ * teacher").
  */
 export const RECOMMENDED_TRAINING = CLAWLOOP_MINI_TRAINING;
