@@ -93,6 +93,14 @@ export const TrainingConfigSchema = z
     hint_selection: z.enum(['longest', 'overlap']),
     /** The OPD teacher: the frozen base model (default) or the current policy (self-distillation). */
     teacher: z.enum(['base', 'policy']),
+    teacher_rollouts: z
+      .number()
+      .int()
+      .min(0)
+      .max(4)
+      .describe(
+        "answers the OPD teacher writes itself for each hinted turn (the prompt with the hint, sampled), each trained on as one more OPD sample: the teacher's log-prob minus the policy's on the teacher's tokens shows the policy the whole answer the hint asks for, not only which of its own tokens to avoid; 0: OPD learns from the user's turn alone, as the reference",
+      ),
     /** KL coefficient to the base model; null = the method's default (0.02 for rl, 0 otherwise). */
     kl_coef: z.number().min(0).nullable(),
     entropy_coef: z.number().min(0),
@@ -166,6 +174,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   opd_top_k: 8,
   hint_selection: 'longest',
   teacher: 'base',
+  teacher_rollouts: 0,
   kl_coef: null,
   entropy_coef: 0,
   eps_low: 0.2,

@@ -1,5 +1,5 @@
 import { type ChatMessage, toChatMessages, toToolSpecs, withHint } from '../engine/text/index.js';
-import { type LoraAdapter, type Model, scoreResponses } from '../engine/index.js';
+import { generateText, type LoraAdapter, type Model, scoreResponses } from '../engine/index.js';
 import type { WireMessage, WireTool } from '../protocol/openai.js';
 import { effectiveVotes, type TrainingConfig } from '../protocol/training.js';
 import type { Feedback, Judgement, NewSample } from '../store/learnStore.js';
@@ -14,6 +14,8 @@ export interface SampleBuildContext {
   model: Model;
   /** The policy being trained, for the 'policy' teacher and the overlap-guided hint selection. */
   policy: LoraAdapter | null;
+  /** The adapter version of `policy`: the π_old of a teacher rollout is this version's. */
+  policyVersion: number;
   judge: JudgeBackend;
   prompts: JudgePrompts;
   config: TrainingConfig;
@@ -82,11 +84,12 @@ interface JudgeRun {
 }
 
 /**
- * Turns one main turn into at most one sample (docs/learning-loop.md §2–3):
+ * Turns one main turn into its samples (docs/learning-loop.md §2–3):
  * - RL part: reward ±1 from 👍/👎, else the PRM's majority score; a 0 is kept (reward 0) only for the
  *   first turn of a session with a next state (the at-least-one rule).
  * - OPD part: a typed hint, else the hint judge's selected hint; the teacher's log-probs of the
- *   same response ids under the hint-augmented prompt.
+ *   same response ids under the hint-augmented prompt; with `teacher_rollouts`, also that many
+ *   OPD samples on answers the teacher writes itself.
  * The PRM also runs when feedback overrides it, so judge agreement can be measured.
  */
 export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): Promise<BuiltSamples> {
@@ -110,26 +113,75 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
   const { hint, hintSource } = cfg.method === 'opd' || cfg.method === 'combine' ? await directiveSignal(run) : NO_HINT;
   const { judgements } = run;
   if (reward === null && hint === null) return { samples: [], judgements };
-  let teacher: { logprobs: number[]; topIds: number[] | null; topLogprobs: number[] | null } | null = null;
-  if (hint !== null) teacher = await teacherScores(ctx, turn, hint, cfg.opd_loss === 'topk_reverse_kl' ? cfg.opd_top_k : 0);
+  const teacher = hint !== null ? await teacherScores(ctx, turn, turn.responseIds, hint) : null;
   const kind = reward !== null && hint !== null ? 'both' : reward !== null ? 'rl' : 'opd';
+  const own: NewSample = { kind, reward, rewardSource, hint, hintSource, ...teacherFields(cfg, teacher), adapterVersion: turn.adapterVersion };
+  const rollouts = hint !== null ? await teacherRollouts(ctx, turn, hint, hintSource) : [];
+  return { judgements, samples: [own, ...rollouts] };
+}
+
+type TeacherScores = Awaited<ReturnType<typeof teacherScores>>;
+
+/** A sample's teacher fields from the teacher's scores of its response (all null without a hint). */
+function teacherFields(cfg: TrainingConfig, teacher: TeacherScores | null) {
   return {
-    judgements,
-    samples: [
-      {
-        kind,
-        reward,
-        rewardSource,
-        hint,
-        hintSource,
-        teacherLogprobs: teacher?.logprobs ?? null,
-        teacherTopIds: teacher?.topIds ?? null,
-        teacherTopLogprobs: teacher?.topLogprobs ?? null,
-        topK: teacher?.topIds ? cfg.opd_top_k : null,
-        adapterVersion: turn.adapterVersion,
-      },
-    ],
+    teacherLogprobs: teacher?.logprobs ?? null,
+    teacherTopIds: teacher?.topIds ?? null,
+    teacherTopLogprobs: teacher?.topLogprobs ?? null,
+    topK: teacher?.topIds ? cfg.opd_top_k : null,
   };
+}
+
+/** The adapter the OPD teacher reads with: the policy (self-distillation) or none (the base model). */
+const teacherAdapter = (ctx: SampleBuildContext) => (ctx.config.teacher === 'policy' ? ctx.policy : null);
+
+/**
+ * `teacher_rollouts` answers written by the OPD teacher itself (the turn's prompt with the hint,
+ * sampled with the model's defaults and a seed drawn from the turn), each an OPD sample on its own
+ * tokens: the advantage log π_teacher − log π_old is large where the policy would not have written
+ * what the hint asks for, and near zero where it would. On-policy OPD only says which of the
+ * policy's own tokens the teacher dislikes; a rollout shows it what to write instead.
+ */
+async function teacherRollouts(
+  ctx: SampleBuildContext,
+  turn: StoredTurn,
+  hint: string,
+  hintSource: NewSample['hintSource'],
+): Promise<NewSample[]> {
+  const { model, config: cfg } = ctx;
+  const g = model.generation;
+  const promptIds = teacherPromptIds(model, turn, hint);
+  const out: NewSample[] = [];
+  for (let k = 0; k < cfg.teacher_rollouts; k++) {
+    const answer = await generateText(model.lm, model.tokenizer, promptIds, {
+      maxNewTokens: Math.max(128, 2 * turn.responseIds.length),
+      temperature: g.temperature ?? 1,
+      topP: g.topP ?? 1,
+      topK: g.topK ?? 0,
+      seed: judgeSeed(turn, 3 + k),
+      stopTokenIds: g.eosTokenIds,
+      adapter: teacherAdapter(ctx),
+      signal: ctx.signal,
+    });
+    if (ctx.signal?.aborted) return [];
+    if (!answer.tokens.length) continue;
+    const [old] = await scoreResponses(model.lm, [{ promptIds: turn.promptIds, responseIds: answer.tokens }], {
+      adapter: ctx.policy,
+      signal: ctx.signal,
+    });
+    const teacher = await teacherScores(ctx, turn, answer.tokens, hint);
+    out.push({
+      kind: 'opd',
+      reward: null,
+      rewardSource: null,
+      hint,
+      hintSource,
+      ...teacherFields(cfg, teacher),
+      adapterVersion: ctx.policyVersion,
+      response: { ids: answer.tokens, logprobs: Array.from(old.logprobs) },
+    });
+  }
+  return out;
 }
 
 const NO_REWARD = { reward: null, rewardSource: null } as const;
@@ -166,11 +218,11 @@ async function directiveSignal(run: JudgeRun): Promise<{ hint: string | null; hi
   return { hint, hintSource: hint ? 'judge' : null };
 }
 
-/** The teacher's log-probs of the turn's response ids under the hint-augmented prompt (teacher forcing). */
-async function teacherScores(ctx: SampleBuildContext, turn: StoredTurn, hint: string, topK: number) {
-  const adapter = ctx.config.teacher === 'policy' ? ctx.policy : null;
+/** The teacher's log-probs of response ids after the turn's hint-augmented prompt (teacher forcing). */
+async function teacherScores(ctx: SampleBuildContext, turn: StoredTurn, responseIds: number[], hint: string) {
+  const topK = ctx.config.opd_loss === 'topk_reverse_kl' ? ctx.config.opd_top_k : 0;
   const promptIds = teacherPromptIds(ctx.model, turn, hint);
-  const [s] = await scoreResponses(ctx.model.lm, [{ promptIds, responseIds: turn.responseIds }], { adapter, topK, signal: ctx.signal });
+  const [s] = await scoreResponses(ctx.model.lm, [{ promptIds, responseIds }], { adapter: teacherAdapter(ctx), topK, signal: ctx.signal });
   return {
     logprobs: Array.from(s.logprobs),
     topIds: topK ? s.top!.flatMap((row) => row.map((e) => e.id)) : null,
@@ -190,11 +242,10 @@ async function selectByOverlap(ctx: SampleBuildContext, turn: StoredTurn, candid
     signal: ctx.signal,
   });
   const studentTop = student.top!.map((row) => row.map((e) => e.id));
-  const adapter = ctx.config.teacher === 'policy' ? ctx.policy : null;
   const teachers = await scoreResponses(
     ctx.model.lm,
     candidates.map((h) => ({ promptIds: teacherPromptIds(ctx.model, turn, h), responseIds: turn.responseIds })),
-    { adapter, topK: 4, signal: ctx.signal },
+    { adapter: teacherAdapter(ctx), topK: 4, signal: ctx.signal },
   );
   let best = 0;
   let bestScore = -1;

@@ -6,7 +6,7 @@ import type { TrainerContext } from './trainerContext.js';
 
 function sampleContext(ctx: TrainerContext, signal?: AbortSignal): SampleBuildContext {
   const { model, policy, judge, config } = ctx;
-  return { model, policy: policy.adapter, judge: judge.backend, prompts: judge.prompts, config, signal };
+  return { model, policy: policy.adapter, policyVersion: policy.version, judge: judge.backend, prompts: judge.prompts, config, signal };
 }
 
 /** The judge could not answer (a model error, an endpoint down): the turn waits and is tried again. */

@@ -193,4 +193,15 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       ALTER TABLE trainer_state ADD COLUMN competence_reference TEXT;
     `,
   },
+  {
+    version: 6,
+    name: 'teacher rollouts',
+    sql: `
+      -- A sample whose response is not its turn's: an answer the OPD teacher wrote itself
+      -- (teacher_rollouts). int32 token ids and float32 log π_old of each, under the policy that
+      -- was live when it was written; NULL: the sample trains on its turn's response.
+      ALTER TABLE samples ADD COLUMN response_ids BLOB;
+      ALTER TABLE samples ADD COLUMN response_logprobs BLOB;
+    `,
+  },
 ];

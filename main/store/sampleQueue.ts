@@ -17,6 +17,17 @@ export interface NewSample {
   teacherTopLogprobs: number[] | null;
   topK: number | null;
   adapterVersion: number;
+  /**
+   * A response other than the turn's: an answer the OPD teacher wrote (teacher_rollouts), with
+   * log π_old of each token under the policy of `adapterVersion`. Absent or null: the turn's own.
+   */
+  response?: SampleResponse | null;
+}
+
+/** The tokens a sample trains on when they are not its turn's, with the policy's log-probs of them. */
+export interface SampleResponse {
+  ids: number[];
+  logprobs: number[];
 }
 
 export interface StoredSample extends NewSample {
@@ -41,6 +52,8 @@ interface SampleDbRow {
   teacher_top_logprobs: Buffer | null;
   top_k: number | null;
   adapter_version: number;
+  response_ids: Buffer | null;
+  response_logprobs: Buffer | null;
   status: StoredSample['status'];
   drop_reason: string | null;
   step: number | null;
@@ -70,6 +83,7 @@ function toSample(r: SampleDbRow): StoredSample {
     teacherTopLogprobs: fromF32(r.teacher_top_logprobs),
     topK: r.top_k,
     adapterVersion: r.adapter_version,
+    response: r.response_ids && r.response_logprobs ? { ids: fromInt32Blob(r.response_ids), logprobs: fromFloat32Blob(r.response_logprobs) } : null,
     status: r.status,
     dropReason: r.drop_reason,
     step: r.step,
@@ -91,8 +105,8 @@ export class SampleQueue {
   /** Queues a turn's samples; runs inside the caller's transaction. */
   insert(turnId: string, samples: NewSample[], now: number): void {
     const ins = this.q(
-      `INSERT INTO samples (turn_id, kind, reward, reward_source, hint, hint_source, teacher_logprobs, teacher_top_ids, teacher_top_logprobs, top_k, adapter_version, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO samples (turn_id, kind, reward, reward_source, hint, hint_source, teacher_logprobs, teacher_top_ids, teacher_top_logprobs, top_k, adapter_version, response_ids, response_logprobs, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const s of samples) {
       ins.run(
@@ -107,6 +121,8 @@ export class SampleQueue {
         f32(s.teacherTopLogprobs),
         s.topK,
         s.adapterVersion,
+        i32(s.response?.ids ?? null),
+        f32(s.response?.logprobs ?? null),
         now,
       );
     }
@@ -138,8 +154,7 @@ export class SampleQueue {
         const mark = this.q("UPDATE samples SET status = 'training' WHERE id = ?");
         for (const r of rows) mark.run(r.id);
         return rows.map((r) => ({
-          sample: toSample({ ...r, status: 'training' }),
-          turn: this.turns.getTurn(r.turn_id)!,
+          ...this.withTurn({ ...r, status: 'training' }),
           // Older than max_staleness, or from a version the live policy did not come from (an answer
           // asked of another checkpoint): its π_old is not the policy being trained.
           stale: (maxStaleness !== null && r.adapter_version < liveVersion - maxStaleness) || r.adapter_version > liveVersion,
@@ -163,7 +178,18 @@ export class SampleQueue {
     const rows = this.q(
       "SELECT * FROM samples WHERE status = 'trained' AND step IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?",
     ).all(JSON.stringify(steps), pool) as SampleDbRow[];
-    return rows.map((r) => ({ sample: toSample(r), turn: this.turns.getTurn(r.turn_id)! }));
+    return rows.map((r) => this.withTurn(r));
+  }
+
+  /**
+   * A sample with the turn it trains on. A teacher rollout's turn carries the rollout's tokens
+   * and log-probs in place of the turn's response: the step trains on what the sample holds.
+   */
+  private withTurn(r: SampleDbRow): { sample: StoredSample; turn: StoredTurn } {
+    const sample = toSample(r);
+    const turn = this.turns.getTurn(r.turn_id)!;
+    if (!sample.response) return { sample, turn };
+    return { sample, turn: { ...turn, responseIds: sample.response.ids, responseLogprobs: sample.response.logprobs } };
   }
 
   ofTurn(turnId: string): StoredSample[] {

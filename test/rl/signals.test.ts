@@ -69,6 +69,37 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
     assertClose(s.teacherLogprobs!, expected.logprobs, tol, 'teacher log-probs', { scale });
   });
 
+  it("with teacher_rollouts, a hinted turn also yields an OPD sample on the teacher's own answer, scored by the teacher and by the policy", async () => {
+    await t.trainer!.setConfig({ teacher_rollouts: 1 });
+    const hint = 'Answer in one short line.';
+    const turn = await chat(t, 'name a colour', { session: 'rollout', type: 'main', maxTokens: 6, seed: 5 });
+    assert.equal((await feedback(t, turn.id, { hint })).status, 200);
+    const samples = await waitFor(() => (t.learn.samplesOfTurn(turn.id).length ? t.learn.samplesOfTurn(turn.id) : null), 'the samples');
+    await t.trainer!.setConfig({ teacher_rollouts: 0 });
+    assert.equal(samples.length, 2);
+    const [own, rollout] = samples;
+    assert.equal(own.response, null);
+    assert.deepEqual([rollout.kind, rollout.hint, rollout.reward, rollout.adapterVersion], ['opd', hint, null, 0]);
+    const ids = rollout.response!.ids;
+    assert.ok(ids.length > 0);
+    const stored = t.learn.turns.getTurn(turn.id)!;
+    const model = await Model.load(modelDir('qwen3-qknorm'));
+    const teacherIds = model.encodeChat({ messages: [{ role: 'user', content: `name a colour\n\n${HINT_MARKER}\n${hint}` }] }).ids;
+    const [teacher, policy] = await scoreResponses(
+      model.lm,
+      [
+        { promptIds: teacherIds, responseIds: ids },
+        { promptIds: stored.promptIds, responseIds: ids },
+      ],
+      { adapter: null },
+    );
+    const tol = tolerance(logprobsModel(model.config, teacherIds.length + ids.length));
+    const scale = logprobScale(model.config, teacher.logprobs);
+    model.dispose();
+    assertClose(rollout.teacherLogprobs!, teacher.logprobs, tol, 'teacher log-probs of its own answer', { scale });
+    assertClose(rollout.response!.logprobs, policy.logprobs, tol, "the policy's log-probs of the teacher's answer (π_old)", { scale });
+  });
+
   it('👍 plus a hint yields one combined sample', async () => {
     const turn = await chat(t, 'tell me a fact', { session: 'both', type: 'main' });
     await feedback(t, turn.id, { rating: 'up', hint: 'Mention where the fact comes from.' });
