@@ -3,7 +3,8 @@ import type { Competence } from '../protocol/checkpoints.js';
 import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js';
 import { restoreCheckpoint } from './checkpointing.js';
 import { closeCall, confirmedLive, confirmOnWholeSet } from './competenceConfirm.js';
-import { competenceVerdict, type CompetenceMeasure } from './competenceGate.js';
+import { competenceVerdict, percent as pct, type CompetenceMeasure } from './competenceGate.js';
+import { raisedReference } from './competenceReference.js';
 import type { TrainerContext } from './trainerContext.js';
 
 /**
@@ -61,7 +62,7 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
   const scoredOn = confirmed ? gate.wholeSet(c).key : key;
   if (v.heldBack) holdBack(ctx, cp, competence, scoredOn);
-  else await goLive(ctx, cp, competence, scoredOn, m, ref);
+  else await goLive(ctx, cp, competence, scoredOn, m, ref, adapter);
   if (confirmed && !v.heldBack) confirmedLive(ctx, cp.id, confirmed.measure);
   ctx.emit({
     type: 'event',
@@ -91,7 +92,10 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   );
 }
 
-/** Makes the checkpoint live; `m` is its measure on the sample, which the reference and the next check go by. */
+/**
+ * Makes the checkpoint live; `m` is its measure on the sample, which the next check goes by. A
+ * candidate above the reference raises it by what it gained on the whole set (competenceReference.ts).
+ */
 async function goLive(
   ctx: TrainerContext,
   cp: CheckpointRow,
@@ -99,8 +103,9 @@ async function goLive(
   scoredOn: string,
   m: CompetenceMeasure,
   ref: CompetenceReference,
+  adapter: LoraAdapter,
 ): Promise<void> {
-  const next = m.accuracy > ref.accuracy ? { key: ref.key, accuracy: m.accuracy, source: cp.id } : ref;
+  const next = m.accuracy > ref.accuracy ? await raisedReference(ctx, cp.id, adapter, m, ref) : ref;
   ctx.store.recordGateVerdict(cp.id, competence, scoredOn, cp.adapterVersion, next);
   ctx.gate.setLive(ctx.config, cp.id, m);
   ctx.policy.version = cp.adapterVersion;
@@ -157,8 +162,4 @@ export function gateAfterRollback(ctx: TrainerContext, target: string | null): v
   if (!cp?.competence || !ref || !gate.set || cp.competenceKey !== ref.key || ref.key !== gate.key(c)) return;
   if (cp.competence.accuracy > ref.accuracy)
     store.setCompetenceReference({ key: ref.key, accuracy: cp.competence.accuracy, source: cp.id });
-}
-
-function pct(x: number): string {
-  return `${(100 * x).toFixed(1)} %`;
 }

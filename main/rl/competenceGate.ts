@@ -44,7 +44,7 @@ export function competenceVerdict(
   reference: { accuracy: number; source: string },
   margin: number,
 ): { heldBack: boolean; reason: string | null } {
-  const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+  const pct = percent;
   const drop = reference.accuracy - accuracy;
   // A drop of exactly the margin passes; the epsilon keeps 3-point margins exact in floating point.
   if (drop <= margin + 1e-9) return { heldBack: false, reason: null };
@@ -123,7 +123,7 @@ export class CompetenceGate {
    */
   wholeSet(c: TrainingConfig): WholeSetMeasures {
     const key = `${this.set!.hash}:all:${c.competence_max_tokens}`;
-    if (this.whole?.key !== key) this.whole = { key, base: null, live: null, best: null };
+    if (this.whole?.key !== key) this.whole = { key, base: null, live: null, best: null, accuracies: new Map() };
     return this.whole;
   }
 
@@ -187,4 +187,11 @@ export interface WholeSetMeasures {
   live: { checkpoint: string | null; measure: CompetenceMeasure } | null;
   /** The best accuracy of the live policies measured on the whole set (the base model's included). */
   best: { accuracy: number; source: string } | null;
+  /** Accuracies on the whole set by policy ('base' or a checkpoint id): what a reference's rise is measured against. */
+  accuracies: Map<string, number>;
+}
+
+/** An accuracy as the gate's messages write it: `87.5 %`. */
+export function percent(x: number): string {
+  return `${(100 * x).toFixed(1)} %`;
 }

@@ -9,12 +9,14 @@ import { Model } from '../../main/engine/model/model.js';
 import { scoreResponses } from '../../main/engine/generation/score.js';
 import { answerText, greedyAnswers, greedyAnswersLike } from '../../main/rl/competenceAnswers.js';
 import { CompetenceGate, competenceVerdict } from '../../main/rl/competenceGate.js';
+import { raisedReference } from '../../main/rl/competenceReference.js';
+import type { TrainerContext } from '../../main/rl/trainerContext.js';
 import { Trainer } from '../../main/rl/trainer.js';
 import type { TrainerEvent } from '../../main/rl/trainerEvents.js';
 import { AppQueries } from '../../main/store/appQueries.js';
 import { openDatabase, type Db } from '../../main/store/database.js';
 import { LearnStore } from '../../main/store/learnStore.js';
-import { COMPETENCE_FILE } from '../../main/tasks/competenceSet.js';
+import { COMPETENCE_FILE, competenceSample, loadCompetenceSet } from '../../main/tasks/competenceSet.js';
 import { modelDir } from '../helpers/paths.js';
 import { longContextModel, waitFor } from '../helpers/testServer.js';
 import { ratedTurn } from '../helpers/ratedTurn.js';
@@ -110,15 +112,64 @@ async function folderWithOwnAnswers(): Promise<string> {
   const model = await Model.load(dir);
   const prompts = PROMPTS.map((p) => model.encodeChat({ messages: [{ role: 'user', content: p }], addGenerationPrompt: true }).ids);
   const g = await greedyAnswers(model, null, prompts, { maxTokens: MAX_TOKENS });
-  const lines = PROMPTS.map((prompt, i) => {
-    const text = answerText(model, g.ids[i]);
-    const pattern = `^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-    return JSON.stringify({ prompt, check: { type: 'regex', pattern } });
-  });
+  writeCompetenceSet(
+    dir,
+    g.ids.map((ids) => answerText(model, ids)),
+  );
   model.dispose();
-  fs.writeFileSync(path.join(dir, COMPETENCE_FILE), lines.join('\n') + '\n');
   return dir;
 }
+
+/** A competence set of PROMPTS whose right answers are exactly `answers`. */
+function writeCompetenceSet(dir: string, answers: string[]): void {
+  const lines = PROMPTS.map((prompt, i) => {
+    const pattern = `^${answers[i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+    return JSON.stringify({ prompt, check: { type: 'regex', pattern } });
+  });
+  fs.writeFileSync(path.join(dir, COMPETENCE_FILE), lines.join('\n') + '\n');
+}
+
+describe('competence gate: the reference', () => {
+  it("a candidate above it on the sample raises it by its gain on the whole set, not by its luck on the sample", async () => {
+    const dir = longContextModel('qwen3-qknorm', 256);
+    const m = await Model.load(dir);
+    const adapter = await perturbed(m, 0.3, 5);
+    try {
+      const prompts = PROMPTS.map((p) => m.encodeChat({ messages: [{ role: 'user', content: p }], addGenerationPrompt: true }).ids);
+      const d = { maxTokens: MAX_TOKENS };
+      const text = async (a: LoraAdapter | null) => (await greedyAnswers(m, a, prompts, d)).ids.map((ids) => answerText(m, ids));
+      const [baseText, candText] = [await text(null), await text(adapter)];
+      // The sample's three prompts expect the candidate's answers; the other three, the base model's.
+      writeCompetenceSet(dir, baseText);
+      const sampled = new Set(competenceSample(loadCompetenceSet(dir)!, 3).map((it) => it.messages[0].content));
+      const right = PROMPTS.map((p, i) => (sampled.has(p) ? candText : baseText)[i]);
+      writeCompetenceSet(dir, right);
+      const correct = (xs: string[]) => xs.filter((x, i) => x === right[i]).length / xs.length;
+
+      const gate = CompetenceGate.load(dir);
+      const c = { ...DEFAULT_TRAINING_CONFIG, competence_prompts: 3, competence_max_tokens: MAX_TOKENS };
+      const baseOnSample = await gate.measure(m, null, c);
+      gate.setLive(c, null, baseOnSample);
+      const onSample = await gate.measure(m, adapter, c, { like: baseOnSample });
+      assert.equal(onSample.accuracy, 1);
+      assert.ok(onSample.accuracy > baseOnSample.accuracy, 'the perturbation changes answers on the sample, so the candidate rises there');
+      const logs: string[] = [];
+      const ctx = { gate, config: c, model: m, policy: { checkpoint: null }, opts: { dataDir: dir }, log: (l: string) => logs.push(l) };
+      const ref = { key: gate.key(c), accuracy: baseOnSample.accuracy, source: 'base' };
+      const next = await raisedReference(ctx as unknown as TrainerContext, 'step-000001', adapter, onSample, ref);
+
+      const gain = Math.min(correct(candText) - correct(baseText), onSample.accuracy - ref.accuracy);
+      assert.ok(Math.abs(next.accuracy - (gain > 0 ? ref.accuracy + gain : ref.accuracy)) < 1e-12, JSON.stringify({ next, gain }));
+      assert.equal(next.source, gain > 0 ? 'step-000001' : 'base');
+      assert.ok(next.accuracy < onSample.accuracy, 'the sample alone would have raised it further');
+      assert.match(logs.join('\n'), /on all 6 prompts/);
+    } finally {
+      adapter.dispose();
+      m.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('competence gate in the trainer', () => {
   let model: string;
