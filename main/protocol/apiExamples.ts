@@ -75,6 +75,7 @@ const turn = {
       status: 'trained',
       drop_reason: null,
       step: 4,
+      response: 'turn',
     },
   ],
   receipt: { stage: 'live', score: 1, hint: 'no bold text please', step: 4, checkpoint_id: 'step-000004', version: 4, reason: null },

@@ -72,6 +72,8 @@ const SampleView = z.object({
   status: z.enum(['queued', 'training', 'trained', 'dropped']),
   drop_reason: z.string().nullable(),
   step: z.number().int().nullable(),
+  /** What the sample trains on: the turn's response, or an answer the OPD teacher wrote itself (teacher_rollouts). */
+  response: z.enum(['turn', 'teacher']),
 });
 
 /** One recorded model call: what was asked and answered, what followed, and what it taught. */

@@ -24,7 +24,8 @@ function Samples({ turn }: { turn: TurnView }) {
     <ul>
       {turn.samples.map((s, i) => (
         <li key={i}>
-          {s.kind}: {s.status}
+          {s.kind}
+          {s.response === 'teacher' ? " on the teacher's own answer" : ''}: {s.status}
           {s.step !== null ? ` in step ${s.step}` : ''} · reward {signed(s.reward, 0)} ({s.reward_source ?? '—'})
           {s.hint ? ` · hint (${s.hint_source}) “${s.hint}”` : ''}
           {s.drop_reason ? ` · dropped: ${s.drop_reason}` : ''}

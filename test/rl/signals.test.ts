@@ -13,7 +13,7 @@ interface SessionView {
     id: string;
     type: string;
     judgements: Array<{ kind: string; score: number | null; votes: unknown[] }>;
-    samples: Array<{ kind: string; reward: number | null; reward_source: string | null; hint: string | null; status: string }>;
+    samples: Array<{ kind: string; reward: number | null; reward_source: string | null; hint: string | null; status: string; response: string }>;
   }>;
 }
 
@@ -98,6 +98,11 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
     model.dispose();
     assertClose(rollout.teacherLogprobs!, teacher.logprobs, tol, 'teacher log-probs of its own answer', { scale });
     assertClose(rollout.response!.logprobs, policy.logprobs, tol, "the policy's log-probs of the teacher's answer (π_old)", { scale });
+    const view = await api<SessionView>(t, 'GET', '/api/sessions/rollout');
+    assert.deepEqual(
+      view.body.turns[0].samples.map((x) => x.response),
+      ['turn', 'teacher'],
+    );
   });
 
   it('👍 plus a hint yields one combined sample', async () => {
