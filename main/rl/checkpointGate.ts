@@ -57,12 +57,14 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   const confirmed = closeCall(m.accuracy, ref.accuracy, c) ? await confirmOnWholeSet(ctx, adapter, m) : null;
   const decided = confirmed ? { m: confirmed.measure, ref: confirmed.reference } : { m, ref };
   const v = competenceVerdict(decided.m.accuracy, decided.m.n, decided.ref, c.competence_margin);
-  const seconds = m.seconds + (confirmed?.seconds ?? 0);
+  // A candidate above the reference on the sample raises it by what it gained on the whole set.
+  const rise = !v.heldBack && m.accuracy > ref.accuracy ? await raisedReference(ctx, cp.id, adapter, m, ref) : null;
+  const seconds = m.seconds + (confirmed?.seconds ?? 0) + (rise?.seconds ?? 0);
   const competence: Competence = { accuracy: decided.m.accuracy, n: decided.m.n, held_back: v.heldBack, reason: v.reason, seconds };
   // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
   const scoredOn = confirmed ? gate.wholeSet(c).key : key;
   if (v.heldBack) holdBack(ctx, cp, competence, scoredOn);
-  else await goLive(ctx, cp, competence, scoredOn, m, ref, adapter);
+  else await goLive(ctx, cp, competence, scoredOn, m, rise?.reference ?? ref);
   if (confirmed && !v.heldBack) confirmedLive(ctx, cp.id, confirmed.measure);
   ctx.emit({
     type: 'event',
@@ -92,20 +94,15 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   );
 }
 
-/**
- * Makes the checkpoint live; `m` is its measure on the sample, which the next check goes by. A
- * candidate above the reference raises it by what it gained on the whole set (competenceReference.ts).
- */
+/** Makes the checkpoint live with the reference from now on; `m` is its measure on the sample, which the next check goes by. */
 async function goLive(
   ctx: TrainerContext,
   cp: CheckpointRow,
   competence: Competence,
   scoredOn: string,
   m: CompetenceMeasure,
-  ref: CompetenceReference,
-  adapter: LoraAdapter,
+  next: CompetenceReference,
 ): Promise<void> {
-  const next = m.accuracy > ref.accuracy ? await raisedReference(ctx, cp.id, adapter, m, ref) : ref;
   ctx.store.recordGateVerdict(cp.id, competence, scoredOn, cp.adapterVersion, next);
   ctx.gate.setLive(ctx.config, cp.id, m);
   ctx.policy.version = cp.adapterVersion;

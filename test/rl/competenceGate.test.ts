@@ -156,7 +156,8 @@ describe('competence gate: the reference', () => {
       const logs: string[] = [];
       const ctx = { gate, config: c, model: m, policy: { checkpoint: null }, opts: { dataDir: dir }, log: (l: string) => logs.push(l) };
       const ref = { key: gate.key(c), accuracy: baseOnSample.accuracy, source: 'base' };
-      const next = await raisedReference(ctx as unknown as TrainerContext, 'step-000001', adapter, onSample, ref);
+      const { reference: next, seconds } = await raisedReference(ctx as unknown as TrainerContext, 'step-000001', adapter, onSample, ref);
+      assert.ok(seconds > 0);
 
       const gain = Math.min(correct(candText) - correct(baseText), onSample.accuracy - ref.accuracy);
       assert.ok(Math.abs(next.accuracy - (gain > 0 ? ref.accuracy + gain : ref.accuracy)) < 1e-12, JSON.stringify({ next, gain }));
