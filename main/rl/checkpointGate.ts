@@ -4,7 +4,7 @@ import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js'
 import { restoreCheckpoint } from './checkpointing.js';
 import { closeCall, confirmedLive, confirmOnWholeSet } from './competenceConfirm.js';
 import { competenceVerdict, percent as pct, type CompetenceMeasure } from './competenceGate.js';
-import { raisedReference } from './competenceReference.js';
+import { confirmReference, hingesOnRise, referenceAfterLive } from './competenceReference.js';
 import type { TrainerContext } from './trainerContext.js';
 
 /**
@@ -39,7 +39,7 @@ export async function prepareGate(ctx: TrainerContext): Promise<void> {
       `competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`,
     );
   }
-  if (policy.checkpoint && live.accuracy > ref.accuracy) ref = { key, accuracy: live.accuracy, source: policy.checkpoint };
+  if (policy.checkpoint) ref = referenceAfterLive(ref, policy.checkpoint, live.accuracy);
   store.setCompetenceReference(ref);
   ctx.log(
     `competence gate: the live policy (${policy.checkpoint ?? 'base model'}) answers ${pct(live.accuracy)} right (${live.seconds.toFixed(1)} s); reference ${pct(ref.accuracy)}`,
@@ -50,21 +50,23 @@ export async function prepareGate(ctx: TrainerContext): Promise<void> {
 export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, adapter: LoraAdapter): Promise<void> {
   const { config: c, gate, store } = ctx;
   const key = gate.key(c);
-  const ref = store.competenceReference();
+  const stored = store.competenceReference();
   const like = gate.liveMeasure(c, ctx.policy.checkpoint);
-  if (!ref || ref.key !== key || !like) throw new Error('the competence gate was not prepared before the step');
+  if (!stored || stored.key !== key || !like) throw new Error('the competence gate was not prepared before the step');
   const m = await gate.measure(ctx.model, adapter, c, { like });
+  // A verdict that hinges on a rise of the reference the whole set has not confirmed confirms it first.
+  const checked = hingesOnRise(m.accuracy, m.n, stored, c.competence_margin) ? await confirmReference(ctx, stored) : null;
+  if (checked) store.setCompetenceReference(checked.reference);
+  const ref = checked?.reference ?? stored;
   const confirmed = closeCall(m.accuracy, ref.accuracy, c) ? await confirmOnWholeSet(ctx, adapter, m) : null;
   const decided = confirmed ? { m: confirmed.measure, ref: confirmed.reference } : { m, ref };
   const v = competenceVerdict(decided.m.accuracy, decided.m.n, decided.ref, c.competence_margin);
-  // A candidate above the reference on the sample raises it by what it gained on the whole set.
-  const rise = !v.heldBack && m.accuracy > ref.accuracy ? await raisedReference(ctx, cp.id, adapter, m, ref) : null;
-  const seconds = m.seconds + (confirmed?.seconds ?? 0) + (rise?.seconds ?? 0);
+  const seconds = m.seconds + (checked?.seconds ?? 0) + (confirmed?.seconds ?? 0);
   const competence: Competence = { accuracy: decided.m.accuracy, n: decided.m.n, held_back: v.heldBack, reason: v.reason, seconds };
   // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
   const scoredOn = confirmed ? gate.wholeSet(c).key : key;
   if (v.heldBack) holdBack(ctx, cp, competence, scoredOn);
-  else await goLive(ctx, cp, competence, scoredOn, m, rise?.reference ?? ref);
+  else await goLive(ctx, cp, competence, scoredOn, m, referenceAfterLive(ref, cp.id, m.accuracy));
   if (confirmed && !v.heldBack) confirmedLive(ctx, cp.id, confirmed.measure);
   ctx.emit({
     type: 'event',
@@ -157,6 +159,5 @@ export function gateAfterRollback(ctx: TrainerContext, target: string | null): v
   const cp = target ? store.checkpoint(target) : null;
   const ref = store.competenceReference();
   if (!cp?.competence || !ref || !gate.set || cp.competenceKey !== ref.key || ref.key !== gate.key(c)) return;
-  if (cp.competence.accuracy > ref.accuracy)
-    store.setCompetenceReference({ key: ref.key, accuracy: cp.competence.accuracy, source: cp.id });
+  if (cp.competence.accuracy > ref.accuracy) store.setCompetenceReference(referenceAfterLive(ref, cp.id, cp.competence.accuracy));
 }

@@ -34,8 +34,8 @@ export async function confirmOnWholeSet(ctx: TrainerContext, candidate: LoraAdap
   const t0 = performance.now();
   const { gate, config: c, model } = ctx;
   const whole = gate.wholeSet(c);
-  // While the base model is the live policy, the gate has its answers on the sample.
-  whole.base ??= await gate.measure(model, null, c, { whole: true, known: gate.liveMeasure(c, null) });
+  // The gate keeps the base model's answers on the sample from when it was live.
+  whole.base ??= await gate.measure(model, null, c, { whole: true, known: gate.baseMeasure(c) });
   const live = await liveOnWholeSet(ctx, whole, whole.base);
   raiseBest(whole, whole.base.accuracy, 'base');
   if (live.checkpoint) raiseBest(whole, live.measure.accuracy, live.checkpoint);

@@ -64,6 +64,8 @@ export function competenceVerdict(
  */
 export class CompetenceGate {
   private live: { key: string; checkpoint: string | null; measure: CompetenceMeasure } | null = null;
+  /** The base model's measure on the sample, from when it was live (it stays the same). */
+  private base: { key: string; measure: CompetenceMeasure } | null = null;
   private readonly sampled = new Map<number, { items: CompetenceItem[]; prompts: number[][] }>();
   private whole: WholeSetMeasures | null = null;
 
@@ -115,6 +117,12 @@ export class CompetenceGate {
   /** Remembers the live policy's measure (after it was measured, or after a candidate went live). */
   setLive(c: TrainingConfig, checkpoint: string | null, measure: CompetenceMeasure): void {
     this.live = { key: this.key(c), checkpoint, measure };
+    if (checkpoint === null) this.base = { key: this.key(c), measure };
+  }
+
+  /** The base model's measure on the sample, when it was measured under this configuration's key. */
+  baseMeasure(c: TrainingConfig): CompetenceMeasure | null {
+    return this.base?.key === this.key(c) ? this.base.measure : null;
   }
 
   /**

@@ -1,48 +1,49 @@
-import type { LoraAdapter } from '../engine/index.js';
 import type { CompetenceReference } from '../store/learnStore.js';
-import { percent as pct, type CompetenceMeasure, type WholeSetMeasures } from './competenceGate.js';
+import { competenceVerdict, percent as pct, type WholeSetMeasures } from './competenceGate.js';
 import { loadCheckpointAdapter } from './loadCheckpointAdapter.js';
 import type { TrainerContext } from './trainerContext.js';
 
 /**
- * How far a candidate that goes live raises the gate's reference (docs/learning-loop.md, "The
- * competence gate"). The reference is the best live policy's accuracy on the sample; a candidate
- * that scores above it there is, more often than not, one whose changed answers happened to fall
- * right on those 96 prompts. Taken at its sample score, the reference would keep every such lucky
- * draw and hold the policies after it to it (the winner's curse). So a rise is measured on the
- * whole set: the candidate against the policy the reference came from, and the reference rises by
- * that gain, at most to the candidate's score on the sample, and not at all when the whole set
- * shows none.
+ * The gate's reference, kept honest (docs/learning-loop.md, "The competence gate"). The reference
+ * is the best live policy's accuracy on the sample, and a live policy that scores above it there
+ * is, more often than not, one whose changed answers happened to fall right on those prompts.
+ * Taken at that score, the reference held every later candidate to a lucky draw (the winner's
+ * curse). So a rise on the sample stays unconfirmed, above a `floor` (the last reference the whole
+ * set confirmed), until a verdict hinges on it: a candidate held back against it but within the
+ * margin of the floor. Then the policy that set it is measured on the whole set against the
+ * floor's, and the reference becomes the floor raised by that gain (at most to the sample score;
+ * not at all when the whole set shows none). Only the checks that need it pay for it.
  */
-export async function raisedReference(
-  ctx: TrainerContext,
-  checkpoint: string,
-  candidate: LoraAdapter,
-  onSample: CompetenceMeasure,
-  ref: CompetenceReference,
-): Promise<{ reference: CompetenceReference; seconds: number }> {
+
+/** The reference after a candidate with this accuracy on the sample went live. */
+export function referenceAfterLive(ref: CompetenceReference, checkpoint: string, accuracy: number): CompetenceReference {
+  if (accuracy <= ref.accuracy) return ref;
+  return { key: ref.key, accuracy, source: checkpoint, floor: ref.floor ?? { accuracy: ref.accuracy, source: ref.source } };
+}
+
+/** Whether a verdict against `ref` hinges on its unconfirmed rise: held back against it, not against its floor. */
+export function hingesOnRise(accuracy: number, n: number, ref: CompetenceReference, margin: number): boolean {
+  if (!ref.floor) return false;
+  const against = (r: { accuracy: number; source: string }) => competenceVerdict(accuracy, n, r, margin).heldBack;
+  return against(ref) && !against(ref.floor);
+}
+
+/** Confirms an unconfirmed reference on the whole set: the floor raised by what its policy gained there. */
+export async function confirmReference(ctx: TrainerContext, ref: CompetenceReference): Promise<{ reference: CompetenceReference; seconds: number }> {
+  const floor = ref.floor;
+  if (!floor) return { reference: ref, seconds: 0 };
   const t0 = performance.now();
-  const { gate, config: c, model } = ctx;
-  const whole = gate.wholeSet(c);
-  const holder = await wholeAccuracy(ctx, whole, ref.source);
-  // Answers are diffed against the live policy's on the whole set when known, else the base model's
-  // (measured by now): either way most of them are unchanged, so few are decoded.
-  const live = ctx.policy.checkpoint;
-  const like = whole.live?.checkpoint === live ? whole.live.measure : whole.base;
-  const m = await gate.measure(model, candidate, c, { whole: true, known: onSample, like });
-  whole.accuracies.set(checkpoint, m.accuracy);
-  whole.live = { checkpoint, measure: m };
-  const gain = Math.min(m.accuracy - holder, onSample.accuracy - ref.accuracy);
-  const next = gain > 0 ? { key: ref.key, accuracy: ref.accuracy + gain, source: checkpoint } : ref;
-  const from = ref.source === 'base' ? 'the base model' : ref.source;
+  const whole = ctx.gate.wholeSet(ctx.config);
+  const [holder, under] = [await wholeAccuracy(ctx, whole, ref.source), await wholeAccuracy(ctx, whole, floor.source)];
+  const gain = Math.min(holder - under, ref.accuracy - floor.accuracy);
+  const reference = gain > 0 ? { key: ref.key, accuracy: floor.accuracy + gain, source: ref.source } : { key: ref.key, ...floor };
   const seconds = (performance.now() - t0) / 1000;
+  const name = (s: string) => (s === 'base' ? 'the base model' : s);
   ctx.log(
-    `competence gate: ${checkpoint} scored above the reference on the sample (${pct(onSample.accuracy)} against ${pct(ref.accuracy)}); ` +
-      `on all ${m.n} prompts ${pct(m.accuracy)} against ${pct(holder)} (${from}), so the reference ` +
-      (gain > 0 ? `rises to ${pct(next.accuracy)}` : `stays at ${pct(ref.accuracy)}`) +
-      ` (${seconds.toFixed(1)} s, counted in the check's time)`,
+    `competence gate: the reference (${pct(ref.accuracy)} on the sample, ${name(ref.source)}) checked on all ${ctx.gate.set!.items.length} prompts: ` +
+      `${pct(holder)} against ${pct(under)} (${name(floor.source)}), so it is ${pct(reference.accuracy)} (${seconds.toFixed(1)} s, counted in the check's time)`,
   );
-  return { reference: next, seconds };
+  return { reference, seconds };
 }
 
 /** A policy's accuracy on the whole set ('base' or a checkpoint id), measured once and remembered. */
@@ -50,8 +51,8 @@ async function wholeAccuracy(ctx: TrainerContext, whole: WholeSetMeasures, sourc
   const known = whole.accuracies.get(source);
   if (known !== undefined) return known;
   const { gate, config: c, model } = ctx;
-  // While the base model is live, the gate has its answers on the sample: the set's first prompts.
-  whole.base ??= await gate.measure(model, null, c, { whole: true, known: gate.liveMeasure(c, null) });
+  // The gate keeps the base model's answers on the sample (the set's first prompts) from when it was live.
+  whole.base ??= await gate.measure(model, null, c, { whole: true, known: gate.baseMeasure(c) });
   whole.accuracies.set('base', whole.base.accuracy);
   if (source === 'base') return whole.base.accuracy;
   const adapter = loadCheckpointAdapter(ctx.opts.dataDir, source, model.config);

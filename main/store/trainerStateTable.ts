@@ -17,6 +17,12 @@ export interface CompetenceReference {
   accuracy: number;
   /** Whose accuracy it is: 'base' or a checkpoint id. */
   source: string;
+  /**
+   * The last reference the whole set confirmed, when this one is a live policy's score on the
+   * sample that was not checked on the whole set yet (main/rl/competenceReference.ts); absent: this
+   * one is confirmed (the base model's, or a confirmed rise).
+   */
+  floor?: { accuracy: number; source: string };
 }
 
 /** The trainer's durable state (`trainer_state`) and the adapter versions it issued (`adapter_versions`). */

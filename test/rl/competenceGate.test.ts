@@ -9,7 +9,8 @@ import { Model } from '../../main/engine/model/model.js';
 import { scoreResponses } from '../../main/engine/generation/score.js';
 import { answerText, greedyAnswers, greedyAnswersLike } from '../../main/rl/competenceAnswers.js';
 import { CompetenceGate, competenceVerdict } from '../../main/rl/competenceGate.js';
-import { raisedReference } from '../../main/rl/competenceReference.js';
+import { confirmReference, hingesOnRise, referenceAfterLive } from '../../main/rl/competenceReference.js';
+import { checkpointDir } from '../../main/store/checkpointPaths.js';
 import type { TrainerContext } from '../../main/rl/trainerContext.js';
 import { Trainer } from '../../main/rl/trainer.js';
 import type { TrainerEvent } from '../../main/rl/trainerEvents.js';
@@ -130,14 +131,29 @@ function writeCompetenceSet(dir: string, answers: string[]): void {
 }
 
 describe('competence gate: the reference', () => {
-  it("a candidate above it on the sample raises it by its gain on the whole set, not by its luck on the sample", async () => {
+  const ref = { key: 'k', accuracy: 0.9, source: 'step-000002', floor: { accuracy: 0.875, source: 'base' } };
+  it('a live policy above it on the sample raises it unconfirmed, over the last confirmed one', () => {
+    const base = { key: 'k', accuracy: 0.875, source: 'base' };
+    assert.deepEqual(referenceAfterLive(base, 'step-000001', 0.885), { key: 'k', accuracy: 0.885, source: 'step-000001', floor: { accuracy: 0.875, source: 'base' } });
+    assert.deepEqual(referenceAfterLive(ref, 'step-000003', 0.95).floor, ref.floor, 'the floor stays the last confirmed reference');
+    assert.equal(referenceAfterLive(ref, 'step-000003', 0.9), ref, 'a tie raises nothing');
+  });
+
+  it('a verdict hinges on the rise only when it is held back against it and not against the floor', () => {
+    assert.equal(hingesOnRise(0.86, 96, ref, 0.03), true);
+    assert.equal(hingesOnRise(0.88, 96, ref, 0.03), false, 'within the margin of both');
+    assert.equal(hingesOnRise(0.8, 96, ref, 0.03), false, 'held back against both');
+    assert.equal(hingesOnRise(0.86, 96, { key: 'k', accuracy: 0.9, source: 'base' }, 0.03), false, 'a confirmed reference');
+  });
+
+  it("checked on the whole set, it is the floor raised by its policy's gain there, not by its luck on the sample", async () => {
     const dir = longContextModel('qwen3-qknorm', 256);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-ref-'));
     const m = await Model.load(dir);
     const adapter = await perturbed(m, 0.3, 5);
     try {
       const prompts = PROMPTS.map((p) => m.encodeChat({ messages: [{ role: 'user', content: p }], addGenerationPrompt: true }).ids);
-      const d = { maxTokens: MAX_TOKENS };
-      const text = async (a: LoraAdapter | null) => (await greedyAnswers(m, a, prompts, d)).ids.map((ids) => answerText(m, ids));
+      const text = async (a: LoraAdapter | null) => (await greedyAnswers(m, a, prompts, { maxTokens: MAX_TOKENS })).ids.map((ids) => answerText(m, ids));
       const [baseText, candText] = [await text(null), await text(adapter)];
       // The sample's three prompts expect the candidate's answers; the other three, the base model's.
       writeCompetenceSet(dir, baseText);
@@ -145,29 +161,32 @@ describe('competence gate: the reference', () => {
       const right = PROMPTS.map((p, i) => (sampled.has(p) ? candText : baseText)[i]);
       writeCompetenceSet(dir, right);
       const correct = (xs: string[]) => xs.filter((x, i) => x === right[i]).length / xs.length;
+      await adapter.save(checkpointDir(dataDir, 'step-000001'));
 
       const gate = CompetenceGate.load(dir);
       const c = { ...DEFAULT_TRAINING_CONFIG, competence_prompts: 3, competence_max_tokens: MAX_TOKENS };
       const baseOnSample = await gate.measure(m, null, c);
-      gate.setLive(c, null, baseOnSample);
       const onSample = await gate.measure(m, adapter, c, { like: baseOnSample });
-      assert.equal(onSample.accuracy, 1);
       assert.ok(onSample.accuracy > baseOnSample.accuracy, 'the perturbation changes answers on the sample, so the candidate rises there');
+      // The candidate went live; the base model's answers are the ones the gate kept from when it was live.
+      gate.setLive(c, null, baseOnSample);
+      const risen = referenceAfterLive({ key: gate.key(c), accuracy: baseOnSample.accuracy, source: 'base' }, 'step-000001', onSample.accuracy);
       const logs: string[] = [];
-      const ctx = { gate, config: c, model: m, policy: { checkpoint: null }, opts: { dataDir: dir }, log: (l: string) => logs.push(l) };
-      const ref = { key: gate.key(c), accuracy: baseOnSample.accuracy, source: 'base' };
-      const { reference: next, seconds } = await raisedReference(ctx as unknown as TrainerContext, 'step-000001', adapter, onSample, ref);
-      assert.ok(seconds > 0);
+      const ctx = { gate, config: c, model: m, opts: { dataDir }, log: (l: string) => logs.push(l) };
+      const { reference, seconds } = await confirmReference(ctx as unknown as TrainerContext, risen);
 
-      const gain = Math.min(correct(candText) - correct(baseText), onSample.accuracy - ref.accuracy);
-      assert.ok(Math.abs(next.accuracy - (gain > 0 ? ref.accuracy + gain : ref.accuracy)) < 1e-12, JSON.stringify({ next, gain }));
-      assert.equal(next.source, gain > 0 ? 'step-000001' : 'base');
-      assert.ok(next.accuracy < onSample.accuracy, 'the sample alone would have raised it further');
-      assert.match(logs.join('\n'), /on all 6 prompts/);
+      const gain = Math.min(correct(candText) - correct(baseText), onSample.accuracy - baseOnSample.accuracy);
+      assert.ok(Math.abs(reference.accuracy - (gain > 0 ? baseOnSample.accuracy + gain : baseOnSample.accuracy)) < 1e-12, JSON.stringify({ reference, gain }));
+      assert.equal(reference.source, gain > 0 ? 'step-000001' : 'base');
+      assert.equal(reference.floor, undefined, 'confirmed');
+      assert.ok(reference.accuracy < onSample.accuracy, 'the sample alone would have kept it higher');
+      assert.ok(seconds > 0);
+      assert.match(logs.join('\n'), /checked on all 6 prompts/);
     } finally {
       adapter.dispose();
       m.dispose();
       fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
