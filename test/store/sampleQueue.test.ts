@@ -5,35 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../main/store/database.js';
 import { LearnStore, type NewSample } from '../../main/store/learnStore.js';
-import type { TurnRecord } from '../../main/store/turnStore.js';
-
-const TURN: TurnRecord = {
-  id: 'turn-1',
-  sessionId: 's',
-  type: 'main',
-  createdAt: 1,
-  completedAt: 2,
-  model: 'm',
-  adapterVersion: 0,
-  requestMessages: [{ role: 'user', content: 'x' }],
-  tools: null,
-  params: {},
-  promptText: 'p',
-  promptIds: [1, 2, 3],
-  rawText: 'r',
-  responseText: 'r',
-  reasoningText: '',
-  toolCalls: null,
-  responseIds: [5, 6],
-  responseLogprobs: [-0.25, -1.5],
-  finishReason: 'stop',
-  promptTokens: 3,
-  completionTokens: 2,
-  queueMs: 0,
-  prefillMs: 1,
-  decodeMs: 2,
-  totalMs: 3,
-};
+import { ratedTurn } from '../helpers/ratedTurn.js';
 
 const opd = (over: Partial<NewSample>): NewSample => ({
   kind: 'opd',
@@ -53,27 +25,26 @@ describe('sample queue: teacher rollouts', () => {
   it("a sample with a response of its own trains on it: the batch's turn carries its tokens and log-probs; the turn's own stay", () => {
     const db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-samples-')), 'c.db'));
     const store = new LearnStore(db);
-    const ep = store.turns.openSession('s', 1);
-    store.turns.insertTurn(TURN, ep);
-    store.turns.linkNextState('s', ep, { role: 'user', text: 'Shorter.', at: 3 });
+    const id = ratedTurn(store, -0.25, 'down');
     const ready = store.nextReadyTurn()!;
+    const turn = store.turns.getTurn(id)!;
     const rollout = { ids: [7, 8, 9, 300000], logprobs: [-2.5, -0.125, -3, -0.5] };
     const rolloutSample = opd({ teacherLogprobs: [-0.25, -0.125, -0.5, -0.25], adapterVersion: 0, response: rollout });
     assert.ok(store.commitTurn(ready.turn.id, ready.epoch, [opd({}), rolloutSample], 4));
 
-    const [own, taught] = store.samplesOfTurn(TURN.id);
+    const [own, taught] = store.samplesOfTurn(id);
     assert.equal(own.response, null);
     assert.deepEqual(taught.response, rollout);
 
     const batch = store.takeBatch(2, 0, null);
     assert.deepEqual(
       batch.map((b) => b.turn.responseIds),
-      [TURN.responseIds, rollout.ids],
+      [turn.responseIds, rollout.ids],
     );
     assert.deepEqual(batch[1].turn.responseLogprobs, rollout.logprobs);
-    assert.deepEqual(batch[1].turn.promptIds, TURN.promptIds, 'the prompt is the turn’s (without the hint)');
+    assert.deepEqual(batch[1].turn.promptIds, turn.promptIds, 'the prompt is the turn’s (without the hint)');
     assert.equal(batch[1].sample.teacherLogprobs!.length, batch[1].turn.responseIds.length);
-    assert.deepEqual(store.turns.getTurn(TURN.id)!.responseIds, TURN.responseIds);
+    assert.deepEqual(store.turns.getTurn(id)!.responseIds, turn.responseIds);
     db.close();
   });
 });
