@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { checkpointDir } from '../store/checkpointPaths.js';
 import type { CompetenceReference } from '../store/learnStore.js';
 import { competenceVerdict, percent as pct, type WholeSetMeasures } from './competenceGate.js';
 import { loadCheckpointAdapter } from './loadCheckpointAdapter.js';
@@ -35,6 +37,11 @@ export async function confirmReference(ctx: TrainerContext, ref: CompetenceRefer
   const t0 = performance.now();
   const whole = ctx.gate.wholeSet(ctx.config);
   const [holder, under] = [await wholeAccuracy(ctx, whole, ref.source), await wholeAccuracy(ctx, whole, floor.source)];
+  if (holder === null || under === null) {
+    // The retention policy deleted a checkpoint it needs: the verdict goes by the rise unchecked, as it would have before.
+    ctx.log(`competence gate: the reference's rise cannot be checked (${holder === null ? ref.source : floor.source} was deleted); it stands`);
+    return { reference: ref, seconds: (performance.now() - t0) / 1000 };
+  }
   const gain = Math.min(holder - under, ref.accuracy - floor.accuracy);
   const reference = gain > 0 ? { key: ref.key, accuracy: floor.accuracy + gain, source: ref.source } : { key: ref.key, ...floor };
   const seconds = (performance.now() - t0) / 1000;
@@ -46,8 +53,11 @@ export async function confirmReference(ctx: TrainerContext, ref: CompetenceRefer
   return { reference, seconds };
 }
 
-/** A policy's accuracy on the whole set ('base' or a checkpoint id), measured once and remembered. */
-async function wholeAccuracy(ctx: TrainerContext, whole: WholeSetMeasures, source: string): Promise<number> {
+/**
+ * A policy's accuracy on the whole set ('base' or a checkpoint id), measured once and remembered;
+ * null for a checkpoint whose files the retention policy has deleted.
+ */
+async function wholeAccuracy(ctx: TrainerContext, whole: WholeSetMeasures, source: string): Promise<number | null> {
   const known = whole.accuracies.get(source);
   if (known !== undefined) return known;
   const { gate, config: c, model } = ctx;
@@ -55,6 +65,7 @@ async function wholeAccuracy(ctx: TrainerContext, whole: WholeSetMeasures, sourc
   whole.base ??= await gate.measure(model, null, c, { whole: true, known: gate.baseMeasure(c) });
   whole.accuracies.set('base', whole.base.accuracy);
   if (source === 'base') return whole.base.accuracy;
+  if (!fs.existsSync(checkpointDir(ctx.opts.dataDir, source))) return null;
   const adapter = loadCheckpointAdapter(ctx.opts.dataDir, source, model.config);
   try {
     const m = await gate.measure(model, adapter, c, { whole: true, like: whole.base, known: gate.liveMeasure(c, source) });

@@ -182,6 +182,11 @@ describe('competence gate: the reference', () => {
       assert.ok(reference.accuracy < onSample.accuracy, 'the sample alone would have kept it higher');
       assert.ok(seconds > 0);
       assert.match(logs.join('\n'), /checked on all 6 prompts/);
+
+      // A rise whose checkpoint the retention policy deleted cannot be checked: it stands.
+      const orphan = { ...risen, source: 'step-000009' };
+      assert.equal((await confirmReference(ctx as unknown as TrainerContext, orphan)).reference, orphan);
+      assert.match(logs.at(-1)!, /cannot be checked \(step-000009 was deleted\)/);
     } finally {
       adapter.dispose();
       m.dispose();
