@@ -83,13 +83,16 @@ export function exportCheckpoint(dataDir: string, id: string, outDir: string, ba
   return ['adapter_config.json', 'adapter_model.safetensors'].map((f) => path.join(out, f));
 }
 
-/** Checkpoints the retention policy removes: all but the newest `keep`, never pinned ones or the live one. */
+/**
+ * Checkpoints the retention policy removes: all but the newest `keep`, never pinned ones or those
+ * in `spared` (the live one, and those the competence gate's reference may have to measure).
+ */
 export function checkpointsToDelete(
   all: Array<{ id: string; step: number; pinned: boolean }>,
   keep: number,
-  liveId: string | null,
+  spared: ReadonlyArray<string | null | undefined>,
 ): string[] {
-  const unpinned = all.filter((c) => !c.pinned && c.id !== liveId).sort((a, b) => b.step - a.step);
+  const unpinned = all.filter((c) => !c.pinned && !spared.includes(c.id)).sort((a, b) => b.step - a.step);
   const keepIds = new Set(
     all
       .filter((c) => !c.pinned)

@@ -50,7 +50,10 @@ export async function rollbackTo(ctx: TrainerContext, id: string): Promise<{ ver
 /** Deletes the checkpoints the retention policy gives up: their rows, then their folders. */
 export function applyRetention(ctx: TrainerContext): void {
   const { store } = ctx;
-  const doomed = checkpointsToDelete(store.checkpoints(), ctx.config.keep_checkpoints, ctx.policy.checkpoint);
+  // The reference's checkpoints stay too: an unconfirmed rise is checked against them (competenceReference.ts).
+  const ref = store.competenceReference();
+  const spared = [ctx.policy.checkpoint, ref?.source, ref?.floor?.source];
+  const doomed = checkpointsToDelete(store.checkpoints(), ctx.config.keep_checkpoints, spared);
   if (!doomed.length) return;
   store.deleteCheckpointRows(doomed);
   for (const id of doomed) deleteCheckpointDir(ctx.opts.dataDir, id);

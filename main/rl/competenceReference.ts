@@ -1,5 +1,4 @@
-import fs from 'node:fs';
-import { checkpointDir } from '../store/checkpointPaths.js';
+import type { LoraAdapter } from '../engine/index.js';
 import type { CompetenceReference } from '../store/learnStore.js';
 import { competenceVerdict, percent as pct, type WholeSetMeasures } from './competenceGate.js';
 import { loadCheckpointAdapter } from './loadCheckpointAdapter.js';
@@ -36,14 +35,16 @@ export async function confirmReference(ctx: TrainerContext, ref: CompetenceRefer
   if (!floor) return { reference: ref, seconds: 0 };
   const t0 = performance.now();
   const whole = ctx.gate.wholeSet(ctx.config);
-  const [holder, under] = [await wholeAccuracy(ctx, whole, ref.source), await wholeAccuracy(ctx, whole, floor.source)];
-  if (holder === null || under === null) {
-    // The retention policy deleted a checkpoint it needs: the verdict goes by the rise unchecked, as it would have before.
-    ctx.log(`competence gate: the reference's rise cannot be checked (${holder === null ? ref.source : floor.source} was deleted); it stands`);
+  const holder = await wholeAccuracy(ctx, whole, ref.source);
+  const under = typeof holder === 'number' ? await wholeAccuracy(ctx, whole, floor.source) : holder;
+  if (typeof under !== 'number' || typeof holder !== 'number') {
+    // A checkpoint it needs is gone or unreadable: the verdict goes by the rise unchecked, as it did before checks existed.
+    ctx.log(`competence gate: the reference's rise cannot be checked (${typeof holder === 'number' ? under : holder}); it stands`);
     return { reference: ref, seconds: (performance.now() - t0) / 1000 };
   }
   const gain = Math.min(holder - under, ref.accuracy - floor.accuracy);
-  const reference = gain > 0 ? { key: ref.key, accuracy: floor.accuracy + gain, source: ref.source } : { key: ref.key, ...floor };
+  const reference: CompetenceReference =
+    gain > 0 ? { key: ref.key, accuracy: floor.accuracy + gain, source: ref.source, checked: true } : { key: ref.key, ...floor, checked: true };
   const seconds = (performance.now() - t0) / 1000;
   const name = (s: string) => (s === 'base' ? 'the base model' : s);
   ctx.log(
@@ -55,9 +56,9 @@ export async function confirmReference(ctx: TrainerContext, ref: CompetenceRefer
 
 /**
  * A policy's accuracy on the whole set ('base' or a checkpoint id), measured once and remembered;
- * null for a checkpoint whose files the retention policy has deleted.
+ * for a checkpoint whose files are gone or unreadable, why (a sentence).
  */
-async function wholeAccuracy(ctx: TrainerContext, whole: WholeSetMeasures, source: string): Promise<number | null> {
+async function wholeAccuracy(ctx: TrainerContext, whole: WholeSetMeasures, source: string): Promise<number | string> {
   const known = whole.accuracies.get(source);
   if (known !== undefined) return known;
   const { gate, config: c, model } = ctx;
@@ -65,8 +66,12 @@ async function wholeAccuracy(ctx: TrainerContext, whole: WholeSetMeasures, sourc
   whole.base ??= await gate.measure(model, null, c, { whole: true, known: gate.baseMeasure(c) });
   whole.accuracies.set('base', whole.base.accuracy);
   if (source === 'base') return whole.base.accuracy;
-  if (!fs.existsSync(checkpointDir(ctx.opts.dataDir, source))) return null;
-  const adapter = loadCheckpointAdapter(ctx.opts.dataDir, source, model.config);
+  let adapter: LoraAdapter;
+  try {
+    adapter = loadCheckpointAdapter(ctx.opts.dataDir, source, model.config);
+  } catch (err) {
+    return `${source} could not be read: ${(err as Error).message}`;
+  }
   try {
     const m = await gate.measure(model, adapter, c, { whole: true, like: whole.base, known: gate.liveMeasure(c, source) });
     whole.accuracies.set(source, m.accuracy);

@@ -23,6 +23,8 @@ export interface CompetenceReference {
    * one is confirmed (the base model's, or a confirmed rise).
    */
   floor?: { accuracy: number; source: string };
+  /** The whole set confirmed it (a checked rise, or the floor a check fell back to). */
+  checked?: boolean;
 }
 
 /** The trainer's durable state (`trainer_state`) and the adapter versions it issued (`adapter_versions`). */

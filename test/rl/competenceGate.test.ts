@@ -11,6 +11,7 @@ import { answerText, greedyAnswers, greedyAnswersLike } from '../../main/rl/comp
 import { CompetenceGate, competenceVerdict } from '../../main/rl/competenceGate.js';
 import { confirmReference, hingesOnRise, referenceAfterLive } from '../../main/rl/competenceReference.js';
 import { checkpointDir } from '../../main/store/checkpointPaths.js';
+import { checkpointsToDelete } from '../../main/rl/checkpointFiles.js';
 import type { TrainerContext } from '../../main/rl/trainerContext.js';
 import { Trainer } from '../../main/rl/trainer.js';
 import type { TrainerEvent } from '../../main/rl/trainerEvents.js';
@@ -139,6 +140,12 @@ describe('competence gate: the reference', () => {
     assert.equal(referenceAfterLive(ref, 'step-000003', 0.9), ref, 'a tie raises nothing');
   });
 
+  it("the retention policy spares the reference's checkpoints, which a check may have to measure", () => {
+    const all = [1, 2, 3, 4, 5].map((step) => ({ id: `step-00000${step}`, step, pinned: false }));
+    assert.deepEqual(checkpointsToDelete(all, 2, ['step-000005']), ['step-000003', 'step-000002', 'step-000001']);
+    assert.deepEqual(checkpointsToDelete(all, 2, ['step-000005', ref.source, 'step-000001']), ['step-000003']);
+  });
+
   it('a verdict hinges on the rise only when it is held back against it and not against the floor', () => {
     assert.equal(hingesOnRise(0.86, 96, ref, 0.03), true);
     assert.equal(hingesOnRise(0.88, 96, ref, 0.03), false, 'within the margin of both');
@@ -178,15 +185,15 @@ describe('competence gate: the reference', () => {
       const gain = Math.min(correct(candText) - correct(baseText), onSample.accuracy - baseOnSample.accuracy);
       assert.ok(Math.abs(reference.accuracy - (gain > 0 ? baseOnSample.accuracy + gain : baseOnSample.accuracy)) < 1e-12, JSON.stringify({ reference, gain }));
       assert.equal(reference.source, gain > 0 ? 'step-000001' : 'base');
-      assert.equal(reference.floor, undefined, 'confirmed');
+      assert.deepEqual([reference.floor, reference.checked], [undefined, true], 'confirmed');
       assert.ok(reference.accuracy < onSample.accuracy, 'the sample alone would have kept it higher');
       assert.ok(seconds > 0);
       assert.match(logs.join('\n'), /checked on all 6 prompts/);
 
-      // A rise whose checkpoint the retention policy deleted cannot be checked: it stands.
+      // A rise whose checkpoint is gone cannot be checked: it stands.
       const orphan = { ...risen, source: 'step-000009' };
       assert.equal((await confirmReference(ctx as unknown as TrainerContext, orphan)).reference, orphan);
-      assert.match(logs.at(-1)!, /cannot be checked \(step-000009 was deleted\)/);
+      assert.match(logs.at(-1)!, /cannot be checked \(step-000009 could not be read: checkpoint step-000009 has no folder/);
     } finally {
       adapter.dispose();
       m.dispose();

@@ -1,6 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Receipt, TurnView } from '../../main/protocol/sessions.js';
+import { receiptOf } from '../../main/server/routes/turnView.js';
+import type { StoredSample } from '../../main/store/learnStore.js';
+import type { StoredTurn } from '../../main/store/turnStore.js';
 import { api, chat, startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
 
 /** What the app shows under an answer: queued → judged → trained in step N → live in vK, and back to "trained" after a rollback. */
@@ -51,5 +54,23 @@ describe('a turn’s receipt follows it through the learning loop, and a rollbac
     const first = (await api<{ data: TurnView[] }>(t, 'GET', '/api/turns?trained=true')).body.data.find((x) => x.receipt.step === 1)!;
     await waitFor(async () => (await receipt(next.id)).stage === 'live', 'the second turn live');
     assert.equal((await receipt(first.id)).stage, 'live');
+  });
+});
+
+describe('a receipt of a turn with several samples (teacher rollouts)', () => {
+  it('follows the sample whose step is live when its other sample was held back', () => {
+    const turn = { type: 'main', sessionId: 's', finishReason: 'stop', nextState: null, closed: false } as unknown as StoredTurn;
+    const sample = (step: number) => ({ status: 'trained', step, reward: null, hint: 'Be brief.', dropReason: null }) as unknown as StoredSample;
+    const outcome = (step: number) => ({
+      checkpointId: `step-00000${step}`,
+      live: step === 2,
+      liveVersion: 2,
+      heldBack: step === 2 ? null : 'held back by the competence gate',
+    });
+    const facts = { turn, feedback: null, judgements: [], samples: [sample(1), sample(2)], learnNote: null, learnState: 'done' as const };
+    const r = receiptOf(facts, outcome);
+    assert.deepEqual([r.stage, r.step, r.version], ['live', 2, 2]);
+    const heldOnly = receiptOf({ ...facts, samples: [sample(1)] }, outcome);
+    assert.deepEqual([heldOnly.stage, heldOnly.reason], ['trained', 'held back by the competence gate']);
   });
 });

@@ -45,7 +45,11 @@ export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<Ap
     return none('not_trained', f.learnNote ?? 'no training signal: the judge was unsure (score 0) and found no hint');
   }
   const prm = f.judgements.filter((j) => j.kind === 'prm').at(-1);
-  const lead = f.samples.find((s) => s.status === 'trained') ?? f.samples.find((s) => s.status !== 'dropped') ?? f.samples[0];
+  // A turn may have several samples (teacher rollouts), trained in different steps: the receipt
+  // follows one whose step is live, if any.
+  const trained = f.samples.filter((s) => s.status === 'trained' && s.step !== null);
+  const lead =
+    trained.find((s) => outcome(s.step!).live) ?? trained[0] ?? f.samples.find((s) => s.status !== 'dropped') ?? f.samples[0];
   const base = { ...none('judged'), score: lead.reward ?? prm?.score ?? null, hint: lead.hint };
   if (lead.status === 'dropped') return { ...base, stage: 'not_trained', reason: lead.dropReason };
   if (lead.status !== 'trained' || lead.step === null) return base;
