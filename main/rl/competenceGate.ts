@@ -44,7 +44,6 @@ export function competenceVerdict(
   reference: { accuracy: number; source: string },
   margin: number,
 ): { heldBack: boolean; reason: string | null } {
-  const pct = percent;
   const drop = reference.accuracy - accuracy;
   // A drop of exactly the margin passes; the epsilon keeps 3-point margins exact in floating point.
   if (drop <= margin + 1e-9) return { heldBack: false, reason: null };
@@ -52,8 +51,8 @@ export function competenceVerdict(
   return {
     heldBack: true,
     reason:
-      `held back by the competence gate: ${pct(accuracy)} on ${n} held-out prompts, ${(100 * drop).toFixed(1)} points below ` +
-      `the best live policy (${pct(reference.accuracy)}, ${from}); the margin is ${(100 * margin).toFixed(1)} points`,
+      `held back by the competence gate: ${percent(accuracy)} on ${n} held-out prompts, ${(100 * drop).toFixed(1)} points below ` +
+      `the best live policy (${percent(reference.accuracy)}, ${from}); the margin is ${(100 * margin).toFixed(1)} points`,
   };
 }
 

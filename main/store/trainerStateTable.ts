@@ -19,8 +19,9 @@ export interface CompetenceReference {
   source: string;
   /**
    * The last reference the whole set confirmed, when this one is a live policy's score on the
-   * sample that was not checked on the whole set yet (main/rl/competenceReference.ts); absent: this
-   * one is confirmed (the base model's, or a confirmed rise).
+   * sample that was not checked on the whole set yet (main/rl/competenceReference.ts); absent:
+   * this one is the base model's, or `checked`, or was stored before rises were checked (the next
+   * start gives it the base model's score as its floor).
    */
   floor?: { accuracy: number; source: string };
   /** The whole set confirmed it (a checked rise, or the floor a check fell back to). */
