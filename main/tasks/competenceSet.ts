@@ -108,7 +108,12 @@ export function competenceQuestions(items: readonly CompetenceItem[]): Set<strin
  * The `n` prompts a check uses: always the same ones for a set (a fixed shuffle), so that every
  * checkpoint is compared with the others on the same prompts. With greedy decoding, two policies
  * that answer a prompt alike score it alike, and the difference in accuracy is the policies',
- * not sampling noise. Families take turns, so a small sample still covers each of them.
+ * not sampling noise. Each family has its share of the set in the sample (the family furthest
+ * below its share of the next place takes it, ties in name order), so the sample's accuracy
+ * estimates the whole set's: with equal turns, a sample of 96 of the bundled set's 240 prompts
+ * had a quarter arithmetic against 35 % in the set, and a policy that lost its sums on the other
+ * 144 prompts passed checks its whole-set accuracy failed. Every prefix of a sample is the
+ * smaller sample, and a small sample still covers each family.
  */
 export function competenceSample(set: CompetenceSet, n: number): CompetenceItem[] {
   const byFamily = new Map<string, CompetenceItem[]>();
@@ -117,10 +122,17 @@ export function competenceSample(set: CompetenceSet, n: number): CompetenceItem[
     if (!byFamily.has(key)) byFamily.set(key, []);
     byFamily.get(key)!.push(item);
   }
-  const queues = [...byFamily.keys()].sort().map((k) => byFamily.get(k)!);
+  const queues = [...byFamily.keys()].sort().map((k) => ({ items: byFamily.get(k)!, taken: 0 }));
+  const total = set.items.length;
   const out: CompetenceItem[] = [];
-  for (let i = 0; out.length < Math.min(n, set.items.length); i++) {
-    for (const q of queues) if (i < q.length && out.length < n) out.push(q[i]);
+  while (out.length < Math.min(n, total)) {
+    let next = queues[0];
+    let behind = -Infinity;
+    for (const q of queues) {
+      const d = ((out.length + 1) * q.items.length) / total - q.taken;
+      if (q.taken < q.items.length && d > behind + 1e-9) [next, behind] = [q, d];
+    }
+    out.push(next.items[next.taken++]);
   }
   return out;
 }

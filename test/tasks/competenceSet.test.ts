@@ -109,7 +109,7 @@ describe('competence sets', () => {
     for (const [text, msg] of bad) assert.throws(() => parseCompetenceSet(text, 'set.jsonl'), msg);
   });
 
-  it("a sample is the same every time, covers the families in turn, is the whole set's first prompts, and accuracy counts passing checks", () => {
+  it("a sample is the same every time, covers the families, is the whole set's first prompts, and accuracy counts passing checks", () => {
     const lines = competenceLines(kb, 40);
     const set = parseCompetenceSet(lines.join('\n'), 'x');
     const a = competenceSample(set, 8);
@@ -122,6 +122,30 @@ describe('competence sets', () => {
     const r = competenceAccuracy(a, answers);
     assert.equal(r.correct.length, 8);
     assert.throws(() => competenceAccuracy(a, answers.slice(1)), /7 answers for 8 prompts/);
+  });
+
+  it("a sample gives each family its share of the set, in every prefix, so its accuracy estimates the whole set's", () => {
+    const line = (family: string, i: number) =>
+      JSON.stringify({ prompt: `${family} ${i}`, family, check: { type: 'last_number', value: i } });
+    const sizes = { arithmetic: 14, facts: 10, units: 8, grading: 8 };
+    const set = parseCompetenceSet(
+      Object.entries(sizes)
+        .flatMap(([f, k]) => Array.from({ length: k }, (_, i) => line(f, i)))
+        .join('\n'),
+      'x',
+    );
+    const count = (items: ReturnType<typeof competenceSample>) => {
+      const c: Record<string, number> = {};
+      for (const it of items) c[it.family!] = (c[it.family!] ?? 0) + 1;
+      return c;
+    };
+    // 40 prompts, 35 % of them arithmetic: a sample of 20 holds 7 sums, not 5 (equal turns).
+    assert.deepEqual(count(competenceSample(set, 20)), { arithmetic: 7, facts: 5, units: 4, grading: 4 });
+    for (let n = 1; n <= 40; n++) {
+      const c = count(competenceSample(set, n));
+      for (const [f, k] of Object.entries(sizes)) assert.ok(Math.abs((c[f] ?? 0) - (n * k) / 40) < 1, `${f} in a sample of ${n}`);
+    }
+    assert.equal(new Set(competenceSample(set, 4).map((it) => it.family)).size, 4, 'four prompts: one of each family');
   });
 
   it("the bundled model's set is what the generator writes: 240 held-out prompts, none twice", () => {
