@@ -101,6 +101,13 @@ export const TrainingConfigSchema = z
       .describe(
         "answers the OPD teacher writes itself for each hinted turn (the prompt with the hint, sampled), each trained on as one more OPD sample: the teacher's log-prob minus the policy's on the teacher's tokens shows the policy the whole answer the hint asks for, not only which of its own tokens to avoid; 0: OPD learns from the user's turn alone, as the reference",
       ),
+    rollout_min_gap: z
+      .number()
+      .min(0)
+      .max(10)
+      .describe(
+        "a judge's hint is rolled out (teacher_rollouts) only when it explains the reply: read with the hint, the teacher finds the user's answer at least this many nats per token less likely than the policy did when it answered. A hint the answer already satisfies would have the teacher write more of what the user disliked. A typed hint is always rolled out; 0: every hint is",
+      ),
     /** KL coefficient to the base model; null = the method's default (0.02 for rl, 0 otherwise). */
     kl_coef: z.number().min(0).nullable(),
     entropy_coef: z.number().min(0),
@@ -175,6 +182,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   hint_selection: 'longest',
   teacher: 'base',
   teacher_rollouts: 0,
+  rollout_min_gap: 0.05,
   kl_coef: null,
   entropy_coef: 0,
   eps_low: 0.2,

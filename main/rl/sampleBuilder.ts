@@ -115,8 +115,19 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
   if (reward === null && hint === null) return { samples: [], judgements };
   const teacher = hint !== null ? await teacherScores(ctx, turn, turn.responseIds, hint) : null;
   const kind = reward !== null && hint !== null ? 'both' : reward !== null ? 'rl' : 'opd';
-  const own: NewSample = { kind, reward, rewardSource, hint, hintSource, ...teacherFields(cfg, teacher), adapterVersion: turn.adapterVersion };
-  const rollouts = hint !== null ? await teacherRollouts(ctx, turn, hint, hintSource) : [];
+  const own: NewSample = {
+    kind,
+    reward,
+    rewardSource,
+    hint,
+    hintSource,
+    ...teacherFields(cfg, teacher),
+    adapterVersion: turn.adapterVersion,
+  };
+  const rollouts =
+    hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
+      ? await teacherRollouts(ctx, turn, hint, hintSource)
+      : [];
   return { judgements, samples: [own, ...rollouts] };
 }
 
@@ -130,6 +141,38 @@ function teacherFields(cfg: TrainingConfig, teacher: TeacherScores | null) {
     teacherTopLogprobs: teacher?.topLogprobs ?? null,
     topK: teacher?.topIds ? cfg.opd_top_k : null,
   };
+}
+
+/**
+ * Whether a hint is worth rolling out (`rollout_min_gap`): a typed hint always; a judge's hint
+ * when, read with it, the teacher finds the turn's answer clearly less likely than the policy did
+ * (the mean of log π_teacher − log π_old over its tokens is at most −rollout_min_gap). A hint that
+ * does not explain what the user disliked (say, "be brief" after "a bare number looks rude") leaves
+ * that mean near zero or above it, and a rollout under it would write the disliked answer again.
+ */
+export function explains(
+  cfg: TrainingConfig,
+  hintSource: NewSample['hintSource'],
+  teacherLogprobs: ArrayLike<number>,
+  oldLogprobs: ArrayLike<number>,
+): boolean {
+  if (hintSource === 'feedback' || cfg.rollout_min_gap === 0) return true;
+  const gap = meanGap(teacherLogprobs, oldLogprobs);
+  return gap !== null && gap <= -cfg.rollout_min_gap;
+}
+
+/** The mean of teacher − old over the tokens where both are finite (null: none are). */
+export function meanGap(teacher: ArrayLike<number>, old: ArrayLike<number>): number | null {
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < Math.min(teacher.length, old.length); i++) {
+    const d = teacher[i] - old[i];
+    if (Number.isFinite(d)) {
+      sum += d;
+      n++;
+    }
+  }
+  return n ? sum / n : null;
 }
 
 /** The adapter the OPD teacher reads with: the policy (self-distillation) or none (the base model). */

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { Model } from '../../main/engine/model/model.js';
 import { HINT_MARKER } from '../../main/engine/text/openaiMessages.js';
 import { scoreResponses } from '../../main/engine/generation/score.js';
+import { DEFAULT_TRAINING_CONFIG } from '../../main/protocol/training.js';
+import { explains, meanGap } from '../../main/rl/sampleBuilder.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance } from '../helpers/numeric.js';
 import { modelDir } from '../helpers/paths.js';
@@ -13,7 +15,14 @@ interface SessionView {
     id: string;
     type: string;
     judgements: Array<{ kind: string; score: number | null; votes: unknown[] }>;
-    samples: Array<{ kind: string; reward: number | null; reward_source: string | null; hint: string | null; status: string; response: string }>;
+    samples: Array<{
+      kind: string;
+      reward: number | null;
+      reward_source: string | null;
+      hint: string | null;
+      status: string;
+      response: string;
+    }>;
   }>;
 }
 
@@ -153,5 +162,31 @@ describe('a turn the judge cannot read', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('which hints the OPD teacher rolls out (rollout_min_gap)', () => {
+  const cfg = { ...DEFAULT_TRAINING_CONFIG, teacher_rollouts: 1, rollout_min_gap: 0.05 };
+  const old = [-0.5, -1.2, -0.1, -2.0];
+
+  it("rolls out a judge's hint under which the turn's answer is clearly less likely", () => {
+    // Mean gap −0.25 nats per token: the hint explains what the user disliked.
+    assert.equal(explains(cfg, 'judge', [-0.5, -1.2, -0.1, -3.0], old), true);
+    assert.equal(meanGap([-0.5, -1.2, -0.1, -3.0], old), -0.25);
+  });
+
+  it("skips a judge's hint the answer already satisfies, or one that barely moves it", () => {
+    assert.equal(explains(cfg, 'judge', [-0.4, -1.1, -0.1, -1.9], old), false, 'the teacher likes the answer more');
+    assert.equal(explains(cfg, 'judge', [-0.5, -1.2, -0.1, -2.12], old), false, 'a gap of 0.03 nats per token');
+    assert.equal(explains(cfg, 'judge', [NaN, -Infinity], [NaN, -1]), false, 'no token to compare');
+  });
+
+  it('always rolls out a typed hint, and every hint with rollout_min_gap 0', () => {
+    assert.equal(explains(cfg, 'feedback', old, old), true);
+    assert.equal(explains({ ...cfg, rollout_min_gap: 0 }, 'judge', old, old), true);
+  });
+
+  it('leaves out tokens whose log-probs are not finite', () => {
+    assert.equal(meanGap([-1, -Infinity, -3], [-0.5, -1, -1]), -1.25);
   });
 });
