@@ -106,7 +106,7 @@ export const TrainingConfigSchema = z
       .min(0)
       .max(10)
       .describe(
-        "a judge's hint is rolled out (teacher_rollouts) only when it explains the reply: read with the hint, the teacher finds the user's answer at least this many nats per token less likely than the policy did when it answered. A hint the answer already satisfies would have the teacher write more of what the user disliked. A typed hint is always rolled out; 0: every hint is",
+        "a judge's hint is rolled out (teacher_rollouts) only when it explains the complaint: the turn's own OPD sample pushes its answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies would have the teacher write more of what the user disliked. Meant for teacher: policy (with the base model as teacher the mean also carries the adapter's drift). A typed hint is always rolled out; 0: every hint is",
       ),
     /** KL coefficient to the base model; null = the method's default (0.02 for rl, 0 otherwise). */
     kl_coef: z.number().min(0).nullable(),

@@ -102,9 +102,13 @@ export class CompetenceGate {
     return `on: each checkpoint answers ${n} of the ${this.set.items.length} prompts of ${COMPETENCE_FILE} and is held back when its accuracy falls more than ${(100 * c.competence_margin).toFixed(1)} points below the best live policy`;
   }
 
-  /** Names the prompts and decoding a verdict is on; verdicts with different keys are not compared. */
+  /**
+   * Names the prompts and decoding a verdict is on; verdicts with different keys are not compared.
+   * `share`: the sample gives each family its share of the set (competenceSample). Keys without it
+   * were samples dealt a family at a time, other prompts: a reference stored under one is measured again.
+   */
   key(c: TrainingConfig): string {
-    return `${this.set!.hash}:${Math.min(c.competence_prompts, this.set!.items.length)}:${c.competence_max_tokens}`;
+    return `${this.set!.hash}:${Math.min(c.competence_prompts, this.set!.items.length)}:${c.competence_max_tokens}:share`;
   }
 
   /** The cached measure of the live policy, when it is current. */

@@ -125,7 +125,7 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
     adapterVersion: turn.adapterVersion,
   };
   const rollouts =
-    hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
+    cfg.teacher_rollouts > 0 && hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
       ? await teacherRollouts(ctx, turn, hint, hintSource)
       : [];
   return { judgements, samples: [own, ...rollouts] };
@@ -145,8 +145,8 @@ function teacherFields(cfg: TrainingConfig, teacher: TeacherScores | null) {
 
 /**
  * Whether a hint is worth rolling out (`rollout_min_gap`): a typed hint always; a judge's hint
- * when, read with it, the teacher finds the turn's answer clearly less likely than the policy did
- * (the mean of log π_teacher − log π_old over its tokens is at most −rollout_min_gap). A hint that
+ * when the turn's own OPD sample pushes its answer down (the mean of log π_teacher − log π_old
+ * over its tokens, the OPD advantage, is at most −rollout_min_gap). A hint that
  * does not explain what the user disliked (say, "be brief" after "a bare number looks rude") leaves
  * that mean near zero or above it, and a rollout under it would write the disliked answer again.
  */

@@ -11,7 +11,8 @@
  *    "check": {…}, "family": "units", "id": "units-17"}
  *
  * `prompt` is a single user message; `messages` a whole conversation (the model answers the last
- * user message). `family` (optional) groups prompts in reports; `id` (optional) names the prompt.
+ * user message). `family` (optional) groups prompts: a check's sample gives each family its share
+ * of the set (competenceSample); `id` (optional) names the prompt.
  * The checks are described in competenceCheck.ts. Blank lines and lines starting with `//` are
  * skipped.
  */
@@ -112,8 +113,9 @@ export function competenceQuestions(items: readonly CompetenceItem[]): Set<strin
  * below its share of the next place takes it, ties in name order), so the sample's accuracy
  * estimates the whole set's: with equal turns, a sample of 96 of the bundled set's 240 prompts
  * had a quarter arithmetic against 35 % in the set, and a policy that lost its sums on the other
- * 144 prompts passed checks its whole-set accuracy failed. Every prefix of a sample is the
- * smaller sample, and a small sample still covers each family.
+ * 144 prompts passed checks its whole-set accuracy failed. The order never depends on `n`, so
+ * every prefix of a sample is the smaller sample. A family is in the sample once `n` reaches
+ * about the set's size over the family's (the bundled set's four are in any four prompts).
  */
 export function competenceSample(set: CompetenceSet, n: number): CompetenceItem[] {
   const byFamily = new Map<string, CompetenceItem[]>();

@@ -146,6 +146,22 @@ describe('competence sets', () => {
       for (const [f, k] of Object.entries(sizes)) assert.ok(Math.abs((c[f] ?? 0) - (n * k) / 40) < 1, `${f} in a sample of ${n}`);
     }
     assert.equal(new Set(competenceSample(set, 4).map((it) => it.family)).size, 4, 'four prompts: one of each family');
+    // Ties (places 3 and 10: grading and units equally behind) go to the family first by name.
+    assert.equal(
+      competenceSample(set, 20)
+        .map((it) => it.family![0])
+        .join(''),
+      'afguafagua' + 'fguafaguf' + 'a',
+    );
+    // Prompts without a family are one family of their own.
+    const loose = parseCompetenceSet(
+      [line('arithmetic', 1), line('arithmetic', 2), '{"prompt": "x", "check": {"type": "last_number", "value": 1}}'].join('\n'),
+      'y',
+    );
+    assert.deepEqual(
+      competenceSample(loose, 3).map((it) => it.family ?? null),
+      ['arithmetic', null, 'arithmetic'],
+    );
   });
 
   it("the bundled model's set is what the generator writes: 240 held-out prompts, none twice", () => {
