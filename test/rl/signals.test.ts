@@ -4,7 +4,8 @@ import { Model } from '../../main/engine/model/model.js';
 import { HINT_MARKER } from '../../main/engine/text/openaiMessages.js';
 import { scoreResponses } from '../../main/engine/generation/score.js';
 import { DEFAULT_TRAINING_CONFIG } from '../../main/protocol/training.js';
-import { explains, meanGap } from '../../main/rl/sampleBuilder.js';
+import { buildSamples, explains, meanGap } from '../../main/rl/sampleBuilder.js';
+import { DEFAULT_JUDGE_PROMPTS } from '../../main/rl/judgePrompts.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance } from '../helpers/numeric.js';
 import { modelDir } from '../helpers/paths.js';
@@ -112,6 +113,34 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
       view.body.turns[0].samples.map((x) => x.response),
       ['turn', 'teacher'],
     );
+  });
+
+  it("a judge's hint is rolled out only when the turn's own OPD sample pushes its answer down (rollout_min_gap)", async () => {
+    const first = await chat(t, 'name a fruit', { session: 'gap', type: 'main', maxTokens: 6, seed: 7 });
+    await chat(t, 'Too long, one word please.', { session: 'gap', type: 'main', maxTokens: 2 });
+    const stored = await waitFor(() => t.learn.turns.getTurn(first.id)?.nextState && t.learn.turns.getTurn(first.id), 'the next state');
+    const model = await Model.load(modelDir('qwen3-qknorm'));
+    const built = async (oldLogprob: number) => {
+      // A PRM vote of −1, then a hint; π_old is set so the mean advantage has a known sign.
+      const judge = { description: 'scripted', complete: async () => answers.shift() ?? '' };
+      const answers = ['\\boxed{-1}', '\\boxed{1}\n[HINT_START]Answer with one word only.[HINT_END]'];
+      const turn = { ...stored, responseLogprobs: stored.responseLogprobs.map(() => oldLogprob) };
+      const config = { ...DEFAULT_TRAINING_CONFIG, method: 'combine' as const, teacher_rollouts: 1, rollout_min_gap: 0.05 };
+      const ctx = { model, policy: null, policyVersion: 0, judge, prompts: DEFAULT_JUDGE_PROMPTS, config };
+      const r = await buildSamples(ctx, { turn, feedback: null, judgements: [], firstWithNextState: true });
+      return r.samples.map((x) => [x.kind, x.hintSource, x.response ? 'teacher' : 'turn']);
+    };
+    try {
+      // π_old 0: every teacher log-prob is below it, so the hint explains the complaint.
+      assert.deepEqual(await built(0), [
+        ['both', 'judge', 'turn'],
+        ['opd', 'judge', 'teacher'],
+      ]);
+      // π_old −1000: the hinted teacher likes the answer far better than the policy did.
+      assert.deepEqual(await built(-1000), [['both', 'judge', 'turn']]);
+    } finally {
+      model.dispose();
+    }
   });
 
   it('👍 plus a hint yields one combined sample', async () => {
