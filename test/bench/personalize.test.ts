@@ -19,7 +19,11 @@ describe('clawloop bench personalize (mechanics, on a tiny random model)', () =>
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-test-'));
     const json = path.join(dir, 'out.json');
     const plot = path.join(dir, 'curve.png');
-    const before = new Set(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('clawloop-bench-') && !dir.endsWith(f)));
+    // The benchmark's data folder goes under a temporary folder this test owns, so that another
+    // benchmark running on the machine cannot make it look left behind.
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-test-tmp-'));
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
     try {
       const c = capture();
       const code = await main(
@@ -88,9 +92,11 @@ describe('clawloop bench personalize (mechanics, on a tiny random model)', () =>
       assert.equal(fs.readFileSync(plot).subarray(1, 4).toString(), 'PNG');
       assert.match(c.out.join(''), /personalization score {2}\d\.\d\d -> \d\.\d\d/);
       // The temporary data folder is gone.
-      const left = fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('clawloop-bench-') && !dir.endsWith(f) && !before.has(f));
-      assert.deepEqual(left, []);
+      assert.deepEqual(fs.readdirSync(tmp), []);
     } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+      fs.rmSync(tmp, { recursive: true, force: true });
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(model, { recursive: true, force: true });
     }
