@@ -38,10 +38,6 @@ export async function prepareGate(ctx: TrainerContext): Promise<void> {
     ctx.log(
       `competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`,
     );
-  } else if (ref.source !== 'base' && !ref.floor && !ref.checked) {
-    // Stored before rises were checked: a sample score whose floor is the base model's.
-    const base = await gate.measure(ctx.model, null, c, { like: live });
-    ref = { ...ref, floor: { accuracy: base.accuracy, source: 'base' } };
   }
   if (policy.checkpoint) ref = referenceAfterLive(ref, policy.checkpoint, live.accuracy);
   store.setCompetenceReference(ref);

@@ -20,8 +20,8 @@ export interface CompetenceReference {
   /**
    * The last reference the whole set confirmed, when this one is a live policy's score on the
    * sample that was not checked on the whole set yet (main/rl/competenceReference.ts); absent:
-   * this one is the base model's, or `checked`, or was stored before rises were checked (the next
-   * start gives it the base model's score as its floor).
+   * this one is the base model's, or `checked`. (A reference stored before rises were checked has
+   * a key without `:share`, so the next start measures the base model again instead.)
    */
   floor?: { accuracy: number; source: string };
   /** The whole set confirmed it (a checked rise, or the floor a check fell back to). */

@@ -118,12 +118,15 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
   it("a judge's hint is rolled out only when the turn's own OPD sample pushes its answer down (rollout_min_gap)", async () => {
     const first = await chat(t, 'name a fruit', { session: 'gap', type: 'main', maxTokens: 6, seed: 7 });
     await chat(t, 'Too long, one word please.', { session: 'gap', type: 'main', maxTokens: 2 });
-    const stored = await waitFor(() => t.learn.turns.getTurn(first.id)?.nextState && t.learn.turns.getTurn(first.id), 'the next state');
+    const stored = await waitFor(() => {
+      const turn = t.learn.turns.getTurn(first.id);
+      return turn?.nextState ? turn : null;
+    }, 'the next state');
     const model = await Model.load(modelDir('qwen3-qknorm'));
     const built = async (oldLogprob: number) => {
       // A PRM vote of −1, then a hint; π_old is set so the mean advantage has a known sign.
-      const judge = { description: 'scripted', complete: async () => answers.shift() ?? '' };
       const answers = ['\\boxed{-1}', '\\boxed{1}\n[HINT_START]Answer with one word only.[HINT_END]'];
+      const judge = { description: 'scripted', complete: async () => answers.shift() ?? '' };
       const turn = { ...stored, responseLogprobs: stored.responseLogprobs.map(() => oldLogprob) };
       const config = { ...DEFAULT_TRAINING_CONFIG, method: 'combine' as const, teacher_rollouts: 1, rollout_min_gap: 0.05 };
       const ctx = { model, policy: null, policyVersion: 0, judge, prompts: DEFAULT_JUDGE_PROMPTS, config };

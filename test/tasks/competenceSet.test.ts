@@ -151,7 +151,7 @@ describe('competence sets', () => {
       competenceSample(set, 20)
         .map((it) => it.family![0])
         .join(''),
-      'afguafagua' + 'fguafaguf' + 'a',
+      'afguafaguafguafagufa',
     );
     // Prompts without a family are one family of their own.
     const loose = parseCompetenceSet(
