@@ -135,6 +135,14 @@ export const TrainingConfigSchema = z
       .min(1)
       .max(100000)
       .describe('held-out prompts a check answers (a fixed sample of the set, the same for every checkpoint); more is slower but finer'),
+    competence_family_margin: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe(
+        "how far (a fraction: 0.15 = 15 points) a checkpoint's accuracy on one task family of the competence set (the prompts' \"family\") may fall below the base model's on the same prompts and still go live: a loss the overall margin averages away when it falls on one task; null: families are not checked. A set without families is not checked per family",
+      ),
     competence_confirm: z
       .number()
       .min(0)
@@ -192,6 +200,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   competence_gate: true,
   competence_margin: 0.03,
   competence_prompts: 48,
+  competence_family_margin: 0.15,
   competence_confirm: 0,
   competence_max_tokens: 160,
 };

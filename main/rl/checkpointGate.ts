@@ -3,6 +3,7 @@ import type { Competence } from '../protocol/checkpoints.js';
 import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js';
 import { restoreCheckpoint } from './checkpointing.js';
 import { closeCall, confirmedLive, confirmOnWholeSet } from './competenceConfirm.js';
+import { familyScores, familyVerdict } from './competenceFamilies.js';
 import { competenceVerdict, percent as pct, type CompetenceMeasure } from './competenceGate.js';
 import { confirmReference, hingesOnRise, referenceAfterLive } from './competenceReference.js';
 import type { TrainerContext } from './trainerContext.js';
@@ -32,9 +33,11 @@ export async function prepareGate(ctx: TrainerContext): Promise<void> {
   const live = await gate.measure(ctx.model, policy.adapter, c);
   gate.setLive(c, policy.checkpoint, live);
   let ref = store.competenceReference();
-  if (ref?.key !== key) {
+  // Per-family verdicts compare with the base model's answers, which a restart with an adapter live has not measured yet.
+  if (ref?.key !== key || (gate.checksFamilies(c) && !gate.baseMeasure(c))) {
     const base = policy.adapter ? await gate.measure(ctx.model, null, c, { like: live }) : live;
-    ref = { key, accuracy: base.accuracy, source: 'base' };
+    gate.setBase(c, base);
+    if (ref?.key !== key) ref = { key, accuracy: base.accuracy, source: 'base' };
     ctx.log(
       `competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`,
     );
@@ -60,7 +63,8 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   const ref = checked?.reference ?? stored;
   const confirmed = closeCall(m.accuracy, ref.accuracy, c) ? await confirmOnWholeSet(ctx, adapter, m) : null;
   const decided = confirmed ? { m: confirmed.measure, ref: confirmed.reference } : { m, ref };
-  const v = competenceVerdict(decided.m.accuracy, decided.m.n, decided.ref, c.competence_margin);
+  const overall = competenceVerdict(decided.m.accuracy, decided.m.n, decided.ref, c.competence_margin);
+  const v = overall.heldBack ? overall : (familiesVerdict(ctx, decided.m, confirmed !== null) ?? overall);
   const seconds = m.seconds + (checked?.seconds ?? 0) + (confirmed?.seconds ?? 0);
   const competence: Competence = { accuracy: decided.m.accuracy, n: decided.m.n, held_back: v.heldBack, reason: v.reason, seconds };
   // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
@@ -94,6 +98,18 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
     `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${seconds.toFixed(1)} s): ${close}` +
       (v.heldBack ? v.reason! : `live as adapter version ${cp.adapterVersion}`),
   );
+}
+
+/**
+ * The per-family verdict on the prompts the overall one is on (the sample, or the whole set after a
+ * confirmation), against the base model's answers to them; null when families are not checked.
+ */
+function familiesVerdict(ctx: TrainerContext, m: CompetenceMeasure, whole: boolean): { heldBack: boolean; reason: string | null } | null {
+  const { gate, config: c } = ctx;
+  if (!gate.checksFamilies(c)) return null;
+  const base = whole ? gate.wholeSet(c).base : gate.baseMeasure(c);
+  if (!base) throw new Error("the competence gate has no base model answers to compare each task family's with");
+  return familyVerdict(familyScores(gate.items(ctx.model, c, whole), m.correct, base.correct), c.competence_family_margin!);
 }
 
 /** Makes the checkpoint live with the reference from now on; `m` is its measure on the sample, which the next check goes by. */

@@ -99,7 +99,20 @@ export class CompetenceGate {
     if (!this.set) return `off: ${this.missing}`;
     if (!c.competence_gate) return 'off: competence_gate is false, so new checkpoints go live unchecked';
     const n = Math.min(c.competence_prompts, this.set.items.length);
-    return `on: each checkpoint answers ${n} of the ${this.set.items.length} prompts of ${COMPETENCE_FILE} and is held back when its accuracy falls more than ${(100 * c.competence_margin).toFixed(1)} points below the best live policy`;
+    const families = this.checksFamilies(c)
+      ? `, or its accuracy on one task family more than ${(100 * c.competence_family_margin!).toFixed(1)} points below the base model's`
+      : '';
+    return `on: each checkpoint answers ${n} of the ${this.set.items.length} prompts of ${COMPETENCE_FILE} and is held back when its accuracy falls more than ${(100 * c.competence_margin).toFixed(1)} points below the best live policy${families}`;
+  }
+
+  /** Whether checks also hold each task family to the base model's accuracy on it (competence_family_margin). */
+  checksFamilies(c: TrainingConfig): boolean {
+    return this.on(c) && c.competence_family_margin !== null && this.set!.items.some((it) => it.family !== null);
+  }
+
+  /** The prompts a check answers (`whole`: the whole set's, in the order measures keep their answers). */
+  items(model: Model, c: TrainingConfig, whole = false): CompetenceItem[] {
+    return this.sample(model, whole ? this.set!.items.length : c.competence_prompts).items;
   }
 
   /**
@@ -120,7 +133,12 @@ export class CompetenceGate {
   /** Remembers the live policy's measure (after it was measured, or after a candidate went live). */
   setLive(c: TrainingConfig, checkpoint: string | null, measure: CompetenceMeasure): void {
     this.live = { key: this.key(c), checkpoint, measure };
-    if (checkpoint === null) this.base = { key: this.key(c), measure };
+    if (checkpoint === null) this.setBase(c, measure);
+  }
+
+  /** Remembers the base model's measure on the sample (per-family verdicts and whole-set measures start from it). */
+  setBase(c: TrainingConfig, measure: CompetenceMeasure): void {
+    this.base = { key: this.key(c), measure };
   }
 
   /** The base model's measure on the sample, when it was measured under this configuration's key. */

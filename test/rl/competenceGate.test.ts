@@ -109,7 +109,7 @@ describe('competence gate: greedy answers diffed against a reference are exact',
  * A model folder whose competence set is the base model's own greedy answers: the base scores
  * 100 %, and any checkpoint that changes an answer scores less.
  */
-async function folderWithOwnAnswers(): Promise<string> {
+async function folderWithOwnAnswers(families?: string[]): Promise<string> {
   const dir = longContextModel('qwen3-qknorm', 256);
   const model = await Model.load(dir);
   const prompts = PROMPTS.map((p) => model.encodeChat({ messages: [{ role: 'user', content: p }], addGenerationPrompt: true }).ids);
@@ -117,16 +117,17 @@ async function folderWithOwnAnswers(): Promise<string> {
   writeCompetenceSet(
     dir,
     g.ids.map((ids) => answerText(model, ids)),
+    families,
   );
   model.dispose();
   return dir;
 }
 
-/** A competence set of PROMPTS whose right answers are exactly `answers`. */
-function writeCompetenceSet(dir: string, answers: string[]): void {
+/** A competence set of PROMPTS whose right answers are exactly `answers` (and whose families are `families`). */
+function writeCompetenceSet(dir: string, answers: string[], families?: string[]): void {
   const lines = PROMPTS.map((prompt, i) => {
     const pattern = `^${answers[i].replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-    return JSON.stringify({ prompt, check: { type: 'regex', pattern } });
+    return JSON.stringify({ prompt, check: { type: 'regex', pattern }, ...(families ? { family: families[i] } : {}) });
   });
   fs.writeFileSync(path.join(dir, COMPETENCE_FILE), lines.join('\n') + '\n');
 }
@@ -210,13 +211,14 @@ describe('competence gate in the trainer', () => {
   });
   after(() => fs.rmSync(model, { recursive: true, force: true }));
 
-  async function start(margin: number, extra: TrainingConfigPatch = {}) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-gate-'));
+  /** A trainer on `o.modelDir` (default: the folder without families), with its data in `o.dataDir` (default: a new folder). */
+  async function start(margin: number, extra: TrainingConfigPatch = {}, o: { modelDir?: string; dataDir?: string } = {}) {
+    const dir = o.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-gate-'));
     const db: Db = openDatabase(path.join(dir, 'clawloop.db'));
     const store = new LearnStore(db);
     const events: TrainerEvent[] = [];
     const trainer = await Trainer.start({
-      modelDir: model,
+      modelDir: o.modelDir ?? model,
       dataDir: dir,
       store,
       // A large learning rate: one step changes the greedy answers of this tiny model.
@@ -233,12 +235,24 @@ describe('competence gate in the trainer', () => {
       emit: (e) => events.push(e),
     });
     void trainer.run();
-    const close = async () => {
+    const stop = async () => {
       await trainer.stop();
       db.close();
+    };
+    const close = async () => {
+      await stop();
       fs.rmSync(dir, { recursive: true, force: true });
     };
-    return { dir, db, store, events, trainer, close };
+    return { dir, db, store, events, trainer, stop, close };
+  }
+
+  /** Two rated turns, a step, and its checkpoint once the gate has decided on it. */
+  async function step(t: Awaited<ReturnType<typeof start>>, n: number) {
+    ratedTurn(t.store, -1, 'up');
+    ratedTurn(t.store, -0.5, 'down');
+    t.trainer.wake();
+    await waitFor(() => (t.store.checkpoints().filter((c) => c.competence).length === n ? true : null), `verdict ${n}`);
+    return t.store.checkpoints().sort((a, b) => a.step - b.step)[n - 1];
   }
 
   it('a checkpoint that loses accuracy is saved, held back with its score and reason, and stays out of the live lineage', async () => {
@@ -370,6 +384,68 @@ describe('competence gate in the trainer', () => {
     } finally {
       await t.close();
     }
+  });
+
+  describe('with task families', () => {
+    let families: string[];
+    let withFamilies: string;
+    before(async () => {
+      families = ['counting', 'counting', 'chat', 'sums', 'counting', 'chat'];
+      withFamilies = await folderWithOwnAnswers(families);
+    });
+    after(() => fs.rmSync(withFamilies, { recursive: true, force: true }));
+
+    it('a candidate within the overall margin is held back when one family falls past the family margin, and the reason names it', async () => {
+      // The step of the first test, which loses answers against the base model: within a margin of 1, past a family margin of 0.
+      const t = await start(1, { competence_family_margin: 0 }, { modelDir: withFamilies });
+      try {
+        assert.match(t.trainer.status().competence_gate!.detail, /or its accuracy on one task family more than 0\.0 points below the base model's$/);
+        const cp = await step(t, 1);
+        assert.equal(cp.competence!.held_back, true, JSON.stringify(cp.competence));
+        assert.match(
+          cp.competence!.reason!,
+          /^held back by the competence gate: \d+\.\d % on the [123] held-out (counting|chat|sums) prompts, \d+\.\d points below the base model \(100\.0 %\); the family margin is 0\.0 points$/,
+        );
+        assert.equal(t.store.trainerState().liveCheckpointId, null);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('the same candidate goes live with families unchecked (null), as on a set without families', async () => {
+      const t = await start(1, { competence_family_margin: null }, { modelDir: withFamilies });
+      try {
+        assert.doesNotMatch(t.trainer.status().competence_gate!.detail, /family/);
+        const cp = await step(t, 1);
+        assert.equal(cp.competence!.held_back, false, JSON.stringify(cp.competence));
+        assert.ok(cp.competence!.accuracy < 1, 'it did lose answers');
+      } finally {
+        await t.close();
+      }
+    });
+
+    it("after a restart with an adapter live, the base model's answers are measured again for the family verdict", async () => {
+      const first = await start(1, { competence_family_margin: 1 }, { modelDir: withFamilies });
+      let dataDir = first.dir;
+      try {
+        const cp1 = await step(first, 1);
+        assert.equal(cp1.competence!.held_back, false);
+        await first.stop();
+        const t = await start(1, { competence_family_margin: 0 }, { modelDir: withFamilies, dataDir });
+        dataDir = '';
+        try {
+          assert.equal(t.store.trainerState().liveCheckpointId, cp1.id, 'step 1 is live after the restart');
+          const cp2 = await step(t, 2);
+          // Held back by a family (margin 1 lets the overall verdict through): the base model's answers were at hand.
+          assert.equal(cp2.competence!.held_back, true, JSON.stringify(cp2.competence));
+          assert.match(cp2.competence!.reason!, /points below the base model \(100\.0 %\); the family margin is 0\.0 points$/);
+        } finally {
+          await t.close();
+        }
+      } finally {
+        if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
   });
 
   it('a checkpoint within the margin goes live under its reserved version, with its score', async () => {
