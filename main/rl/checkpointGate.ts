@@ -28,25 +28,36 @@ export function gateOn(ctx: TrainerContext): boolean {
  */
 export async function prepareGate(ctx: TrainerContext): Promise<void> {
   const { config: c, gate, policy, store } = ctx;
-  if (!gate.on(c) || gate.liveMeasure(c, policy.checkpoint)) return;
+  if (!gate.on(c)) return;
+  const known = gate.liveMeasure(c, policy.checkpoint);
+  if (known) {
+    // competence_family_margin set since the last start, with an adapter live: the base model was never measured.
+    if (gate.checksFamilies(c) && !gate.baseMeasure(c)) await measureBase(ctx, known);
+    return;
+  }
   const key = gate.key(c);
   const live = await gate.measure(ctx.model, policy.adapter, c);
   gate.setLive(c, policy.checkpoint, live);
   let ref = store.competenceReference();
   // Per-family verdicts compare with the base model's answers, which a restart with an adapter live has not measured yet.
   if (ref?.key !== key || (gate.checksFamilies(c) && !gate.baseMeasure(c))) {
-    const base = policy.adapter ? await gate.measure(ctx.model, null, c, { like: live }) : live;
-    gate.setBase(c, base);
+    const base = await measureBase(ctx, live);
     if (ref?.key !== key) ref = { key, accuracy: base.accuracy, source: 'base' };
-    ctx.log(
-      `competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`,
-    );
   }
   if (policy.checkpoint) ref = referenceAfterLive(ref, policy.checkpoint, live.accuracy);
   store.setCompetenceReference(ref);
   ctx.log(
     `competence gate: the live policy (${policy.checkpoint ?? 'base model'}) answers ${pct(live.accuracy)} right (${live.seconds.toFixed(1)} s); reference ${pct(ref.accuracy)}`,
   );
+}
+
+/** The base model's measure on the sample, diffed against the live policy's (which it is, with no adapter live). */
+async function measureBase(ctx: TrainerContext, live: CompetenceMeasure): Promise<CompetenceMeasure> {
+  const { config: c, gate, policy } = ctx;
+  const base = policy.adapter ? await gate.measure(ctx.model, null, c, { like: live }) : live;
+  gate.setBase(c, base);
+  ctx.log(`competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`);
+  return base;
 }
 
 /** Checks a checkpoint that was just saved with `gatePending`, then makes it live or holds it back. */
@@ -102,14 +113,17 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
 
 /**
  * The per-family verdict on the prompts the overall one is on (the sample, or the whole set after a
- * confirmation), against the base model's answers to them; null when families are not checked.
+ * confirmation), against the base model's and the live policy's answers to them; null when
+ * families are not checked.
  */
 function familiesVerdict(ctx: TrainerContext, m: CompetenceMeasure, whole: boolean): { heldBack: boolean; reason: string | null } | null {
   const { gate, config: c } = ctx;
   if (!gate.checksFamilies(c)) return null;
   const base = whole ? gate.wholeSet(c).base : gate.baseMeasure(c);
-  if (!base) throw new Error("the competence gate has no base model answers to compare each task family's with");
-  return familyVerdict(familyScores(gate.items(ctx.model, c, whole), m.correct, base.correct), c.competence_family_margin!);
+  const live = whole ? gate.wholeSet(c).live?.measure : gate.liveMeasure(c, ctx.policy.checkpoint);
+  if (!base || !live) throw new Error("the competence gate has no base model's or live policy's answers to compare each task family's with");
+  const scores = familyScores(gate.items(ctx.model, c, whole), { candidate: m.correct, base: base.correct, live: live.correct });
+  return familyVerdict(scores, c.competence_family_margin!);
 }
 
 /** Makes the checkpoint live with the reference from now on; `m` is its measure on the sample, which the next check goes by. */

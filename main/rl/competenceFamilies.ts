@@ -4,49 +4,64 @@ import { percent } from './competenceGate.js';
 /**
  * The per-family side of the competence gate (`competence_family_margin`, docs/learning-loop.md,
  * "The competence gate"). The overall margin is on the accuracy over all the prompts a check
- * answers, so a candidate that forgets most of one task, on a set of several, can stay within it:
- * 18 points lost on 34 arithmetic prompts are 6 points on 96. Each task family (the prompts'
- * `family`) is therefore also held to the base model's accuracy on that family's prompts.
+ * answers, so a loss on one task is averaged away: a candidate that loses six of the 34 arithmetic
+ * prompts of a 96-prompt sample (18 points) and gains four answers elsewhere is 2 points down,
+ * within a 3-point margin. Each task family (the prompts' `family`) is therefore also held to the
+ * base model's accuracy on that family's prompts.
  */
 
-/** One family's accuracy on a check's prompts, the candidate's against the base model's. */
+/** One family's accuracy on a check's prompts: the candidate's, the base model's and the live policy's. */
 export interface FamilyScore {
   family: string;
   n: number;
   accuracy: number;
   base: number;
+  live: number;
+}
+
+/** Whether each prompt was answered right, by the candidate, the base model and the live policy. */
+export interface FamilyAnswers {
+  candidate: boolean[];
+  base: boolean[];
+  live: boolean[];
 }
 
 /** Each family's scores on these prompts; prompts without a family are not grouped (the overall margin covers them). */
-export function familyScores(items: CompetenceItem[], correct: boolean[], baseCorrect: boolean[]): FamilyScore[] {
-  if (correct.length !== items.length || baseCorrect.length !== items.length) {
-    throw new Error(`${items.length} prompts, ${correct.length} verdicts and ${baseCorrect.length} of the base model's`);
+export function familyScores(items: CompetenceItem[], a: FamilyAnswers): FamilyScore[] {
+  const lengths = [a.candidate.length, a.base.length, a.live.length];
+  if (lengths.some((n) => n !== items.length)) {
+    throw new Error(`${items.length} prompts, but ${lengths.join(', ')} verdicts from the candidate, the base model and the live policy`);
   }
-  const byFamily = new Map<string, { n: number; right: number; baseRight: number }>();
+  const byFamily = new Map<string, { n: number; right: number; base: number; live: number }>();
   items.forEach((it, i) => {
     if (it.family === null) return;
-    const f = byFamily.get(it.family) ?? { n: 0, right: 0, baseRight: 0 };
+    const f = byFamily.get(it.family) ?? { n: 0, right: 0, base: 0, live: 0 };
     f.n++;
-    if (correct[i]) f.right++;
-    if (baseCorrect[i]) f.baseRight++;
+    f.right += Number(a.candidate[i]);
+    f.base += Number(a.base[i]);
+    f.live += Number(a.live[i]);
     byFamily.set(it.family, f);
   });
-  return [...byFamily].map(([family, f]) => ({ family, n: f.n, accuracy: f.right / f.n, base: f.baseRight / f.n }));
+  return [...byFamily].map(([family, f]) => ({ family, n: f.n, accuracy: f.right / f.n, base: f.base / f.n, live: f.live / f.n }));
 }
 
 /**
  * Whether a candidate is held back because a family fell more than `margin` below the base model's
- * accuracy on it; the reason names the family that fell furthest (ties: the first in name order).
+ * accuracy on it. A family the live policy had already lost that much of (after a rollback, or a
+ * margin set later) holds a candidate back only if it falls further, so training can win it back.
+ * The reason names the family that fell furthest (ties: the first in name order).
  */
 export function familyVerdict(scores: FamilyScore[], margin: number): { heldBack: boolean; reason: string | null } {
   const drop = (f: FamilyScore) => f.base - f.accuracy;
-  const worst = [...scores].sort((a, b) => drop(b) - drop(a) || a.family.localeCompare(b.family))[0];
   // As in competenceVerdict, a drop of exactly the margin passes.
-  if (!worst || drop(worst) <= margin + 1e-9) return { heldBack: false, reason: null };
+  const failing = scores.filter((f) => drop(f) > margin + 1e-9 && f.accuracy < f.live);
+  const worst = failing.sort((a, b) => drop(b) - drop(a) || a.family.localeCompare(b.family))[0];
+  if (!worst) return { heldBack: false, reason: null };
   return {
     heldBack: true,
     reason:
       `held back by the competence gate: ${percent(worst.accuracy)} on the ${worst.n} held-out ${worst.family} prompts, ` +
-      `${(100 * drop(worst)).toFixed(1)} points below the base model (${percent(worst.base)}); the family margin is ${(100 * margin).toFixed(1)} points`,
+      `${(100 * drop(worst)).toFixed(1)} points below the base model (${percent(worst.base)}) and ` +
+      `${(100 * (worst.live - worst.accuracy)).toFixed(1)} below the live policy; the family margin is ${(100 * margin).toFixed(1)} points`,
   };
 }

@@ -404,7 +404,7 @@ describe('competence gate in the trainer', () => {
         assert.equal(cp.competence!.held_back, true, JSON.stringify(cp.competence));
         assert.match(
           cp.competence!.reason!,
-          /^held back by the competence gate: \d+\.\d % on the [123] held-out (counting|chat|sums) prompts, \d+\.\d points below the base model \(100\.0 %\); the family margin is 0\.0 points$/,
+          /^held back by the competence gate: \d+\.\d % on the [123] held-out (counting|chat|sums) prompts, \d+\.\d points below the base model \(100\.0 %\) and \d+\.\d below the live policy; the family margin is 0\.0 points$/,
         );
         assert.equal(t.store.trainerState().liveCheckpointId, null);
       } finally {
@@ -426,24 +426,52 @@ describe('competence gate in the trainer', () => {
 
     it("after a restart with an adapter live, the base model's answers are measured again for the family verdict", async () => {
       const first = await start(1, { competence_family_margin: 1 }, { modelDir: withFamilies });
-      let dataDir = first.dir;
+      await step(first, 1);
+      await first.stop();
+      const t = await start(1, { competence_family_margin: 0 }, { modelDir: withFamilies, dataDir: first.dir });
       try {
-        const cp1 = await step(first, 1);
-        assert.equal(cp1.competence!.held_back, false);
-        await first.stop();
-        const t = await start(1, { competence_family_margin: 0 }, { modelDir: withFamilies, dataDir });
-        dataDir = '';
-        try {
-          assert.equal(t.store.trainerState().liveCheckpointId, cp1.id, 'step 1 is live after the restart');
-          const cp2 = await step(t, 2);
-          // Held back by a family (margin 1 lets the overall verdict through): the base model's answers were at hand.
-          assert.equal(cp2.competence!.held_back, true, JSON.stringify(cp2.competence));
-          assert.match(cp2.competence!.reason!, /points below the base model \(100\.0 %\); the family margin is 0\.0 points$/);
-        } finally {
-          await t.close();
-        }
+        assert.notEqual(t.store.trainerState().liveCheckpointId, null, 'step 1 is live after the restart');
+        const cp2 = await step(t, 2);
+        const lines = t.events.filter((e) => e.type === 'log' && e.line.includes('the base model answers'));
+        assert.equal(lines.length, 1, 'the base model was measured once, before the check');
+        assert.equal(t.trainer.status().error, undefined, 'the check did not fail');
+        if (cp2.competence!.held_back) assert.match(cp2.competence!.reason!, /held-out (counting|chat|sums) prompts/);
       } finally {
-        if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+        await t.close();
+      }
+    });
+
+    it('set after a restart with an adapter live, the family margin has the base model measured before the next check', async () => {
+      const first = await start(1, { competence_family_margin: null }, { modelDir: withFamilies });
+      await step(first, 1);
+      await first.stop();
+      const t = await start(1, { competence_family_margin: null }, { modelDir: withFamilies, dataDir: first.dir });
+      try {
+        await step(t, 2);
+        const baseMeasured = () => t.events.filter((e) => e.type === 'log' && e.line.includes('the base model answers')).length;
+        assert.equal(baseMeasured(), 0, 'families unchecked: the base model is not measured after the restart');
+        await t.trainer.setConfig({ competence_family_margin: 0 });
+        const cp3 = await step(t, 3);
+        assert.equal(baseMeasured(), 1);
+        assert.equal(t.trainer.status().error, undefined, 'the check did not fail');
+        if (cp3.competence!.held_back) assert.match(cp3.competence!.reason!, /held-out (counting|chat|sums) prompts/);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('a close call decided on the whole set is checked per family on the whole set', async () => {
+      // A sample of three prompts (one per family) and every verdict a close call: the family figures are on all six.
+      const t = await start(1, { competence_prompts: 3, competence_confirm: 1, competence_family_margin: 0 }, { modelDir: withFamilies });
+      try {
+        const cp = await step(t, 1);
+        assert.equal(cp.competence!.n, PROMPTS.length);
+        assert.equal(cp.competence!.held_back, true, JSON.stringify(cp.competence));
+        const n = (f: string) => families.filter((x) => x === f).length;
+        const [, got, family] = /on the (\d) held-out (\w+) prompts/.exec(cp.competence!.reason!)!;
+        assert.equal(Number(got), n(family), `the ${family} prompts of the whole set, not of the sample`);
+      } finally {
+        await t.close();
       }
     });
   });
