@@ -21,6 +21,7 @@ export { LoraAdapter, type LoraConfig } from './model/lora.js';
 export { generate, generateText } from './generation/generate.js';
 export { DecodeBatcher } from './generation/decodeBatcher.js';
 export { greedyContinuations, type GreedyItem } from './generation/greedyBatch.js';
+export { greedyAlongReferences, type AlongItem } from './generation/greedyAlong.js';
 export {
   ChatRequestError,
   runChatGeneration,

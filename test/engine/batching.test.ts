@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { DecodeBatcher } from '../../main/engine/generation/decodeBatcher.js';
 import { generate, generateText, type GeneratedToken, type GenerationResult } from '../../main/engine/generation/generate.js';
+import { greedyAlongReferences } from '../../main/engine/generation/greedyAlong.js';
 import { greedyContinuations } from '../../main/engine/generation/greedyBatch.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
@@ -101,6 +102,37 @@ for (const name of ['qwen3-qknorm', 'mistral-swa'] as FixtureModel[]) {
         { stopTokenIds: [stop], adapter, prefillBatch: 2 },
       );
       assert.deepEqual(got, expected);
+      assert.equal(tf.memory().numTensors, baseline, 'caches are freed');
+      adapter.dispose();
+    });
+
+    it('greedy answers along references: only what parts from its reference is decoded, from where it parts, as decoding from scratch gives', async () => {
+      const adapter = LoraAdapter.create(model.config, { r: 4 }, 5);
+      for (const v of adapter.variables().values()) v.assign(tf.add(v, 0.01));
+      const prompts = [...PROMPTS, PROMPTS[1]].map(ids);
+      const budget = [12, 1, 3, 9, 16, 16];
+      const greedy = (a: LoraAdapter | null, stop: number[]) =>
+        greedyContinuations(model.lm, prompts.map((p, i) => ({ ids: p, maxNewTokens: budget[i] })), { stopTokenIds: stop, adapter: a });
+      // A stop token the policy makes late in one answer, so an answer ends inside the part decoded.
+      const stop = [(await greedy(adapter, []))[4][9]];
+      const want = await greedy(adapter, stop);
+      const other = (id: number) => (id + 1) % model.config.vocabSize;
+      const refs = [
+        want[0].map((id, k) => (k === 3 ? other(id) : id)), // parts at its fourth token
+        (await greedy(null, stop))[1], // the base model's
+        want[2].map(other), // parts at its first token
+        want[3], // the policy's own: never parts
+        [], // none: decoded from the prompt
+        (await greedy(null, stop))[5],
+      ];
+      const baseline = tf.memory().numTensors;
+      const got = await greedyAlongReferences(
+        model.lm,
+        prompts.map((p, i) => ({ promptIds: p, referenceIds: refs[i], maxTokens: budget[i] })),
+        { stopTokenIds: stop, adapter, batchSize: 2 },
+      );
+      assert.deepEqual(got.ids, want);
+      assert.equal(got.diverged, want.filter((w, i) => refs[i].length === 0 || w.join() !== refs[i].join()).length);
       assert.equal(tf.memory().numTensors, baseline, 'caches are freed');
       adapter.dispose();
     });

@@ -22,7 +22,7 @@ export interface GreedyBatchOptions {
 }
 
 /** A sequence in the shared cache: its context length, its left padding there, what it has made. */
-interface Row {
+export interface Row {
   item: number;
   /** Tokens of its context (the item's ids). */
   context: number;
@@ -125,8 +125,11 @@ function compact(cache: KVCache, rows: Row[]): Row[] {
   return live;
 }
 
-/** One forward pass per token for every row still decoding, until `ends` says each is done. */
-async function decodeRows(
+/**
+ * One forward pass per token for every row still decoding, until `ends` says each is done: each
+ * row's last token is its next input. The cache holds every row's context, left-padded.
+ */
+export async function decodeRows(
   lm: CausalLM,
   cache: KVCache,
   all: readonly Row[],

@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
+import type { KVCache } from '../model/kvCache.js';
 import type { LoraAdapter } from '../model/lora.js';
 import { readAll } from '../model/tensorRead.js';
 import { pickTargets } from '../model/tensorUtil.js';
@@ -30,7 +31,7 @@ export interface ScoredResponse {
 }
 
 /** One batch laid out for the model: right-padded ids [B, T], and the rows that predict response tokens. */
-function layoutBatch(items: readonly ScoreItem[], batch: number[]): { T: number; ids: Int32Array; rows: number[]; targets: number[] } {
+function layoutBatch(items: readonly ScoreItem[], batch: readonly number[]): { T: number; ids: Int32Array; rows: number[]; targets: number[] } {
   const T = Math.max(...batch.map((i) => items[i].promptIds.length + items[i].responseIds.length - 1));
   const ids = new Int32Array(batch.length * T);
   const rows: number[] = [];
@@ -46,10 +47,20 @@ function layoutBatch(items: readonly ScoreItem[], batch: number[]): { T: number;
   return { T, ids, rows, targets };
 }
 
-/** Logits [N, V] of the rows that predict the batch's response tokens, in batch order, and those tokens (inside a tidy). */
-function responseLogits(lm: CausalLM, items: readonly ScoreItem[], batch: number[], adapter: LoraAdapter | null): { logits: tf.Tensor2D; targets: number[] } {
+/**
+ * Logits [N, V] of the rows that predict the batch's response tokens, in batch order, and those
+ * tokens (inside a tidy). With `cache` (empty), the batch's keys and values are left in it: row b's
+ * position t is the batch's b-th sequence's token t, up to its length (the rest is padding).
+ */
+function responseLogits(
+  lm: CausalLM,
+  items: readonly ScoreItem[],
+  batch: readonly number[],
+  adapter: LoraAdapter | null,
+  cache?: KVCache,
+): { logits: tf.Tensor2D; targets: number[] } {
   const { T, ids, rows, targets } = layoutBatch(items, batch);
-  const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter });
+  const h = lm.hidden(tf.tensor2d(ids, [batch.length, T], 'int32'), { adapter, cache });
   return { logits: lm.head(tf.gather(h, tf.tensor1d(rows, 'int32'))) as tf.Tensor2D, targets };
 }
 
@@ -94,7 +105,7 @@ async function scoreBatch(
  * compute goes to padding): checks every item fits the model first, the signal before each batch,
  * and yields to the event loop after each.
  */
-async function forEachBatch(lm: CausalLM, items: readonly ScoreItem[], opts: ScoreOptions, each: (batch: number[]) => Promise<void>): Promise<void> {
+export async function forEachBatch(lm: CausalLM, items: readonly ScoreItem[], opts: ScoreOptions, each: (batch: number[]) => Promise<void>): Promise<void> {
   const batchSize = Math.max(1, opts.batchSize ?? 8);
   const order = checkedOrder(lm, items);
   for (let start = 0; start < order.length; start += batchSize) {
@@ -139,18 +150,32 @@ export async function scoreResponses(lm: CausalLM, items: readonly ScoreItem[], 
  * 16 (smaller activations stay in cache); not measured on a GPU.
  */
 export async function greedyTokens(lm: CausalLM, items: readonly ScoreItem[], opts: Omit<ScoreOptions, 'topK'> = {}): Promise<Int32Array[]> {
-  const results = items.map(() => new Int32Array(0));
+  const results: Int32Array[] = items.map(() => new Int32Array(0));
   await forEachBatch(lm, items, opts, async (batch) => {
-    const picked = tf.tidy(() => tf.argMax(responseLogits(lm, items, batch, opts.adapter ?? null).logits, -1));
-    const all = (await readAll([picked]))[0] as Int32Array;
-    let n = 0;
-    for (const i of batch) {
-      const R = items[i].responseIds.length;
-      results[i] = all.slice(n, n + R);
-      n += R;
-    }
+    (await greedyTokensOf(lm, items, batch, opts.adapter ?? null)).forEach((picked, b) => (results[batch[b]] = picked));
   });
   return results;
+}
+
+/**
+ * {@link greedyTokens} for one batch of items (indices into `items`, each with a response), in
+ * batch order; with `cache` (empty), the batch's keys and values are left in it (responseLogits).
+ */
+export async function greedyTokensOf(
+  lm: CausalLM,
+  items: readonly ScoreItem[],
+  batch: readonly number[],
+  adapter: LoraAdapter | null,
+  cache?: KVCache,
+): Promise<Int32Array[]> {
+  const picked = tf.tidy(() => tf.argMax(responseLogits(lm, items, batch, adapter, cache).logits, -1));
+  const all = (await readAll([picked]))[0] as Int32Array;
+  let n = 0;
+  return batch.map((i) => {
+    const R = items[i].responseIds.length;
+    n += R;
+    return all.slice(n - R, n);
+  });
 }
 
 /** log p(ids[t] | ids[<t]) for every t (null for the first token): exactly the given tokens, nothing added. */

@@ -50,9 +50,8 @@ export class KVCache {
     for (let l = 0; l < this.numLayers; l++) {
       const k = this.keysT[l]!;
       const v = this.values[l]!;
-      const [B, kv, D] = k.shape;
-      this.keysT[l] = tf.keep(tf.tidy(() => tf.concat([tf.zeros([B, kv, D, n]), k], 3) as tf.Tensor4D));
-      this.values[l] = tf.keep(tf.tidy(() => tf.concat([tf.zeros([B, kv, n, D]), v], 2) as tf.Tensor4D));
+      this.keysT[l] = tf.keep(tf.tidy(() => padSlots(k, 3, n)));
+      this.values[l] = tf.keep(tf.tidy(() => padSlots(v, 2, n)));
       k.dispose();
       v.dispose();
     }
@@ -107,6 +106,39 @@ export class KVCache {
     this.len -= n;
   }
 
+  /** A new cache holding row `row`'s first `length` positions (a copy; this cache is left untouched). */
+  rowPrefix(row: number, length: number): KVCache {
+    if (!(row >= 0 && row < this.batch)) throw new RangeError(`rowPrefix: row ${row} of ${this.batch}`);
+    if (!(length > 0 && length <= this.len)) throw new RangeError(`rowPrefix: ${length} positions of ${this.len}`);
+    const out = new KVCache(this.numLayers);
+    for (let l = 0; l < this.numLayers; l++) {
+      const [, kv, D] = this.keysT[l]!.shape;
+      out.keysT[l] = tf.keep(tf.slice(this.keysT[l]!, [row, 0, 0, 0], [1, kv, D, length]) as tf.Tensor4D);
+      out.values[l] = tf.keep(tf.slice(this.values[l]!, [row, 0, 0, 0], [1, kv, length, D]) as tf.Tensor4D);
+    }
+    out.len = length;
+    return out;
+  }
+
+  /**
+   * The rows of several caches of any lengths in one, in order, each left-padded to the longest
+   * (with {@link padLeft}'s zeros): one copy per layer, however many parts. The parts are left
+   * untouched. Returns each row's padding, for CausalLM's `rows` option.
+   */
+  static stack(parts: readonly KVCache[]): { cache: KVCache; pad: number[] } {
+    if (parts.length === 0 || parts.some((p) => p.len === 0)) throw new RangeError('stack: needs caches with at least one position');
+    const numLayers = parts[0].numLayers;
+    if (parts.some((p) => p.numLayers !== numLayers)) throw new RangeError('stack: the caches have different numbers of layers');
+    const L = Math.max(...parts.map((p) => p.len));
+    const out = new KVCache(numLayers);
+    for (let l = 0; l < numLayers; l++) {
+      out.keysT[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.keysT[l]!, 3, L - p.len)), 0) as tf.Tensor4D));
+      out.values[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.values[l]!, 2, L - p.len)), 0) as tf.Tensor4D));
+    }
+    out.len = L;
+    return { cache: out, pad: parts.flatMap((p) => new Array<number>(p.batch).fill(L - p.len)) };
+  }
+
   dispose(): void {
     for (let l = 0; l < this.numLayers; l++) {
       this.keysT[l]?.dispose();
@@ -115,4 +147,12 @@ export class KVCache {
     }
     this.len = 0;
   }
+}
+
+/** `n` zero slots before a cache tensor's positions (on `axis`: 3 for transposed keys, 2 for values). */
+function padSlots(x: tf.Tensor4D, axis: 2 | 3, n: number): tf.Tensor4D {
+  if (n === 0) return x;
+  const shape = [...x.shape] as [number, number, number, number];
+  shape[axis] = n;
+  return tf.concat([tf.zeros(shape), x], axis) as tf.Tensor4D;
 }
