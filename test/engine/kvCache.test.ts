@@ -65,7 +65,10 @@ describe('KV cache rows', () => {
     assert.throws(() => a.rowPrefix(0, 0), /0 positions of 3/);
     assert.throws(() => KVCache.stack([]), /at least one position/);
     assert.throws(() => KVCache.stack([a, new KVCache(2)]), /at least one position/);
-    assert.throws(() => KVCache.stack([a, filled(1, 1, 0), new KVCache(3)]), /at least one position/);
+    const threeLayers = new KVCache(3);
+    for (let l = 0; l < 3; l++) threeLayers.append(l, tf.zeros([1, 1, 2, 1]) as tf.Tensor4D, tf.zeros([1, 1, 1, 2]) as tf.Tensor4D);
+    assert.throws(() => KVCache.stack([a, threeLayers]), /different numbers of layers/);
+    threeLayers.dispose();
     a.dispose();
   });
 });

@@ -31,7 +31,7 @@ describe('greedy continuations on webgpu', { skip: await gpuSkipReason() }, () =
     const stop = model.generation.eosTokenIds;
     const want = await greedyContinuations(model.lm, ids.map((x) => ({ ids: x, maxNewTokens: 10 })), { stopTokenIds: stop });
     const other = (id: number) => (id + 1) % model.config.vocabSize;
-    // Parting at the third token, at the first, and never.
+    // Two parting at their third token, one never, one at its first.
     const refs = [want[0].map((id, k) => (k === 2 ? other(id) : id)), want[1].map((id, k) => (k === 2 ? other(id) : id)), want[2], want[3].map(other)];
     const got = await greedyAlongReferences(model.lm, ids.map((x, i) => ({ promptIds: x, referenceIds: refs[i], maxTokens: 10 })), { stopTokenIds: stop });
     assert.deepEqual(got.ids, want);

@@ -7,7 +7,7 @@ import { forEachBatch, greedyTokensOf, type ScoreItem } from './score.js';
 /** A prompt, another policy's greedy answer to it, and how many tokens an answer may have. */
 export interface AlongItem {
   promptIds: readonly number[];
-  /** The other policy's answer (a final stop token included, if it had one). */
+  /** The other policy's answer (a final stop token included, if it had one), made with the same `maxTokens`: it is not cut to it. */
   referenceIds: readonly number[];
   maxTokens: number;
 }
@@ -23,7 +23,7 @@ export interface AlongOptions {
 export interface AlongAnswers {
   /** The policy's greedy answer to each prompt. */
   ids: number[][];
-  /** Answers that differ from their reference, and so were generated from where they part. */
+  /** Answers that were generated: those that part from their reference, and those with an empty one. */
   diverged: number;
 }
 

@@ -111,10 +111,15 @@ export class KVCache {
     if (!(row >= 0 && row < this.batch)) throw new RangeError(`rowPrefix: row ${row} of ${this.batch}`);
     if (!(length > 0 && length <= this.len)) throw new RangeError(`rowPrefix: ${length} positions of ${this.len}`);
     const out = new KVCache(this.numLayers);
-    for (let l = 0; l < this.numLayers; l++) {
-      const [, kv, D] = this.keysT[l]!.shape;
-      out.keysT[l] = tf.keep(tf.slice(this.keysT[l]!, [row, 0, 0, 0], [1, kv, D, length]) as tf.Tensor4D);
-      out.values[l] = tf.keep(tf.slice(this.values[l]!, [row, 0, 0, 0], [1, kv, length, D]) as tf.Tensor4D);
+    try {
+      for (let l = 0; l < this.numLayers; l++) {
+        const [, kv, D] = this.keysT[l]!.shape;
+        out.keysT[l] = tf.keep(tf.slice(this.keysT[l]!, [row, 0, 0, 0], [1, kv, D, length]) as tf.Tensor4D);
+        out.values[l] = tf.keep(tf.slice(this.values[l]!, [row, 0, 0, 0], [1, kv, length, D]) as tf.Tensor4D);
+      }
+    } catch (err) {
+      out.dispose();
+      throw err;
     }
     out.len = length;
     return out;
@@ -131,9 +136,14 @@ export class KVCache {
     if (parts.some((p) => p.numLayers !== numLayers)) throw new RangeError('stack: the caches have different numbers of layers');
     const L = Math.max(...parts.map((p) => p.len));
     const out = new KVCache(numLayers);
-    for (let l = 0; l < numLayers; l++) {
-      out.keysT[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.keysT[l]!, 3, L - p.len)), 0) as tf.Tensor4D));
-      out.values[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.values[l]!, 2, L - p.len)), 0) as tf.Tensor4D));
+    try {
+      for (let l = 0; l < numLayers; l++) {
+        out.keysT[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.keysT[l]!, 3, L - p.len)), 0) as tf.Tensor4D));
+        out.values[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.values[l]!, 2, L - p.len)), 0) as tf.Tensor4D));
+      }
+    } catch (err) {
+      out.dispose();
+      throw err;
     }
     out.len = L;
     return { cache: out, pad: parts.flatMap((p) => new Array<number>(p.batch).fill(L - p.len)) };
