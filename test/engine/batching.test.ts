@@ -113,9 +113,14 @@ for (const name of ['qwen3-qknorm', 'mistral-swa'] as FixtureModel[]) {
       const budget = [12, 1, 3, 9, 16, 16];
       const greedy = (a: LoraAdapter | null, stop: number[]) =>
         greedyContinuations(model.lm, prompts.map((p, i) => ({ ids: p, maxNewTokens: budget[i] })), { stopTokenIds: stop, adapter: a });
-      // A stop token the policy makes late in one answer, so an answer ends inside the part decoded.
-      const stop = [(await greedy(adapter, []))[4][9]];
+      // A stop token that ends the answer parting at its fourth token inside the part decoded: the
+      // first token of that answer, after where it parts, that it has not made before.
+      const free = (await greedy(adapter, []))[0];
+      const k = free.findIndex((id, j) => j > 3 && j < budget[0] - 1 && !free.slice(0, j).includes(id));
+      assert.ok(k > 0, `no token of ${free} after its fourth is new to it`);
+      const stop = [free[k]];
       const want = await greedy(adapter, stop);
+      assert.deepEqual(want[0], free.slice(0, k + 1), 'the stop token ends the first answer after it parts');
       const other = (id: number) => (id + 1) % model.config.vocabSize;
       const refs = [
         want[0].map((id, k) => (k === 3 ? other(id) : id)), // parts at its fourth token
