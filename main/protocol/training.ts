@@ -101,6 +101,14 @@ export const TrainingConfigSchema = z
       .describe(
         "answers the OPD teacher writes itself for each hinted turn (the prompt with the hint, sampled), each trained on as one more OPD sample: the teacher's log-prob minus the policy's on the teacher's tokens shows the policy the whole answer the hint asks for, not only which of its own tokens to avoid; 0: OPD learns from the user's turn alone, as the reference",
       ),
+    policy_rollouts: z
+      .number()
+      .int()
+      .min(0)
+      .max(4)
+      .describe(
+        "answers the policy itself writes again for each hinted turn whose hint passes rollout_min_gap (the turn's own prompt, sampled as serving samples), each trained on as one more OPD sample scored by the teacher: more of the policy's own answers judged under the same hint, so the styles it would fall back to are pushed as well; 0: none",
+      ),
     rollout_min_gap: z
       .number()
       .min(0)
@@ -190,6 +198,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   hint_selection: 'longest',
   teacher: 'base',
   teacher_rollouts: 0,
+  policy_rollouts: 0,
   rollout_min_gap: 0.05,
   kl_coef: null,
   entropy_coef: 0,

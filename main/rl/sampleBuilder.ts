@@ -125,8 +125,11 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
     adapterVersion: turn.adapterVersion,
   };
   const rollouts =
-    cfg.teacher_rollouts > 0 && hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
-      ? await teacherRollouts(ctx, turn, hint, hintSource)
+    cfg.teacher_rollouts + cfg.policy_rollouts > 0 && hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
+      ? [
+          ...(await rolloutSamples(ctx, turn, hint, hintSource, 'teacher', cfg.teacher_rollouts)),
+          ...(await rolloutSamples(ctx, turn, hint, hintSource, 'policy', cfg.policy_rollouts)),
+        ]
       : [];
   return { judgements, samples: [own, ...rollouts] };
 }
@@ -179,31 +182,36 @@ export function meanGap(teacher: ArrayLike<number>, old: ArrayLike<number>): num
 const teacherAdapter = (ctx: SampleBuildContext) => (ctx.config.teacher === 'policy' ? ctx.policy : null);
 
 /**
- * `teacher_rollouts` answers written by the OPD teacher itself (the turn's prompt with the hint,
- * sampled with the model's defaults and a seed drawn from the turn), each an OPD sample on its own
- * tokens: the advantage log π_teacher − log π_old is large where the policy would not have written
- * what the hint asks for, and near zero where it would. On-policy OPD only says which of the
- * policy's own tokens the teacher dislikes; a rollout shows it what to write instead.
+ * Answers written again for a hinted turn, each an OPD sample on its own tokens, sampled with the
+ * model's defaults and a seed drawn from the turn:
+ * - by the teacher (`teacher_rollouts`: the prompt with the hint): the advantage
+ *   log π_teacher − log π_old is large where the policy would not have written what the hint asks
+ *   for; on-policy OPD only says which of the policy's own tokens the teacher dislikes, a rollout
+ *   shows it what to write instead;
+ * - by the policy (`policy_rollouts`: the turn's own prompt): more of its own answers judged under
+ *   the same hint, so the styles it would fall back to are pushed as well as the one it served.
  */
-async function teacherRollouts(
+async function rolloutSamples(
   ctx: SampleBuildContext,
   turn: StoredTurn,
   hint: string,
   hintSource: NewSample['hintSource'],
+  writer: 'teacher' | 'policy',
+  count: number,
 ): Promise<NewSample[]> {
   const { model, config: cfg } = ctx;
   const g = model.generation;
-  const promptIds = teacherPromptIds(model, turn, hint);
+  const promptIds = writer === 'teacher' ? teacherPromptIds(model, turn, hint) : turn.promptIds;
   const out: NewSample[] = [];
-  for (let k = 0; k < cfg.teacher_rollouts; k++) {
+  for (let k = 0; k < count; k++) {
     const answer = await generateText(model.lm, model.tokenizer, promptIds, {
       maxNewTokens: Math.max(128, 2 * turn.responseIds.length),
       temperature: g.temperature ?? 1,
       topP: g.topP ?? 1,
       topK: g.topK ?? 0,
-      seed: judgeSeed(turn, 3 + k),
+      seed: judgeSeed(turn, (writer === 'teacher' ? 3 : 11) + k),
       stopTokenIds: g.eosTokenIds,
-      adapter: teacherAdapter(ctx),
+      adapter: writer === 'teacher' ? teacherAdapter(ctx) : ctx.policy,
       signal: ctx.signal,
     });
     if (ctx.signal?.aborted) return [];
