@@ -72,8 +72,8 @@ const SampleView = z.object({
   status: z.enum(['queued', 'training', 'trained', 'dropped']),
   drop_reason: z.string().nullable(),
   step: z.number().int().nullable(),
-  /** What the sample trains on: the turn's response, or an answer the OPD teacher wrote itself (teacher_rollouts). */
-  response: z.enum(['turn', 'teacher']),
+  /** What the sample trains on: the turn's response, or an answer written again by the OPD teacher (teacher_rollouts) or the policy (policy_rollouts). */
+  response: z.enum(['turn', 'teacher', 'policy']),
 });
 
 /** One recorded model call: what was asked and answered, what followed, and what it taught. */

@@ -114,7 +114,7 @@ export const TrainingConfigSchema = z
       .min(0)
       .max(10)
       .describe(
-        "a judge's hint is rolled out (teacher_rollouts) only when it explains the complaint: the turn's own OPD sample pushes its answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies would have the teacher write more of what the user disliked. Meant for teacher: policy (with the base model as teacher the mean also carries the adapter's drift). A typed hint is always rolled out; 0: every hint is",
+        "a judge's hint is rolled out (teacher_rollouts, policy_rollouts) only when it explains the complaint: the turn's own OPD sample pushes its answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies would have the teacher write more of what the user disliked, or reward the policy's answers for it. Meant for teacher: policy (with the base model as teacher the mean also carries the adapter's drift). A typed hint is always rolled out; 0: every hint is",
       ),
     /** KL coefficient to the base model; null = the method's default (0.02 for rl, 0 otherwise). */
     kl_coef: z.number().min(0).nullable(),

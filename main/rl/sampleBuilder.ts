@@ -229,7 +229,7 @@ async function rolloutSamples(
       hintSource,
       ...teacherFields(cfg, teacher),
       adapterVersion: ctx.policyVersion,
-      response: { ids: answer.tokens, logprobs: Array.from(old.logprobs) },
+      response: { ids: answer.tokens, logprobs: Array.from(old.logprobs), writer },
     });
   }
   return out;

@@ -204,4 +204,15 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       ALTER TABLE samples ADD COLUMN response_logprobs BLOB;
     `,
   },
+  {
+    version: 7,
+    name: 'policy rollouts',
+    sql: `
+      -- Who wrote a sample's own response: 'teacher' (teacher_rollouts) or 'policy'
+      -- (policy_rollouts); NULL: the sample trains on its turn's response. Rollouts stored before
+      -- this were all the teacher's.
+      ALTER TABLE samples ADD COLUMN response_writer TEXT CHECK (response_writer IN ('teacher', 'policy'));
+      UPDATE samples SET response_writer = 'teacher' WHERE response_ids IS NOT NULL;
+    `,
+  },
 ];

@@ -18,8 +18,9 @@ export interface NewSample {
   topK: number | null;
   adapterVersion: number;
   /**
-   * A response other than the turn's: an answer the OPD teacher wrote (teacher_rollouts), with
-   * log π_old of each token under the policy of `adapterVersion`. Absent or null: the turn's own.
+   * A response other than the turn's: an answer the OPD teacher (teacher_rollouts) or the policy
+   * (policy_rollouts) wrote again, with log π_old of each token under the policy of
+   * `adapterVersion`. Absent or null: the turn's own.
    */
   response?: SampleResponse | null;
 }
@@ -28,6 +29,7 @@ export interface NewSample {
 export interface SampleResponse {
   ids: number[];
   logprobs: number[];
+  writer: 'teacher' | 'policy';
 }
 
 export interface StoredSample extends NewSample {
@@ -54,6 +56,7 @@ interface SampleDbRow {
   adapter_version: number;
   response_ids: Buffer | null;
   response_logprobs: Buffer | null;
+  response_writer: SampleResponse['writer'] | null;
   status: StoredSample['status'];
   drop_reason: string | null;
   step: number | null;
@@ -83,7 +86,10 @@ function toSample(r: SampleDbRow): StoredSample {
     teacherTopLogprobs: fromF32(r.teacher_top_logprobs),
     topK: r.top_k,
     adapterVersion: r.adapter_version,
-    response: r.response_ids && r.response_logprobs ? { ids: fromInt32Blob(r.response_ids), logprobs: fromFloat32Blob(r.response_logprobs) } : null,
+    response:
+      r.response_ids && r.response_logprobs && r.response_writer
+        ? { ids: fromInt32Blob(r.response_ids), logprobs: fromFloat32Blob(r.response_logprobs), writer: r.response_writer }
+        : null,
     status: r.status,
     dropReason: r.drop_reason,
     step: r.step,
@@ -105,8 +111,8 @@ export class SampleQueue {
   /** Queues a turn's samples; runs inside the caller's transaction. */
   insert(turnId: string, samples: NewSample[], now: number): void {
     const ins = this.q(
-      `INSERT INTO samples (turn_id, kind, reward, reward_source, hint, hint_source, teacher_logprobs, teacher_top_ids, teacher_top_logprobs, top_k, adapter_version, response_ids, response_logprobs, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO samples (turn_id, kind, reward, reward_source, hint, hint_source, teacher_logprobs, teacher_top_ids, teacher_top_logprobs, top_k, adapter_version, response_ids, response_logprobs, response_writer, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const s of samples) {
       ins.run(
@@ -123,6 +129,7 @@ export class SampleQueue {
         s.adapterVersion,
         i32(s.response?.ids ?? null),
         f32(s.response?.logprobs ?? null),
+        s.response?.writer ?? null,
         now,
       );
     }

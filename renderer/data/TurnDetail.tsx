@@ -18,6 +18,13 @@ function Judgements({ turn }: { turn: TurnView }) {
   );
 }
 
+/** What a sample trains on, after its kind: the turn's answer says nothing more. */
+const RESPONSE_LABEL: Record<TurnView['samples'][number]['response'], string> = {
+  turn: '',
+  teacher: " on the teacher's own answer",
+  policy: ' on another answer of the policy',
+};
+
 function Samples({ turn }: { turn: TurnView }) {
   if (turn.samples.length === 0) return <p>{turn.learn_note ?? 'None.'}</p>;
   return (
@@ -25,7 +32,7 @@ function Samples({ turn }: { turn: TurnView }) {
       {turn.samples.map((s, i) => (
         <li key={i}>
           {s.kind}
-          {s.response === 'teacher' ? " on the teacher's own answer" : ''}: {s.status}
+          {RESPONSE_LABEL[s.response]}: {s.status}
           {s.step !== null ? ` in step ${s.step}` : ''} · reward {signed(s.reward, 0)} ({s.reward_source ?? '—'})
           {s.hint ? ` · hint (${s.hint_source}) “${s.hint}”` : ''}
           {s.drop_reason ? ` · dropped: ${s.drop_reason}` : ''}

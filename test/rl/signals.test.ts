@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { Model } from '../../main/engine/model/model.js';
 import { HINT_MARKER } from '../../main/engine/text/openaiMessages.js';
 import { scoreResponses } from '../../main/engine/generation/score.js';
+import { generateText } from '../../main/engine/generation/generate.js';
 import { DEFAULT_TRAINING_CONFIG } from '../../main/protocol/training.js';
-import { buildSamples, explains, meanGap } from '../../main/rl/sampleBuilder.js';
+import { buildSamples, explains, judgeSeed, meanGap } from '../../main/rl/sampleBuilder.js';
 import { DEFAULT_JUDGE_PROMPTS } from '../../main/rl/judgePrompts.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance } from '../helpers/numeric.js';
@@ -112,6 +113,51 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
     assert.deepEqual(
       view.body.turns[0].samples.map((x) => x.response),
       ['turn', 'teacher'],
+    );
+  });
+
+  it("with policy_rollouts, a hinted turn also yields an OPD sample on another answer the policy writes to the same prompt, scored by the teacher", async () => {
+    await t.trainer!.setConfig({ policy_rollouts: 1 });
+    const hint = 'Answer in one short line.';
+    const turn = await chat(t, 'name an animal', { session: 'again', type: 'main', maxTokens: 6, seed: 9 });
+    assert.equal((await feedback(t, turn.id, { hint })).status, 200);
+    const samples = await waitFor(() => (t.learn.samplesOfTurn(turn.id).length ? t.learn.samplesOfTurn(turn.id) : null), 'the samples');
+    await t.trainer!.setConfig({ policy_rollouts: 0 });
+    assert.equal(samples.length, 2);
+    const again = samples[1];
+    assert.deepEqual([again.kind, again.hint, again.reward, again.adapterVersion, again.response?.writer], ['opd', hint, null, 0, 'policy']);
+    const stored = t.learn.turns.getTurn(turn.id)!;
+    const model = await Model.load(modelDir('qwen3-qknorm'));
+    // The policy's answer to the turn's own prompt (no hint), sampled as the trainer samples it.
+    const g = model.generation;
+    const written = await generateText(model.lm, model.tokenizer, stored.promptIds, {
+      maxNewTokens: Math.max(128, 2 * stored.responseIds.length),
+      temperature: g.temperature ?? 1,
+      topP: g.topP ?? 1,
+      topK: g.topK ?? 0,
+      seed: judgeSeed(stored, 11),
+      stopTokenIds: g.eosTokenIds,
+    });
+    const ids = again.response!.ids;
+    assert.deepEqual(ids, written.tokens);
+    const teacherIds = model.encodeChat({ messages: [{ role: 'user', content: `name an animal\n\n${HINT_MARKER}\n${hint}` }] }).ids;
+    const [teacher, policy] = await scoreResponses(
+      model.lm,
+      [
+        { promptIds: teacherIds, responseIds: ids },
+        { promptIds: stored.promptIds, responseIds: ids },
+      ],
+      { adapter: null },
+    );
+    const tol = tolerance(logprobsModel(model.config, teacherIds.length + ids.length));
+    const scale = logprobScale(model.config, teacher.logprobs);
+    model.dispose();
+    assertClose(again.teacherLogprobs!, teacher.logprobs, tol, "the teacher's log-probs of the policy's other answer", { scale });
+    assertClose(again.response!.logprobs, policy.logprobs, tol, "the policy's log-probs of its other answer (π_old)", { scale });
+    const view = await api<SessionView>(t, 'GET', '/api/sessions/again');
+    assert.deepEqual(
+      view.body.turns[0].samples.map((x) => x.response),
+      ['turn', 'policy'],
     );
   });
 

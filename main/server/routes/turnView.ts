@@ -111,7 +111,7 @@ export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn): Tur
       status: s.status,
       drop_reason: s.dropReason,
       step: s.step,
-      response: s.response ? ('teacher' as const) : ('turn' as const),
+      response: s.response?.writer ?? ('turn' as const),
     })),
     receipt: receiptOf(facts, (step) => app.stepOutcome(step)),
   };
