@@ -80,22 +80,28 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
     assertClose(s.teacherLogprobs!, expected.logprobs, tol, 'teacher log-probs', { scale });
   });
 
-  it("with teacher_rollouts, a hinted turn also yields an OPD sample on the teacher's own answer, scored by the teacher and by the policy", async () => {
-    await t.trainer!.setConfig({ teacher_rollouts: 1 });
+  /**
+   * A turn hinted by the user with one rollout of `writer` on: returns its stored turn and the
+   * rollout sample, after checking the rollout's teacher log-probs and π_old against scoring its
+   * tokens independently (base model: nothing has trained), and the session view's label.
+   */
+  async function rolledOut(writer: 'teacher' | 'policy', question: string, session: string, seed: number) {
+    const setting = writer === 'teacher' ? 'teacher_rollouts' : 'policy_rollouts';
+    await t.trainer!.setConfig({ [setting]: 1 });
     const hint = 'Answer in one short line.';
-    const turn = await chat(t, 'name a colour', { session: 'rollout', type: 'main', maxTokens: 6, seed: 5 });
+    const turn = await chat(t, question, { session, type: 'main', maxTokens: 6, seed });
     assert.equal((await feedback(t, turn.id, { hint })).status, 200);
     const samples = await waitFor(() => (t.learn.samplesOfTurn(turn.id).length ? t.learn.samplesOfTurn(turn.id) : null), 'the samples');
-    await t.trainer!.setConfig({ teacher_rollouts: 0 });
+    await t.trainer!.setConfig({ [setting]: 0 });
     assert.equal(samples.length, 2);
     const [own, rollout] = samples;
     assert.equal(own.response, null);
-    assert.deepEqual([rollout.kind, rollout.hint, rollout.reward, rollout.adapterVersion], ['opd', hint, null, 0]);
+    assert.deepEqual([rollout.kind, rollout.hint, rollout.reward, rollout.adapterVersion, rollout.response?.writer], ['opd', hint, null, 0, writer]);
     const ids = rollout.response!.ids;
     assert.ok(ids.length > 0);
     const stored = t.learn.turns.getTurn(turn.id)!;
     const model = await Model.load(modelDir('qwen3-qknorm'));
-    const teacherIds = model.encodeChat({ messages: [{ role: 'user', content: `name a colour\n\n${HINT_MARKER}\n${hint}` }] }).ids;
+    const teacherIds = model.encodeChat({ messages: [{ role: 'user', content: `${question}\n\n${HINT_MARKER}\n${hint}` }] }).ids;
     const [teacher, policy] = await scoreResponses(
       model.lm,
       [
@@ -106,28 +112,23 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
     );
     const tol = tolerance(logprobsModel(model.config, teacherIds.length + ids.length));
     const scale = logprobScale(model.config, teacher.logprobs);
-    model.dispose();
-    assertClose(rollout.teacherLogprobs!, teacher.logprobs, tol, 'teacher log-probs of its own answer', { scale });
-    assertClose(rollout.response!.logprobs, policy.logprobs, tol, "the policy's log-probs of the teacher's answer (π_old)", { scale });
-    const view = await api<SessionView>(t, 'GET', '/api/sessions/rollout');
+    assertClose(rollout.teacherLogprobs!, teacher.logprobs, tol, `the teacher's log-probs of the ${writer}'s answer`, { scale });
+    assertClose(rollout.response!.logprobs, policy.logprobs, tol, `the policy's log-probs of the ${writer}'s answer (π_old)`, { scale });
+    const view = await api<SessionView>(t, 'GET', `/api/sessions/${session}`);
     assert.deepEqual(
       view.body.turns[0].samples.map((x) => x.response),
-      ['turn', 'teacher'],
+      ['turn', writer],
     );
+    return { model, stored, rollout };
+  }
+
+  it("with teacher_rollouts, a hinted turn also yields an OPD sample on the teacher's own answer, scored by the teacher and by the policy", async () => {
+    const { model } = await rolledOut('teacher', 'name a colour', 'rollout', 5);
+    model.dispose();
   });
 
-  it("with policy_rollouts, a hinted turn also yields an OPD sample on another answer the policy writes to the same prompt, scored by the teacher", async () => {
-    await t.trainer!.setConfig({ policy_rollouts: 1 });
-    const hint = 'Answer in one short line.';
-    const turn = await chat(t, 'name an animal', { session: 'again', type: 'main', maxTokens: 6, seed: 9 });
-    assert.equal((await feedback(t, turn.id, { hint })).status, 200);
-    const samples = await waitFor(() => (t.learn.samplesOfTurn(turn.id).length ? t.learn.samplesOfTurn(turn.id) : null), 'the samples');
-    await t.trainer!.setConfig({ policy_rollouts: 0 });
-    assert.equal(samples.length, 2);
-    const again = samples[1];
-    assert.deepEqual([again.kind, again.hint, again.reward, again.adapterVersion, again.response?.writer], ['opd', hint, null, 0, 'policy']);
-    const stored = t.learn.turns.getTurn(turn.id)!;
-    const model = await Model.load(modelDir('qwen3-qknorm'));
+  it('with policy_rollouts, a hinted turn also yields an OPD sample on another answer the policy writes to the same prompt, scored by the teacher', async () => {
+    const { model, stored, rollout } = await rolledOut('policy', 'name an animal', 'again', 9);
     // The policy's answer to the turn's own prompt (no hint), sampled as the trainer samples it.
     const g = model.generation;
     const written = await generateText(model.lm, model.tokenizer, stored.promptIds, {
@@ -138,27 +139,8 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
       seed: judgeSeed(stored, 11),
       stopTokenIds: g.eosTokenIds,
     });
-    const ids = again.response!.ids;
-    assert.deepEqual(ids, written.tokens);
-    const teacherIds = model.encodeChat({ messages: [{ role: 'user', content: `name an animal\n\n${HINT_MARKER}\n${hint}` }] }).ids;
-    const [teacher, policy] = await scoreResponses(
-      model.lm,
-      [
-        { promptIds: teacherIds, responseIds: ids },
-        { promptIds: stored.promptIds, responseIds: ids },
-      ],
-      { adapter: null },
-    );
-    const tol = tolerance(logprobsModel(model.config, teacherIds.length + ids.length));
-    const scale = logprobScale(model.config, teacher.logprobs);
     model.dispose();
-    assertClose(again.teacherLogprobs!, teacher.logprobs, tol, "the teacher's log-probs of the policy's other answer", { scale });
-    assertClose(again.response!.logprobs, policy.logprobs, tol, "the policy's log-probs of its other answer (π_old)", { scale });
-    const view = await api<SessionView>(t, 'GET', '/api/sessions/again');
-    assert.deepEqual(
-      view.body.turns[0].samples.map((x) => x.response),
-      ['turn', 'policy'],
-    );
+    assert.deepEqual(rollout.response!.ids, written.tokens);
   });
 
   it("a judge's hint is rolled out only when the turn's own OPD sample pushes its answer down (rollout_min_gap)", async () => {
