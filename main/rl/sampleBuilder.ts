@@ -216,10 +216,7 @@ async function rolloutSamples(
     });
     if (ctx.signal?.aborted) return [];
     if (!answer.tokens.length) continue;
-    const [old] = await scoreResponses(model.lm, [{ promptIds: turn.promptIds, responseIds: answer.tokens }], {
-      adapter: ctx.policy,
-      signal: ctx.signal,
-    });
+    const old = writer === 'policy' ? answer.logprobs : await policyLogprobs(ctx, turn, answer.tokens);
     const teacher = await teacherScores(ctx, turn, answer.tokens, hint);
     out.push({
       kind: 'opd',
@@ -229,10 +226,20 @@ async function rolloutSamples(
       hintSource,
       ...teacherFields(cfg, teacher),
       adapterVersion: ctx.policyVersion,
-      response: { ids: answer.tokens, logprobs: Array.from(old.logprobs), writer },
+      response: { ids: answer.tokens, logprobs: old, writer },
     });
   }
   return out;
+}
+
+/**
+ * log π_old of another writer's answer: the policy's log-probs of its tokens after the turn's
+ * prompt. The policy's own answers carry them already: generation records each sampled token's
+ * log-prob under the full distribution, as serving records a turn's.
+ */
+async function policyLogprobs(ctx: SampleBuildContext, turn: StoredTurn, ids: number[]): Promise<number[]> {
+  const [s] = await scoreResponses(ctx.model.lm, [{ promptIds: turn.promptIds, responseIds: ids }], { adapter: ctx.policy, signal: ctx.signal });
+  return Array.from(s.logprobs);
 }
 
 const NO_REWARD = { reward: null, rewardSource: null } as const;
