@@ -238,7 +238,10 @@ async function rolloutSamples(
  * log-prob under the full distribution, as serving records a turn's.
  */
 async function policyLogprobs(ctx: SampleBuildContext, turn: StoredTurn, ids: number[]): Promise<number[]> {
-  const [s] = await scoreResponses(ctx.model.lm, [{ promptIds: turn.promptIds, responseIds: ids }], { adapter: ctx.policy, signal: ctx.signal });
+  const [s] = await scoreResponses(ctx.model.lm, [{ promptIds: turn.promptIds, responseIds: ids }], {
+    adapter: ctx.policy,
+    signal: ctx.signal,
+  });
   return Array.from(s.logprobs);
 }
 

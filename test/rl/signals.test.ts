@@ -96,7 +96,10 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
     assert.equal(samples.length, 2);
     const [own, rollout] = samples;
     assert.equal(own.response, null);
-    assert.deepEqual([rollout.kind, rollout.hint, rollout.reward, rollout.adapterVersion, rollout.response?.writer], ['opd', hint, null, 0, writer]);
+    assert.deepEqual(
+      [rollout.kind, rollout.hint, rollout.reward, rollout.adapterVersion, rollout.response?.writer],
+      ['opd', hint, null, 0, writer],
+    );
     const ids = rollout.response!.ids;
     assert.ok(ids.length > 0);
     const stored = t.learn.turns.getTurn(turn.id)!;

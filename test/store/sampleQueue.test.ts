@@ -52,7 +52,7 @@ describe('sample queue: teacher rollouts', () => {
     db.close();
   });
 
-  it('a database from before policy rollouts opens with its rollouts marked as the teacher\'s', () => {
+  it("a database from before policy rollouts opens with its rollouts marked as the teacher's", () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-samples-')), 'c.db');
     const db = openDatabase(file);
     const store = new LearnStore(db);
