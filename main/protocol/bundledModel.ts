@@ -14,6 +14,8 @@ export const CLAWLOOP_MINI_TRAINING = {
   kl_coef: 0.1,
   /** The OPD teacher is the policy with the hint (self-distillation), not the base model with it. */
   teacher: 'policy',
+  /** One more answer by the policy to each hinted turn, scored by the hinted teacher (docs/learning-loop.md §7). */
+  policy_rollouts: 1,
   competence_prompts: 96,
   /** Its own judge, trained on from it (scripts/default-model/modelSpec.ts, Recipe.judge). */
   judge: { kind: 'model', dir: 'judge' },
