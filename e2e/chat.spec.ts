@@ -3,9 +3,25 @@
  * live, the dashboard and the checkpoints showing the new step and version, a roll back, and the
  * next answer labelled with the version now live.
  */
-import { answers, answerVersion, ensureCheckpoint, expect, expectAnswerText, headerLiveVersion, liveStatus, openScreen, sendMessage, test, withGateOff } from './fixtures.js';
+import {
+  answers,
+  answerVersion,
+  ensureCheckpoint,
+  expect,
+  expectAnswerText,
+  headerLiveVersion,
+  liveStatus,
+  openScreen,
+  sendMessage,
+  test,
+  withConfig,
+  withGateOff,
+} from './fixtures.js';
 
-test('chat → 👍 and a hint → receipt reaches live → dashboard and checkpoints show it → roll back → next answer on the new version', async ({ app, core }) => {
+test('chat → 👍 and a hint → receipt reaches live → dashboard and checkpoints show it → roll back → next answer on the new version', async ({
+  app,
+  core,
+}) => {
   await withGateOff(core, async () => {
     await app.getByRole('button', { name: 'New conversation', exact: true }).click();
     const before = await headerLiveVersion(app);
@@ -39,7 +55,10 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
     await expect(app.getByText(new RegExp(`the thick one is live \\(step ${step}, v${trainedVersion}\\)`))).toBeVisible();
 
     await openScreen(app, 'Checkpoints');
-    const row = app.getByRole('row').filter({ hasText: `v${trainedVersion}` }).filter({ has: app.getByRole('button', { name: 'Export' }) });
+    const row = app
+      .getByRole('row')
+      .filter({ hasText: `v${trainedVersion}` })
+      .filter({ has: app.getByRole('button', { name: 'Export' }) });
     await expect(row).toHaveCount(1);
     await expect(row.getByText('Live', { exact: true })).toBeVisible();
     for (const name of ['Roll back', 'Pin', 'Export']) await expect(row.getByRole('button', { name })).toBeVisible();
@@ -48,7 +67,10 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
 
     // Roll back to the previous one: the row this checkpoint was trained from ("From").
     const from = ((await row.getByRole('cell').nth(2).textContent()) ?? '').trim();
-    const previous = from === 'base' ? app.getByRole('row').filter({ hasText: 'v0 (base model)' }) : app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: from }) });
+    const previous =
+      from === 'base'
+        ? app.getByRole('row').filter({ hasText: 'v0 (base model)' })
+        : app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: from }) });
     await previous.getByRole('button', { name: 'Roll back' }).click();
     await expect(liveStatus(app)).not.toHaveText(`Live: v${trainedVersion}`);
     const rolledBack = await headerLiveVersion(app);
@@ -59,6 +81,36 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
     const next = await sendMessage(app, 'How many minutes are in 2 hours?');
     expect(await answerVersion(next)).toBe(rolledBack);
     await expect(answers(app)).toHaveCount(3);
+  });
+});
+
+test('a typed hint also trains another answer of the policy to the same prompt; the Data screen lists both samples', async ({
+  freshApp: app,
+  freshCore: core,
+}) => {
+  // The bundled model's setting (policy_rollouts: 1), on a core of its own so that no earlier
+  // sample shares the step: the answer shown and the policy's other answer make a step of two.
+  await withConfig(core, { competence_gate: false, policy_rollouts: 1 }, async () => {
+    const prompt = 'How many minutes are in 3 hours?';
+    const hint = 'Answer in one sentence, without headings.';
+    const answer = await sendMessage(app, prompt);
+    await expectAnswerText(answer);
+    await answer.getByRole('button', { name: 'Thumbs up' }).click();
+    await answer.getByRole('button', { name: 'Add hint' }).click();
+    await answer.getByRole('textbox', { name: 'Hint' }).fill(hint);
+    await answer.getByRole('button', { name: 'Submit hint' }).click();
+    const receipt = answer.getByRole('status');
+    await expect(receipt).toContainText(/live in v\d+/i, { timeout: 120_000 });
+    const step = Number(/step (\d+)/i.exec((await receipt.textContent()) ?? '')?.[1]);
+
+    await openScreen(app, 'Data');
+    await app.getByRole('button', { name: prompt }).click();
+    const samples = app.getByRole('region', { name: /^Turn / }).getByRole('listitem');
+    const trained = `trained in step ${step} · `;
+    const typed = ` · hint (feedback) “${hint}”`;
+    await expect(samples.filter({ hasText: `both: ${trained}reward +1 (feedback)${typed}` })).toHaveCount(1);
+    await expect(samples.filter({ hasText: `opd on another answer of the policy: trained in step ${step}${typed}` })).toHaveCount(1);
+    await expect(samples.filter({ hasText: /^(rl|opd|both)\b/ })).toHaveCount(2);
   });
 });
 
@@ -88,7 +140,10 @@ test('Roll back to before this, from an answer, asks first and makes the version
 test('checkpoint export writes a PEFT folder and lists its files', async ({ app, core }) => {
   await ensureCheckpoint(core);
   await openScreen(app, 'Checkpoints');
-  const row = app.getByRole('row').filter({ has: app.getByRole('button', { name: 'Export' }) }).first();
+  const row = app
+    .getByRole('row')
+    .filter({ has: app.getByRole('button', { name: 'Export' }) })
+    .first();
   await row.getByRole('button', { name: 'Export' }).click();
   const dialog = app.getByRole('dialog', { name: /Export v\d+/ });
   await expect(dialog.getByRole('radio', { name: /PEFT/ })).toBeChecked();

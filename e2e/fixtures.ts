@@ -16,7 +16,12 @@ export interface Core {
 
 async function startCore(args: string[] = []): Promise<{ core: Core; close(): Promise<void> }> {
   const process = await CoreProcess.start({ args });
-  return { core: { process, appUrl: process.appUrl, origin: process.origin }, close: () => process.stop() };
+  const core = { process, appUrl: process.appUrl, origin: process.origin };
+  // One sample per rated answer, so that a step follows the second one as the specs expect: the
+  // bundled model's policy rollouts add a sample for some hints (the judge's, when it explains the
+  // complaint); the spec about them turns them on.
+  await coreApi(core, 'PUT', '/api/training/config', { policy_rollouts: 0 });
+  return { core, close: () => process.stop() };
 }
 
 /** Opens the app the way the project runs it: a browser tab, or the desktop app attached to `core`. */
@@ -117,7 +122,13 @@ export async function openScreen(page: Page, name: 'Chat' | 'Dashboard' | 'Check
 }
 
 /** Calls the core's API directly (to set up a state, never to check what the app shows). */
-export async function coreApi(core: Core, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+export async function coreApi(
+  core: Core,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   const res = await fetch(`${core.process.origin}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -154,17 +165,22 @@ export async function ensureCheckpoint(core: Core, steps = 1): Promise<void> {
   await expect.poll(count, { timeout: 120_000 }).toBeGreaterThanOrEqual(steps);
 }
 
+/** Runs `fn` with `patch` applied to the training settings, then puts back what they were. */
+export async function withConfig(core: Core, patch: Record<string, unknown>, fn: () => Promise<void>): Promise<void> {
+  const was = (await coreApi(core, 'GET', '/api/training/config')) as Record<string, unknown>;
+  await coreApi(core, 'PUT', '/api/training/config', patch);
+  try {
+    await fn();
+  } finally {
+    await coreApi(core, 'PUT', '/api/training/config', Object.fromEntries(Object.keys(patch).map((k) => [k, was[k]])));
+  }
+}
+
 /**
  * Runs `fn` with the competence gate off, then puts it back as it was: for specs about what
  * happens once a step goes live (the gate may hold back any step; its own behaviour is tested in
  * test/rl).
  */
-export async function withGateOff(core: Core, fn: () => Promise<void>): Promise<void> {
-  const { competence_gate: was } = (await coreApi(core, 'GET', '/api/training/config')) as { competence_gate: boolean };
-  await coreApi(core, 'PUT', '/api/training/config', { competence_gate: false });
-  try {
-    await fn();
-  } finally {
-    await coreApi(core, 'PUT', '/api/training/config', { competence_gate: was });
-  }
+export function withGateOff(core: Core, fn: () => Promise<void>): Promise<void> {
+  return withConfig(core, { competence_gate: false }, fn);
 }

@@ -33,7 +33,8 @@ function Samples({ turn }: { turn: TurnView }) {
         <li key={i}>
           {s.kind}
           {RESPONSE_LABEL[s.response]}: {s.status}
-          {s.step !== null ? ` in step ${s.step}` : ''} · reward {signed(s.reward, 0)} ({s.reward_source ?? '—'})
+          {s.step !== null ? ` in step ${s.step}` : ''}
+          {s.reward !== null ? ` · reward ${signed(s.reward, 0)} (${s.reward_source ?? '—'})` : ''}
           {s.hint ? ` · hint (${s.hint_source}) “${s.hint}”` : ''}
           {s.drop_reason ? ` · dropped: ${s.drop_reason}` : ''}
         </li>
@@ -43,7 +44,9 @@ function Samples({ turn }: { turn: TurnView }) {
 }
 
 function feedbackText(turn: TurnView): string {
-  const fb = turn.feedback ? `${turn.feedback.rating ?? 'no rating'}${turn.feedback.hint ? ` · hint “${turn.feedback.hint}”` : ''}` : 'None.';
+  const fb = turn.feedback
+    ? `${turn.feedback.rating ?? 'no rating'}${turn.feedback.hint ? ` · hint “${turn.feedback.hint}”` : ''}`
+    : 'None.';
   return fb + (turn.receipt && turn.receipt.stage !== 'none' ? ` · ${receiptText(turn.receipt)}` : '');
 }
 
@@ -57,8 +60,8 @@ export function TurnDetail({ turn, close }: { turn: TurnView; close: () => void 
         </button>
       </div>
       <p className="muted">
-        {turn.type} turn · session {turn.session_id ?? '—'} · {when(turn.created_at)} · answered by v{turn.adapter_version} · {turn.prompt_tokens} + {turn.completion_tokens} tokens ·{' '}
-        {turn.finish_reason}
+        {turn.type} turn · session {turn.session_id ?? '—'} · {when(turn.created_at)} · answered by v{turn.adapter_version} ·{' '}
+        {turn.prompt_tokens} + {turn.completion_tokens} tokens · {turn.finish_reason}
       </p>
       <h3>Prompt</h3>
       <ol className="turn-messages">
