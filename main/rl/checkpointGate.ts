@@ -3,7 +3,7 @@ import type { Competence } from '../protocol/checkpoints.js';
 import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js';
 import { restoreCheckpoint } from './checkpointing.js';
 import { closeCall, confirmedLive, confirmOnWholeSet } from './competenceConfirm.js';
-import { familyScores, familyVerdict } from './competenceFamilies.js';
+import { familyScores, familySummary, familyVerdict, type FamilyScore } from './competenceFamilies.js';
 import { competenceVerdict, percent as pct, type CompetenceMeasure } from './competenceGate.js';
 import { confirmReference, hingesOnRise, referenceAfterLive } from './competenceReference.js';
 import type { TrainerContext } from './trainerContext.js';
@@ -56,7 +56,9 @@ async function measureBase(ctx: TrainerContext, live: CompetenceMeasure): Promis
   const { config: c, gate, policy } = ctx;
   const base = policy.adapter ? await gate.measure(ctx.model, null, c, { like: live }) : live;
   gate.setBase(c, base);
-  ctx.log(`competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`);
+  ctx.log(
+    `competence gate: the base model answers ${pct(base.accuracy)} of ${base.n} held-out prompts right (${base.seconds.toFixed(1)} s)`,
+  );
   return base;
 }
 
@@ -75,7 +77,8 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   const confirmed = closeCall(m.accuracy, ref.accuracy, c) ? await confirmOnWholeSet(ctx, adapter, m) : null;
   const decided = confirmed ? { m: confirmed.measure, ref: confirmed.reference } : { m, ref };
   const overall = competenceVerdict(decided.m.accuracy, decided.m.n, decided.ref, c.competence_margin);
-  const v = overall.heldBack ? overall : (familiesVerdict(ctx, decided.m, confirmed !== null) ?? overall);
+  const families = familiesOf(ctx, decided.m, confirmed !== null);
+  const v = overall.heldBack || !families ? overall : familyVerdict(families, c.competence_family_margin!);
   const seconds = m.seconds + (checked?.seconds ?? 0) + (confirmed?.seconds ?? 0);
   const competence: Competence = { accuracy: decided.m.accuracy, n: decided.m.n, held_back: v.heldBack, reason: v.reason, seconds };
   // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
@@ -107,23 +110,24 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
     : '';
   ctx.log(
     `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${seconds.toFixed(1)} s): ${close}` +
-      (v.heldBack ? v.reason! : `live as adapter version ${cp.adapterVersion}`),
+      (v.heldBack ? v.reason! : `live as adapter version ${cp.adapterVersion}`) +
+      (families ? `; by family: ${familySummary(families)}` : ''),
   );
 }
 
 /**
- * The per-family verdict on the prompts the overall one is on (the sample, or the whole set after a
- * confirmation), against the base model's and the live policy's answers to them; null when
+ * Each family's scores on the prompts the overall verdict is on (the sample, or the whole set after
+ * a confirmation), against the base model's and the live policy's answers to them; null when
  * families are not checked.
  */
-function familiesVerdict(ctx: TrainerContext, m: CompetenceMeasure, whole: boolean): { heldBack: boolean; reason: string | null } | null {
+function familiesOf(ctx: TrainerContext, m: CompetenceMeasure, whole: boolean): FamilyScore[] | null {
   const { gate, config: c } = ctx;
   if (!gate.checksFamilies(c)) return null;
   const base = whole ? gate.wholeSet(c).base : gate.baseMeasure(c);
   const live = whole ? gate.wholeSet(c).live?.measure : gate.liveMeasure(c, ctx.policy.checkpoint);
-  if (!base || !live) throw new Error("the competence gate has no base model's or live policy's answers to compare each task family's with");
-  const scores = familyScores(gate.items(ctx.model, c, whole), { candidate: m.correct, base: base.correct, live: live.correct });
-  return familyVerdict(scores, c.competence_family_margin!);
+  if (!base || !live)
+    throw new Error("the competence gate has no base model's or live policy's answers to compare each task family's with");
+  return familyScores(gate.items(ctx.model, c, whole), { candidate: m.correct, base: base.correct, live: live.correct });
 }
 
 /** Makes the checkpoint live with the reference from now on; `m` is its measure on the sample, which the next check goes by. */

@@ -65,3 +65,13 @@ export function familyVerdict(scores: FamilyScore[], margin: number): { heldBack
       `${(100 * (worst.live - worst.accuracy)).toFixed(1)} below the live policy; the family margin is ${(100 * margin).toFixed(1)} points`,
   };
 }
+
+/**
+ * Each family's right answers, the candidate's and the base model's, for the gate's log line:
+ * "arithmetic 30 of 34 (base 32), facts 17 of 24 (base 18)". Shows where a candidate lost what it
+ * lost, held back or not.
+ */
+export function familySummary(scores: FamilyScore[]): string {
+  const right = (share: number, n: number) => Math.round(share * n);
+  return scores.map((f) => `${f.family} ${right(f.accuracy, f.n)} of ${f.n} (base ${right(f.base, f.n)})`).join(', ');
+}

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { familyScores, familyVerdict, type FamilyScore } from '../../main/rl/competenceFamilies.js';
+import { familyScores, familySummary, familyVerdict, type FamilyScore } from '../../main/rl/competenceFamilies.js';
 import type { CompetenceItem } from '../../main/tasks/competenceSet.js';
 
 const item = (family: string | null, i: number): CompetenceItem => ({
@@ -32,6 +32,11 @@ describe('competence gate: task families', () => {
     { family: 'units', n: 19, accuracy: 0.9, base: 0.6, live: 0.6 },
   ];
 
+  it("sums each family up for the gate's log line: the candidate's right answers and the base model's", () => {
+    assert.equal(familySummary(scores), 'facts 12 of 24 (base 18), sums 17 of 34 (base 27), units 17 of 19 (base 11)');
+    assert.equal(familySummary([]), '');
+  });
+
   it('holds back a candidate when one family falls past the margin, naming the family that fell furthest', () => {
     const v = familyVerdict(scores, 0.15);
     assert.equal(v.heldBack, true);
@@ -51,6 +56,9 @@ describe('competence gate: task families', () => {
     const lost = { family: 'sums', n: 34, base: 0.8, live: 0.5 };
     assert.deepEqual(familyVerdict([{ ...lost, accuracy: 0.5 }], 0.15), { heldBack: false, reason: null });
     assert.deepEqual(familyVerdict([{ ...lost, accuracy: 0.6 }], 0.15), { heldBack: false, reason: null }, 'winning some back goes live');
-    assert.match(familyVerdict([{ ...lost, accuracy: 0.45 }], 0.15).reason!, /35\.0 points below the base model \(80\.0 %\) and 5\.0 below the live policy/);
+    assert.match(
+      familyVerdict([{ ...lost, accuracy: 0.45 }], 0.15).reason!,
+      /35\.0 points below the base model \(80\.0 %\) and 5\.0 below the live policy/,
+    );
   });
 });

@@ -90,13 +90,19 @@ describe('competence gate: greedy answers diffed against a reference are exact',
       ];
       const unadapted = await scoreResponses(model.lm, [{ promptIds: prompts[0], responseIds: prompts[1] }]);
       const gap = (x: Float32Array, y: Float32Array) => Math.max(...x.map((v, i) => Math.abs(v - y[i])));
-      assert.ok(gap(withAdapter[0].logprobs, folded[0].logprobs) < 1e-4, `merged log-probs differ by ${gap(withAdapter[0].logprobs, folded[0].logprobs)}`);
+      assert.ok(
+        gap(withAdapter[0].logprobs, folded[0].logprobs) < 1e-4,
+        `merged log-probs differ by ${gap(withAdapter[0].logprobs, folded[0].logprobs)}`,
+      );
       assert.ok(gap(withAdapter[0].logprobs, unadapted[0].logprobs) > 1e-3, 'the adapter changes the model');
       const o = { maxTokens: 12 };
       assert.deepEqual((await greedyAnswers(merged, null, prompts, o)).ids, (await greedyAnswers(model, adapter, prompts, o)).ids);
       // The model itself is untouched: a second merge starts from its own weights again.
       const again = await model.withMergedAdapter(adapter);
-      assert.deepEqual((await scoreResponses(again.lm, [{ promptIds: prompts[0], responseIds: prompts[1] }]))[0].logprobs, folded[0].logprobs);
+      assert.deepEqual(
+        (await scoreResponses(again.lm, [{ promptIds: prompts[0], responseIds: prompts[1] }]))[0].logprobs,
+        folded[0].logprobs,
+      );
       again.dispose();
     } finally {
       merged.dispose();
@@ -136,7 +142,12 @@ describe('competence gate: the reference', () => {
   const ref = { key: 'k', accuracy: 0.9, source: 'step-000002', floor: { accuracy: 0.875, source: 'base' } };
   it('a live policy above it on the sample raises it unconfirmed, over the last confirmed one', () => {
     const base = { key: 'k', accuracy: 0.875, source: 'base' };
-    assert.deepEqual(referenceAfterLive(base, 'step-000001', 0.885), { key: 'k', accuracy: 0.885, source: 'step-000001', floor: { accuracy: 0.875, source: 'base' } });
+    assert.deepEqual(referenceAfterLive(base, 'step-000001', 0.885), {
+      key: 'k',
+      accuracy: 0.885,
+      source: 'step-000001',
+      floor: { accuracy: 0.875, source: 'base' },
+    });
     assert.deepEqual(referenceAfterLive(ref, 'step-000003', 0.95).floor, ref.floor, 'the floor stays the last confirmed reference');
     assert.equal(referenceAfterLive(ref, 'step-000003', 0.9), ref, 'a tie raises nothing');
   });
@@ -161,7 +172,8 @@ describe('competence gate: the reference', () => {
     const adapter = await perturbed(m, 0.3, 5);
     try {
       const prompts = PROMPTS.map((p) => m.encodeChat({ messages: [{ role: 'user', content: p }], addGenerationPrompt: true }).ids);
-      const text = async (a: LoraAdapter | null) => (await greedyAnswers(m, a, prompts, { maxTokens: MAX_TOKENS })).ids.map((ids) => answerText(m, ids));
+      const text = async (a: LoraAdapter | null) =>
+        (await greedyAnswers(m, a, prompts, { maxTokens: MAX_TOKENS })).ids.map((ids) => answerText(m, ids));
       const [baseText, candText] = [await text(null), await text(adapter)];
       // The sample's three prompts expect the candidate's answers; the other three, the base model's.
       writeCompetenceSet(dir, baseText);
@@ -178,13 +190,20 @@ describe('competence gate: the reference', () => {
       assert.ok(onSample.accuracy > baseOnSample.accuracy, 'the perturbation changes answers on the sample, so the candidate rises there');
       // The candidate went live; the base model's answers are the ones the gate kept from when it was live.
       gate.setLive(c, null, baseOnSample);
-      const risen = referenceAfterLive({ key: gate.key(c), accuracy: baseOnSample.accuracy, source: 'base' }, 'step-000001', onSample.accuracy);
+      const risen = referenceAfterLive(
+        { key: gate.key(c), accuracy: baseOnSample.accuracy, source: 'base' },
+        'step-000001',
+        onSample.accuracy,
+      );
       const logs: string[] = [];
       const ctx = { gate, config: c, model: m, opts: { dataDir }, log: (l: string) => logs.push(l) };
       const { reference, seconds } = await confirmReference(ctx as unknown as TrainerContext, risen);
 
       const gain = Math.min(correct(candText) - correct(baseText), onSample.accuracy - baseOnSample.accuracy);
-      assert.ok(Math.abs(reference.accuracy - (gain > 0 ? baseOnSample.accuracy + gain : baseOnSample.accuracy)) < 1e-12, JSON.stringify({ reference, gain }));
+      assert.ok(
+        Math.abs(reference.accuracy - (gain > 0 ? baseOnSample.accuracy + gain : baseOnSample.accuracy)) < 1e-12,
+        JSON.stringify({ reference, gain }),
+      );
       assert.equal(reference.source, gain > 0 ? 'step-000001' : 'base');
       assert.deepEqual([reference.floor, reference.checked], [undefined, true], 'confirmed');
       assert.ok(reference.accuracy < onSample.accuracy, 'the sample alone would have kept it higher');
@@ -253,6 +272,12 @@ describe('competence gate in the trainer', () => {
     t.trainer.wake();
     await waitFor(() => (t.store.checkpoints().filter((c) => c.competence).length === n ? true : null), `verdict ${n}`);
     return t.store.checkpoints().sort((a, b) => a.step - b.step)[n - 1];
+  }
+
+  /** The log line of the first check's verdict. */
+  function checkLine(t: Awaited<ReturnType<typeof start>>): Promise<string> {
+    const line = () => t.events.find((e) => e.type === 'log' && /competence gate: step-\d+ answers/.test(e.line));
+    return waitFor(() => (line() as { line: string } | undefined)?.line ?? null, "the check's log line");
   }
 
   it('a checkpoint that loses accuracy is saved, held back with its score and reason, and stays out of the live lineage', async () => {
@@ -349,7 +374,8 @@ describe('competence gate in the trainer', () => {
     // (a margin of 1 and a band of 1), so step 2 answers all six prompts, diffed against the live
     // checkpoint's answers on them, which the trainer (holding the candidate) reads from disk.
     const t = await start(1, { competence_prompts: 3 });
-    const verdicts = (n: number) => waitFor(() => (t.store.checkpoints().filter((c) => c.competence).length === n ? true : null), `verdict ${n}`);
+    const verdicts = (n: number) =>
+      waitFor(() => (t.store.checkpoints().filter((c) => c.competence).length === n ? true : null), `verdict ${n}`);
     try {
       ratedTurn(t.store, -1, 'up');
       ratedTurn(t.store, -0.5, 'down');
@@ -399,13 +425,19 @@ describe('competence gate in the trainer', () => {
       // The step of the first test, which loses answers against the base model: within a margin of 1, past a family margin of 0.
       const t = await start(1, { competence_family_margin: 0 }, { modelDir: withFamilies });
       try {
-        assert.match(t.trainer.status().competence_gate!.detail, /or its accuracy on one task family more than 0\.0 points below the base model's$/);
+        assert.match(
+          t.trainer.status().competence_gate!.detail,
+          /or its accuracy on one task family more than 0\.0 points below the base model's$/,
+        );
         const cp = await step(t, 1);
         assert.equal(cp.competence!.held_back, true, JSON.stringify(cp.competence));
         assert.match(
           cp.competence!.reason!,
           /^held back by the competence gate: \d+\.\d % on the [123] held-out (counting|chat|sums) prompts, \d+\.\d points below the base model \(100\.0 %\) and \d+\.\d below the live policy; the family margin is 0\.0 points$/,
         );
+        // The log line says where the answers were lost: each family's right answers against the base model's.
+        const family = '(counting|chat|sums) [0-3] of [1-3] \\(base [1-3]\\)';
+        assert.match(await checkLine(t), new RegExp(`family margin is 0\\.0 points; by family: ${family}, ${family}, ${family}$`));
         assert.equal(t.store.trainerState().liveCheckpointId, null);
       } finally {
         await t.close();
@@ -419,6 +451,7 @@ describe('competence gate in the trainer', () => {
         const cp = await step(t, 1);
         assert.equal(cp.competence!.held_back, false, JSON.stringify(cp.competence));
         assert.ok(cp.competence!.accuracy < 1, 'it did lose answers');
+        assert.match(await checkLine(t), /live as adapter version 1$/);
       } finally {
         await t.close();
       }
