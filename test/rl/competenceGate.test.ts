@@ -276,8 +276,9 @@ describe('competence gate in the trainer', () => {
 
   /** The log line of the first check's verdict. */
   function checkLine(t: Awaited<ReturnType<typeof start>>): Promise<string> {
-    const line = () => t.events.find((e) => e.type === 'log' && /competence gate: step-\d+ answers/.test(e.line));
-    return waitFor(() => (line() as { line: string } | undefined)?.line ?? null, "the check's log line");
+    const isCheck = (e: TrainerEvent): e is Extract<TrainerEvent, { type: 'log' }> =>
+      e.type === 'log' && /competence gate: step-\d+ answers/.test(e.line);
+    return waitFor(() => t.events.find(isCheck)?.line ?? null, "the check's log line");
   }
 
   it('a checkpoint that loses accuracy is saved, held back with its score and reason, and stays out of the live lineage', async () => {
