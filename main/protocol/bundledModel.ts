@@ -7,8 +7,9 @@ export const CLAWLOOP_MINI_TRAINING = {
   learning_rate: 2.5e-3,
   w_rl: 0.25,
   batch_size: 4,
-  lora_rank: 16,
-  lora_alpha: 32,
+  /** Rank 4, not 16: the update moves a style with less of what the model copies from the question (docs/learning-loop.md §7). */
+  lora_rank: 4,
+  lora_alpha: 8,
   ppo_epochs: 3,
   rl_skip_confident: 0.9,
   kl_coef: 0.1,
