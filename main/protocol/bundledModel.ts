@@ -18,6 +18,8 @@ export const CLAWLOOP_MINI_TRAINING = {
   /** One more answer by the policy to each hinted turn, scored by the hinted teacher (docs/learning-loop.md §7). */
   policy_rollouts: 1,
   competence_prompts: 96,
+  /** A check one or two answers either side of the margin is decided on the whole set: rank 4's candidates lose little there (docs/learning-loop.md §7). */
+  competence_confirm: 0.01,
   /** Its own judge, trained on from it (scripts/default-model/modelSpec.ts, Recipe.judge). */
   judge: { kind: 'model', dir: 'judge' },
 } as const;
