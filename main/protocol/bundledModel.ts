@@ -7,9 +7,8 @@ export const CLAWLOOP_MINI_TRAINING = {
   learning_rate: 2.5e-3,
   w_rl: 0.25,
   batch_size: 4,
-  /** Rank 4, not 16: the update moves a style with less of what the model copies from the question (docs/learning-loop.md §7). */
-  lora_rank: 4,
-  lora_alpha: 8,
+  lora_rank: 16,
+  lora_alpha: 32,
   ppo_epochs: 3,
   rl_skip_confident: 0.9,
   kl_coef: 0.1,
@@ -18,8 +17,6 @@ export const CLAWLOOP_MINI_TRAINING = {
   /** One more answer by the policy to each hinted turn, scored by the hinted teacher (docs/learning-loop.md §7). */
   policy_rollouts: 1,
   competence_prompts: 96,
-  /** A check one or two answers either side of the margin is decided on the whole set: rank 4's candidates lose little there (docs/learning-loop.md §7). */
-  competence_confirm: 0.01,
   /** Its own judge, trained on from it (scripts/default-model/modelSpec.ts, Recipe.judge). */
   judge: { kind: 'model', dir: 'judge' },
 } as const;
