@@ -7,8 +7,8 @@ export const CLAWLOOP_MINI_TRAINING = {
   learning_rate: 2.5e-3,
   w_rl: 0.25,
   batch_size: 4,
-  lora_rank: 16,
-  lora_alpha: 32,
+  lora_rank: 4,
+  lora_alpha: 8,
   ppo_epochs: 3,
   rl_skip_confident: 0.9,
   kl_coef: 0.1,
@@ -16,7 +16,8 @@ export const CLAWLOOP_MINI_TRAINING = {
   teacher: 'policy',
   /** One more answer by the policy to each hinted turn, scored by the hinted teacher (docs/learning-loop.md §7). */
   policy_rollouts: 1,
-  competence_prompts: 96,
+  /** 100, not 96: the 3-point margin is then three answers, not two (docs/learning-loop.md §7). */
+  competence_prompts: 100,
   /** Its own judge, trained on from it (scripts/default-model/modelSpec.ts, Recipe.judge). */
   judge: { kind: 'model', dir: 'judge' },
 } as const;

@@ -17,6 +17,7 @@ import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
 import { defaultModelDir } from '../../main/resources.js';
 import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
 import { Rand } from '../../main/tasks/rand.js';
+import { competenceSample, loadCompetenceSet } from '../../main/tasks/competenceSet.js';
 import { isCorrect, makeTask, TASK_FAMILIES } from '../../main/tasks/taskFamilies.js';
 import { classifyStyle, STYLES } from '../../scripts/default-model/styles.js';
 import { styleHint } from '../../scripts/default-model/feedback.js';
@@ -54,7 +55,14 @@ describe('clawloop-mini, the bundled model', () => {
     // Its judge: the same architecture and tokenizer, named by its training defaults.
     const judgeDir = path.join(dir, JUDGE_FOLDER);
     assert.deepEqual(modelTrainingDefaults(dir).judge, { kind: 'model', dir: JUDGE_FOLDER });
-    for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'clawloop_judges.json'])
+    for (const f of [
+      'config.json',
+      'model.safetensors',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'generation_config.json',
+      'clawloop_judges.json',
+    ])
       assert.ok(fs.existsSync(path.join(judgeDir, f)), `missing ${JUDGE_FOLDER}/${f}`);
     for (const f of ['config.json', 'tokenizer.json', 'clawloop_judges.json'])
       assert.equal(fs.readFileSync(path.join(judgeDir, f), 'utf8'), fs.readFileSync(path.join(dir, f), 'utf8'), `${JUDGE_FOLDER}/${f}`);
@@ -90,6 +98,28 @@ describe('clawloop-mini, the bundled model', () => {
       text,
       /<tools>[\s\S]*get_weather[\s\S]*<think>\nthink\n<\/think>[\s\S]*<tool_call>\n\{"name": "get_weather"[\s\S]*<tool_response>/,
     );
+  });
+
+  // On 96 prompts the 3-point margin was two answers (three are 3.1 points) and a 19-prompt
+  // family's 15 points two (three are 15.8): the gate held back candidates one answer inside what
+  // it said it allowed (docs/learning-loop.md §7, "A margin of whole answers").
+  it('checks a sample on which its margins are whole answers and each family has its exact share', () => {
+    const c = modelTrainingDefaults(dir);
+    const set = loadCompetenceSet(dir)!;
+    const n = c.competence_prompts;
+    const answers = (margin: number, prompts: number) => Math.round(margin * prompts * 1e6) / 1e6;
+    assert.ok(
+      Number.isInteger(answers(c.competence_margin, n)),
+      `a margin of ${c.competence_margin} is ${answers(c.competence_margin, n)} of ${n} answers`,
+    );
+    const inSample = new Map<string, number>();
+    for (const it of competenceSample(set, n)) inSample.set(it.family!, (inSample.get(it.family!) ?? 0) + 1);
+    for (const family of new Set(set.items.map((it) => it.family!))) {
+      const share = (n * set.items.filter((it) => it.family === family).length) / set.items.length;
+      assert.equal(inSample.get(family), share, `${family}: ${inSample.get(family)} of ${n}, its share ${share}`);
+    }
+    for (const family of ['grading', 'units'])
+      assert.equal(answers(c.competence_family_margin!, inSample.get(family)!), 3, `${family}'s margin in answers`);
   });
 
   // Every family meets the 80 % target on these cases. Grading did not before the third training
