@@ -143,7 +143,7 @@ export const JUDGE_FOLDER = 'judge';
  * loss on their own answers from 6.7 to 4.2 points (docs/learning-loop.md §7, "A self-distilling
  * teacher").
  *
- * LoRA rank 4 (alpha 8) kept far more competence without a gate (1.65 points lost on average against
+ * LoRA rank 4 (alpha 8) kept far more competence without a gate (1.7 points lost on average against
  * 9.4), but on a sample of 96 prompts the gate held back its candidates one answer past the margin
  * (3 answers are 3.1 points). A sample of 100 makes the 3-point margin three answers and each
  * family's 15 points three of grading's or units' 20: with both, the mean score after rose from
