@@ -41,29 +41,20 @@ describe('clawloop-mini, the bundled model', () => {
 
   it('is a Qwen3 model folder of at most 50 MB with its card, judge prompts, training defaults and its judge', () => {
     const files = fs.readdirSync(dir);
-    for (const f of [
+    // What a judge folder needs too: weights, tokenizer, generation settings and judge prompts.
+    const modelFiles = [
       'config.json',
       'model.safetensors',
       'tokenizer.json',
       'tokenizer_config.json',
       'generation_config.json',
-      'MODEL_CARD.md',
       'clawloop_judges.json',
-      'clawloop_training.json',
-    ])
-      assert.ok(files.includes(f), `missing ${f}`);
+    ];
+    for (const f of [...modelFiles, 'MODEL_CARD.md', 'clawloop_training.json']) assert.ok(files.includes(f), `missing ${f}`);
     // Its judge: the same architecture and tokenizer, named by its training defaults.
     const judgeDir = path.join(dir, JUDGE_FOLDER);
     assert.deepEqual(modelTrainingDefaults(dir).judge, { kind: 'model', dir: JUDGE_FOLDER });
-    for (const f of [
-      'config.json',
-      'model.safetensors',
-      'tokenizer.json',
-      'tokenizer_config.json',
-      'generation_config.json',
-      'clawloop_judges.json',
-    ])
-      assert.ok(fs.existsSync(path.join(judgeDir, f)), `missing ${JUDGE_FOLDER}/${f}`);
+    for (const f of modelFiles) assert.ok(fs.existsSync(path.join(judgeDir, f)), `missing ${JUDGE_FOLDER}/${f}`);
     for (const f of ['config.json', 'tokenizer.json', 'clawloop_judges.json'])
       assert.equal(fs.readFileSync(path.join(judgeDir, f), 'utf8'), fs.readFileSync(path.join(dir, f), 'utf8'), `${JUDGE_FOLDER}/${f}`);
     const bytes = folderBytes(dir);
