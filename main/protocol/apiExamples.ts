@@ -104,8 +104,8 @@ const status = {
   competence_gate: {
     on: true,
     detail:
-      'on: each checkpoint answers 96 of the 240 prompts of clawloop_competence.jsonl and is held back when its accuracy falls more than 3.0 points below the best live policy',
-    reference_accuracy: 0.729,
+      "on: each checkpoint answers 100 of the 240 prompts of clawloop_competence.jsonl and is held back when its accuracy falls more than 3.0 points below the best live policy, or its accuracy on one task family more than 15.0 points below the base model's",
+    reference_accuracy: 0.87,
     held_back: 1,
   },
 };
