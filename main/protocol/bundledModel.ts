@@ -7,6 +7,7 @@ export const CLAWLOOP_MINI_TRAINING = {
   learning_rate: 2.5e-3,
   w_rl: 0.25,
   batch_size: 4,
+  /** Rank 4, not 16: without a gate its updates lost 1.7 points of accuracy on average, rank 16's 9.4 (docs/learning-loop.md §7). */
   lora_rank: 4,
   lora_alpha: 8,
   ppo_epochs: 3,
