@@ -18,7 +18,15 @@ export type {
   TurnQuery,
   TurnView,
 } from '../../main/protocol/sessions.js';
-export type { StepMetrics, StepRecord, TrainingConfig, TrainingConfigPatch, TrainingStatus, TrainMethod } from '../../main/protocol/training.js';
+export type {
+  StepMetrics,
+  StepRecord,
+  TrainingConfig,
+  TrainingConfigPatch,
+  TrainingState,
+  TrainingStatus,
+  TrainMethod,
+} from '../../main/protocol/training.js';
 export type { QueryOf, RequestOf, ResponseOf };
 
 export type ExportFormat = NonNullable<RequestOf<'checkpoints.export'>['format']>;
