@@ -116,6 +116,14 @@ export const TrainingConfigSchema = z
       .describe(
         "a judge's hint is rolled out (teacher_rollouts, policy_rollouts) only when it explains the complaint: the turn's own OPD sample pushes its answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies would have the teacher write more of what the user disliked, or reward the policy's answers for it. Meant for teacher: policy (with the base model as teacher the mean also carries the adapter's drift). A typed hint is always rolled out; 0: every hint is",
       ),
+    hint_min_gap: z
+      .number()
+      .min(0)
+      .max(10)
+      .nullable()
+      .describe(
+        'a judge\'s hint trains the turn\'s own OPD sample only when it explains the complaint, as rollout_min_gap tests it: the hinted teacher pushes the turn\'s answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies ("be brief" after "a bare number looks rude") would push up the answer the user disliked; failing the test, the turn trains on its reward alone and the hint is kept with the judge\'s record. A typed hint always trains; null: every hint does, as the reference',
+      ),
     /** KL coefficient to the base model; null = the method's default (0.02 for rl, 0 otherwise). */
     kl_coef: z.number().min(0).nullable(),
     entropy_coef: z.number().min(0),
@@ -200,6 +208,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   teacher_rollouts: 0,
   policy_rollouts: 0,
   rollout_min_gap: 0.05,
+  hint_min_gap: null,
   kl_coef: null,
   entropy_coef: 0,
   eps_low: 0.2,

@@ -35,6 +35,8 @@ export interface BuiltSamples {
   samples: NewSample[];
   /** New judge results to record. */
   judgements: Array<Omit<Judgement, 'createdAt'>>;
+  /** Why a judge's hint does not train (hint_min_gap), when it does not. */
+  hintDropped?: string;
 }
 
 /** The chat-template inputs a stored turn was rendered from. */
@@ -110,10 +112,16 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
     judgements: [],
   };
   const { reward, rewardSource } = cfg.method === 'rl' || cfg.method === 'combine' ? await evaluativeSignal(run) : NO_REWARD;
-  const { hint, hintSource } = cfg.method === 'opd' || cfg.method === 'combine' ? await directiveSignal(run) : NO_HINT;
+  const directive = cfg.method === 'opd' || cfg.method === 'combine' ? await directiveSignal(run) : NO_HINT;
   const { judgements } = run;
-  if (reward === null && hint === null) return { samples: [], judgements };
-  const teacher = hint !== null ? await teacherScores(ctx, turn, turn.responseIds, hint) : null;
+  if (reward === null && directive.hint === null) return { samples: [], judgements };
+  const scored = directive.hint !== null ? await teacherScores(ctx, turn, turn.responseIds, directive.hint) : null;
+  // A judge's hint that does not explain the complaint trains nothing (hint_min_gap); the judge's record keeps it.
+  const kept = scored === null || hintTrains(cfg, directive.hintSource, scored.logprobs, turn.responseLogprobs);
+  const { hint, hintSource } = kept ? directive : NO_HINT;
+  const teacher = kept ? scored : null;
+  const hintDropped = kept ? undefined : droppedHintReason(scored!.logprobs, turn.responseLogprobs, cfg.hint_min_gap!);
+  if (reward === null && hint === null) return { samples: [], judgements, hintDropped };
   const kind = reward !== null && hint !== null ? 'both' : reward !== null ? 'rl' : 'opd';
   const own: NewSample = {
     kind,
@@ -131,7 +139,14 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
           ...(await rolloutSamples(ctx, turn, hint, hintSource, 'policy', cfg.policy_rollouts)),
         ]
       : [];
-  return { judgements, samples: [own, ...rollouts] };
+  return { judgements, samples: [own, ...rollouts], hintDropped };
+}
+
+/** Why a judge's hint was left out, in the words of the `sample.judged` event. */
+function droppedHintReason(teacherLogprobs: ArrayLike<number>, oldLogprobs: ArrayLike<number>, minGap: number): string {
+  const gap = meanGap(teacherLogprobs, oldLogprobs);
+  const by = gap === null ? 'no token could be compared' : `${gap >= 0 ? '+' : ''}${gap.toFixed(3)} nats per token`;
+  return `the judge's hint does not explain the complaint (under it the answer is not less likely by ${minGap} nats per token: ${by}), so it does not train (hint_min_gap)`;
 }
 
 type TeacherScores = Awaited<ReturnType<typeof teacherScores>>;
@@ -160,8 +175,28 @@ export function explains(
   oldLogprobs: ArrayLike<number>,
 ): boolean {
   if (hintSource === 'feedback' || cfg.rollout_min_gap === 0) return true;
+  return pushesDown(teacherLogprobs, oldLogprobs, cfg.rollout_min_gap);
+}
+
+/**
+ * Whether a hint trains the turn's own OPD sample (`hint_min_gap`): a typed hint always; a judge's
+ * hint when the hinted teacher pushes the turn's answer down by at least that much per token (the
+ * test `explains` makes with rollout_min_gap). With null, every hint trains.
+ */
+export function hintTrains(
+  cfg: TrainingConfig,
+  hintSource: NewSample['hintSource'],
+  teacherLogprobs: ArrayLike<number>,
+  oldLogprobs: ArrayLike<number>,
+): boolean {
+  if (hintSource === 'feedback' || cfg.hint_min_gap === null) return true;
+  return pushesDown(teacherLogprobs, oldLogprobs, cfg.hint_min_gap);
+}
+
+/** Whether the hinted teacher finds the answer less likely than the policy did, by at least `minGap` nats per token on the mean. */
+function pushesDown(teacherLogprobs: ArrayLike<number>, oldLogprobs: ArrayLike<number>, minGap: number): boolean {
   const gap = meanGap(teacherLogprobs, oldLogprobs);
-  return gap !== null && gap <= -cfg.rollout_min_gap;
+  return gap !== null && gap <= -minGap;
 }
 
 /** The mean of teacher − old over the tokens where both are finite (null: none are). */

@@ -25,7 +25,7 @@ function emitJudged(ctx: TrainerContext, turnId: string, built: Awaited<ReturnTy
     votes: prm ? prm.votes.map((v) => v.score) : [],
     hint: sample?.hint ?? null,
     method: sample ? sample.kind : ('none' as const),
-    reason: sample ? null : 'no training signal: the judge was unsure (score 0) and found no hint',
+    reason: sample ? null : (built.hintDropped ?? 'no training signal: the judge was unsure (score 0) and found no hint'),
   };
   ctx.emit({ type: 'event', event: { event: 'sample.judged', data } });
 }

@@ -5,7 +5,7 @@ import { HINT_MARKER } from '../../main/engine/text/openaiMessages.js';
 import { scoreResponses } from '../../main/engine/generation/score.js';
 import { generateText } from '../../main/engine/generation/generate.js';
 import { DEFAULT_TRAINING_CONFIG } from '../../main/protocol/training.js';
-import { buildSamples, explains, judgeSeed, meanGap } from '../../main/rl/sampleBuilder.js';
+import { buildSamples, explains, hintTrains, judgeSeed, meanGap } from '../../main/rl/sampleBuilder.js';
 import { DEFAULT_JUDGE_PROMPTS } from '../../main/rl/judgePrompts.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance } from '../helpers/numeric.js';
@@ -154,14 +154,16 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
       return turn?.nextState ? turn : null;
     }, 'the next state');
     const model = await Model.load(modelDir('qwen3-qknorm'));
-    const built = async (oldLogprob: number) => {
+    const built = async (oldLogprob: number, over: Partial<typeof DEFAULT_TRAINING_CONFIG> = {}) => {
       // A PRM vote of −1, then a hint; π_old is set so the mean advantage has a known sign.
       const answers = ['\\boxed{-1}', '\\boxed{1}\n[HINT_START]Answer with one word only.[HINT_END]'];
       const judge = { description: 'scripted', complete: async () => answers.shift() ?? '' };
       const turn = { ...stored, responseLogprobs: stored.responseLogprobs.map(() => oldLogprob) };
-      const config = { ...DEFAULT_TRAINING_CONFIG, method: 'combine' as const, teacher_rollouts: 1, rollout_min_gap: 0.05 };
+      const config = { ...DEFAULT_TRAINING_CONFIG, method: 'combine' as const, teacher_rollouts: 1, rollout_min_gap: 0.05, ...over };
       const ctx = { model, policy: null, policyVersion: 0, judge, prompts: DEFAULT_JUDGE_PROMPTS, config };
       const r = await buildSamples(ctx, { turn, feedback: null, judgements: [], firstWithNextState: true });
+      // The hint judge's record keeps its hint whether or not the hint trains.
+      assert.match(r.judgements.find((j) => j.kind === 'hint')?.hint ?? '', /one word only/);
       return r.samples.map((x) => [x.kind, x.hintSource, x.response ? 'teacher' : 'turn']);
     };
     try {
@@ -172,6 +174,12 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
       ]);
       // π_old −1000: the hinted teacher likes the answer far better than the policy did.
       assert.deepEqual(await built(-1000), [['both', 'judge', 'turn']]);
+      // With hint_min_gap the same hint trains nothing: the turn keeps its reward alone.
+      assert.deepEqual(await built(-1000, { hint_min_gap: 0.05 }), [['rl', null, 'turn']]);
+      assert.deepEqual(await built(0, { hint_min_gap: 0.05 }), [
+        ['both', 'judge', 'turn'],
+        ['opd', 'judge', 'teacher'],
+      ]);
     } finally {
       model.dispose();
     }
@@ -251,5 +259,26 @@ describe('which hints the OPD teacher rolls out (rollout_min_gap)', () => {
 
   it('leaves out tokens whose log-probs are not finite', () => {
     assert.equal(meanGap([-1, -Infinity, -3], [-0.5, -1, -1]), -1.25);
+  });
+});
+
+describe("which judge's hints train the turn's own OPD sample (hint_min_gap)", () => {
+  const old = [-0.5, -1.2, -0.1, -2.0];
+
+  it('with null (the default, as the reference), every hint trains', () => {
+    assert.equal(DEFAULT_TRAINING_CONFIG.hint_min_gap, null);
+    assert.equal(hintTrains(DEFAULT_TRAINING_CONFIG, 'judge', [-0.4, -1.1, -0.1, -1.9], old), true);
+  });
+
+  it("with a gap, a judge's hint trains only when the hinted teacher pushes the answer down by that much", () => {
+    const cfg = { ...DEFAULT_TRAINING_CONFIG, hint_min_gap: 0.05 };
+    assert.equal(hintTrains(cfg, 'judge', [-0.5, -1.2, -0.1, -3.0], old), true, 'a gap of −0.25 nats per token');
+    assert.equal(hintTrains(cfg, 'judge', [-0.4, -1.1, -0.1, -1.9], old), false, 'the teacher likes the answer more');
+    assert.equal(hintTrains(cfg, 'judge', [-0.5, -1.2, -0.1, -2.12], old), false, 'a gap of −0.03');
+    assert.equal(hintTrains({ ...cfg, hint_min_gap: 0 }, 'judge', old, old), true, 'a gap of 0 with a threshold of 0');
+  });
+
+  it('a typed hint always trains', () => {
+    assert.equal(hintTrains({ ...DEFAULT_TRAINING_CONFIG, hint_min_gap: 0.05 }, 'feedback', [0, 0, 0, 0], old), true);
   });
 });
