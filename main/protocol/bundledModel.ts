@@ -17,8 +17,10 @@ export const CLAWLOOP_MINI_TRAINING = {
   teacher: 'policy',
   /** One more answer by the policy to each hinted turn, scored by the hinted teacher (docs/learning-loop.md §7). */
   policy_rollouts: 1,
-  /** 100, not 96: the 3-point margin is then three answers, not two (docs/learning-loop.md §7). */
-  competence_prompts: 100,
+  /** A judge's hint trains only when it explains the complaint: its judge reads "a bare number looks rude" as "be brief" (docs/learning-loop.md §7). */
+  hint_min_gap: 0.05,
+  /** Every check reads the whole competence set (240 prompts): a loss off a fixed sample of 100 went unseen (docs/learning-loop.md §7). */
+  competence_prompts: 240,
   /** Its own judge, trained on from it (scripts/default-model/modelSpec.ts, Recipe.judge). */
   judge: { kind: 'model', dir: 'judge' },
 } as const;

@@ -102,7 +102,8 @@ export class CompetenceGate {
     const families = this.checksFamilies(c)
       ? `, or its accuracy on one task family more than ${(100 * c.competence_family_margin!).toFixed(1)} points below the base model's`
       : '';
-    return `on: each checkpoint answers ${n} of the ${this.set.items.length} prompts of ${COMPETENCE_FILE} and is held back when its accuracy falls more than ${(100 * c.competence_margin).toFixed(1)} points below the best live policy${families}`;
+    const which = n === this.set.items.length ? `all ${n} prompts` : `${n} of the ${this.set.items.length} prompts`;
+    return `on: each checkpoint answers ${which} of ${COMPETENCE_FILE} and is held back when its accuracy falls more than ${(100 * c.competence_margin).toFixed(1)} points below the best live policy${families}`;
   }
 
   /** Whether checks also hold each task family to the base model's accuracy on it (competence_family_margin). */

@@ -91,26 +91,27 @@ describe('clawloop-mini, the bundled model', () => {
     );
   });
 
-  // On 96 prompts the 3-point margin was two answers (three are 3.1 points) and a 19-prompt
-  // family's 15 points two (three are 15.8): the gate held back candidates one answer inside what
-  // it said it allowed (docs/learning-loop.md §7, "A margin of whole answers").
-  it('checks a sample on which its margins are whole answers and each family has its exact share', () => {
+  // A fixed sample of 100 prompts left 140 that no check read, and terse's losses landed there (3.3
+  // points on the mean, nothing on the sample); on 96 prompts the 3-point margin was two answers
+  // (docs/learning-loop.md §7, "A margin of whole answers" and "A judge's hint that does not explain").
+  it('checks every prompt of its competence set, where its margins lose under half an answer to rounding', () => {
     const c = modelTrainingDefaults(dir);
     const set = loadCompetenceSet(dir)!;
     const n = c.competence_prompts;
-    const answers = (margin: number, prompts: number) => Math.round(margin * prompts * 1e6) / 1e6;
-    assert.ok(
-      Number.isInteger(answers(c.competence_margin, n)),
-      `a margin of ${c.competence_margin} is ${answers(c.competence_margin, n)} of ${n} answers`,
-    );
-    const inSample = new Map<string, number>();
-    for (const it of competenceSample(set, n)) inSample.set(it.family!, (inSample.get(it.family!) ?? 0) + 1);
-    for (const family of new Set(set.items.map((it) => it.family!))) {
-      const share = (n * set.items.filter((it) => it.family === family).length) / set.items.length;
-      assert.equal(inSample.get(family), share, `${family}: ${inSample.get(family)} of ${n}, its share ${share}`);
+    assert.equal(competenceSample(set, n).length, set.items.length, `a check reads ${n} of ${set.items.length} prompts`);
+    // A drop of exactly the margin passes: in whole answers, the margin is its floor.
+    const rounding = (margin: number, prompts: number) => {
+      const answers = Math.round(margin * prompts * 1e6) / 1e6;
+      return answers - Math.floor(answers);
+    };
+    assert.ok(rounding(c.competence_margin, n) < 0.5, `a margin of ${c.competence_margin} is ${c.competence_margin * n} of ${n} answers`);
+    for (const family of ['grading', 'units']) {
+      const size = set.items.filter((it) => it.family === family).length;
+      assert.ok(
+        rounding(c.competence_family_margin!, size) < 0.5,
+        `${family}: a margin of ${c.competence_family_margin! * size} of ${size} answers`,
+      );
     }
-    for (const family of ['grading', 'units'])
-      assert.equal(answers(c.competence_family_margin!, inSample.get(family)!), 3, `${family}'s margin in answers`);
   });
 
   // Every family meets the 80 % target on these cases. Grading did not before the third training
