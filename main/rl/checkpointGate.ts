@@ -44,7 +44,7 @@ export async function prepareGate(ctx: TrainerContext): Promise<void> {
     const base = await measureBase(ctx, live);
     if (ref?.key !== key) ref = { key, accuracy: base.accuracy, source: 'base' };
   }
-  if (policy.checkpoint) ref = referenceAfterLive(ref, policy.checkpoint, live.accuracy);
+  if (policy.checkpoint) ref = referenceAfterLive(ref, policy.checkpoint, live.accuracy, gate.readsWholeSet(c));
   store.setCompetenceReference(ref);
   ctx.log(
     `competence gate: the live policy (${policy.checkpoint ?? 'base model'}) answers ${pct(live.accuracy)} right (${live.seconds.toFixed(1)} s); reference ${pct(ref.accuracy)}`,
@@ -84,7 +84,7 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
   const scoredOn = confirmed ? gate.wholeSet(c).key : key;
   if (v.heldBack) holdBack(ctx, cp, competence, scoredOn);
-  else await goLive(ctx, cp, competence, scoredOn, m, referenceAfterLive(ref, cp.id, m.accuracy));
+  else await goLive(ctx, cp, competence, scoredOn, m, referenceAfterLive(ref, cp.id, m.accuracy, gate.readsWholeSet(c)));
   if (confirmed && !v.heldBack) confirmedLive(ctx, cp.id, confirmed.measure);
   ctx.emit({
     type: 'event',
@@ -193,5 +193,7 @@ export function gateAfterRollback(ctx: TrainerContext, target: string | null): v
   const cp = target ? store.checkpoint(target) : null;
   const ref = store.competenceReference();
   if (!cp?.competence || !ref || !gate.set || cp.competenceKey !== ref.key || ref.key !== gate.key(c)) return;
-  if (cp.competence.accuracy > ref.accuracy) store.setCompetenceReference(referenceAfterLive(ref, cp.id, cp.competence.accuracy));
+  if (cp.competence.accuracy > ref.accuracy) {
+    store.setCompetenceReference(referenceAfterLive(ref, cp.id, cp.competence.accuracy, gate.readsWholeSet(c)));
+  }
 }

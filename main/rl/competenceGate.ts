@@ -111,6 +111,11 @@ export class CompetenceGate {
     return this.on(c) && c.competence_family_margin !== null && this.set!.items.some((it) => it.family !== null);
   }
 
+  /** Whether a check's sample is the whole set (a rise on it then needs no confirmation). */
+  readsWholeSet(c: TrainingConfig): boolean {
+    return c.competence_prompts >= this.set!.items.length;
+  }
+
   /** The prompts a check answers (`whole`: the whole set's, in the order measures keep their answers). */
   items(model: Model, c: TrainingConfig, whole = false): CompetenceItem[] {
     return this.sample(model, whole ? this.set!.items.length : c.competence_prompts).items;

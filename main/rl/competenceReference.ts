@@ -16,9 +16,14 @@ import type { TrainerContext } from './trainerContext.js';
  * not at all when the whole set shows none). Only the checks that need it pay for it.
  */
 
-/** The reference after a candidate with this accuracy on the sample went live. */
-export function referenceAfterLive(ref: CompetenceReference, checkpoint: string, accuracy: number): CompetenceReference {
+/**
+ * The reference after a candidate with this accuracy on the sample went live. A sample that is the
+ * whole set (`wholeSet`) needs no confirmation: measuring the policy on the whole set again would
+ * give the same answers, so the rise stands confirmed.
+ */
+export function referenceAfterLive(ref: CompetenceReference, checkpoint: string, accuracy: number, wholeSet = false): CompetenceReference {
   if (accuracy <= ref.accuracy) return ref;
+  if (wholeSet) return { key: ref.key, accuracy, source: checkpoint, checked: true };
   return { key: ref.key, accuracy, source: checkpoint, floor: ref.floor ?? { accuracy: ref.accuracy, source: ref.source } };
 }
 
@@ -30,7 +35,10 @@ export function hingesOnRise(accuracy: number, n: number, ref: CompetenceReferen
 }
 
 /** Confirms an unconfirmed reference on the whole set: the floor raised by what its policy gained there. */
-export async function confirmReference(ctx: TrainerContext, ref: CompetenceReference): Promise<{ reference: CompetenceReference; seconds: number }> {
+export async function confirmReference(
+  ctx: TrainerContext,
+  ref: CompetenceReference,
+): Promise<{ reference: CompetenceReference; seconds: number }> {
   const floor = ref.floor;
   if (!floor) return { reference: ref, seconds: 0 };
   const t0 = performance.now();
@@ -44,7 +52,9 @@ export async function confirmReference(ctx: TrainerContext, ref: CompetenceRefer
   }
   const gain = Math.min(holder - under, ref.accuracy - floor.accuracy);
   const reference: CompetenceReference =
-    gain > 0 ? { key: ref.key, accuracy: floor.accuracy + gain, source: ref.source, checked: true } : { key: ref.key, ...floor, checked: true };
+    gain > 0
+      ? { key: ref.key, accuracy: floor.accuracy + gain, source: ref.source, checked: true }
+      : { key: ref.key, ...floor, checked: true };
   const seconds = (performance.now() - t0) / 1000;
   const name = (s: string) => (s === 'base' ? 'the base model' : s);
   ctx.log(

@@ -152,6 +152,13 @@ describe('competence gate: the reference', () => {
     assert.equal(referenceAfterLive(ref, 'step-000003', 0.9), ref, 'a tie raises nothing');
   });
 
+  it('a rise on a sample that is the whole set stands confirmed: measuring it again would repeat the check', () => {
+    const confirmed = referenceAfterLive(ref, 'step-000003', 0.95, true);
+    assert.deepEqual(confirmed, { key: 'k', accuracy: 0.95, source: 'step-000003', checked: true });
+    assert.equal(hingesOnRise(0.91, 240, confirmed, 0.03), false, 'no verdict hinges on it');
+    assert.equal(referenceAfterLive(ref, 'step-000003', 0.9, true), ref, 'a tie raises nothing');
+  });
+
   it("the retention policy spares the reference's checkpoints, which a check may have to measure", () => {
     const all = [1, 2, 3, 4, 5].map((step) => ({ id: `step-00000${step}`, step, pinned: false }));
     assert.deepEqual(checkpointsToDelete(all, 2, ['step-000005']), ['step-000003', 'step-000002', 'step-000001']);
