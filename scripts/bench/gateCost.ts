@@ -13,13 +13,17 @@
  * decoding of the answers that changed on from where they part; for comparison, the decoding of
  * those answers whole from their prompts (checks before they reused the pass's keys and values
  * prefilled the prompt and the shared tokens, then decoded the rest), and the pass and that decoding
- * through the LoRA path, as serving applies the adapter (and as checks did before they merged). Each figure is the median of `--reps` runs. The
+ * through the LoRA path, as serving applies the adapter (and as checks did before they merged).
+ * Last, the floor of an exact check: the pass's products with the weights in GFLOP, and the time
+ * they would take at this machine's rate for a large matrix product. Each figure is the median of `--reps` runs. The
  * step's samples are competence answers, about as long as a persona's questions and answers; the
  * loop's real steps are in the personalization benchmark's "Check / step" column.
  */
 import os from 'node:os';
 import path from 'node:path';
+import * as tf from '@tensorflow/tfjs-core';
 import { greedyTokens, Model, policyGradientStep, scoreResponses, type TrainBatch } from '../../main/engine/index.js';
+import { projectionDims, type ModelConfig } from '../../main/engine/model/config.js';
 import { greedyAnswers } from '../../main/rl/competenceAnswers.js';
 import { CompetenceGate } from '../../main/rl/competenceGate.js';
 import { LivePolicy } from '../../main/rl/livePolicy.js';
@@ -45,10 +49,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; s: number }> 
 async function stepBatch(model: Model, prompts: number[][], answers: number[][]): Promise<TrainBatch> {
   const items = prompts.map((p, i) => ({ promptIds: p, responseIds: answers[i] }));
   const scored = await scoreResponses(model.lm, items, {});
-  const perToken = (i: number, fill: (j: number) => number) => [
-    ...prompts[i].map(() => 0),
-    ...answers[i].map((_, j) => fill(j)),
-  ];
+  const perToken = (i: number, fill: (j: number) => number) => [...prompts[i].map(() => 0), ...answers[i].map((_, j) => fill(j))];
   return {
     ids: prompts.map((p, i) => [...p, ...answers[i]]),
     mask: prompts.map((_, i) => perToken(i, () => 1)),
@@ -58,6 +59,29 @@ async function stepBatch(model: Model, prompts: number[][], answers: number[][])
       ref: prompts.map((_, i) => perToken(i, (j) => scored[i].logprobs[j])),
     },
   };
+}
+
+/** Floating-point operations of one token's products with the weights (every projection and the output head). */
+function weightFlopsPerToken(c: ModelConfig): number {
+  const perLayer = Object.values(projectionDims(c)).reduce((n, [o, i]) => n + o * i, 0);
+  return 2 * (c.numLayers * perLayer + c.vocabSize * c.hiddenSize);
+}
+
+/** This machine's rate for a large float32 matrix product (1024³, the median of 9), in FLOP per second. */
+function matmulPeak(): number {
+  const a = tf.randomNormal([1024, 1024]);
+  const b = tf.randomNormal([1024, 1024]);
+  try {
+    const times = Array.from({ length: 10 }, () => {
+      const t0 = performance.now();
+      tf.matMul(a, b, false, true).dispose();
+      return (performance.now() - t0) / 1000;
+    }).slice(1);
+    return (2 * 1024 ** 3) / median(times);
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
 }
 
 async function main(): Promise<void> {
@@ -76,8 +100,12 @@ async function main(): Promise<void> {
   const live = await gate.measure(model, null, c);
   const promptTokens = prompts.reduce((s, p) => s + p.length, 0);
   const answerTokens = live.answers.reduce((s, a) => s + a.length, 0);
-  console.log(`gate check against a training step, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), ${path.basename(modelDir)}`);
-  console.log(`sample: ${items.length} prompts (${promptTokens} tokens), live answers ${answerTokens} tokens, decoded from scratch in ${live.seconds.toFixed(2)} s`);
+  console.log(
+    `gate check against a training step, ${os.cpus()[0]?.model ?? 'unknown CPU'} (${os.cpus().length} cores), ${path.basename(modelDir)}`,
+  );
+  console.log(
+    `sample: ${items.length} prompts (${promptTokens} tokens), live answers ${answerTokens} tokens, decoded from scratch in ${live.seconds.toFixed(2)} s`,
+  );
 
   const rows: Record<string, number[]> = { step: [], check: [], merge: [], pass: [], rest: [], loraPass: [], decode: [], loraDecode: [] };
   let changed = 0;
@@ -87,7 +115,11 @@ async function main(): Promise<void> {
     const { adapter, optimizer } = policy.trainable(model.config, c, rep + 1);
     const pick = Array.from({ length: c.batch_size }, (_, k) => (rep * c.batch_size + k * 7) % prompts.length);
     const step = await timed(async () => {
-      const batch = await stepBatch(model, pick.map((i) => prompts[i]), pick.map((i) => live.answers[i]));
+      const batch = await stepBatch(
+        model,
+        pick.map((i) => prompts[i]),
+        pick.map((i) => live.answers[i]),
+      );
       for (let pass = 0; pass < c.ppo_epochs; pass++) {
         await policyGradientStep(model.lm, adapter, optimizer, batch, {
           learningRate: c.learning_rate,
@@ -110,7 +142,8 @@ async function main(): Promise<void> {
     const loraDecode = await timed(() => greedyAnswers(model, adapter, changedPrompts, o));
     merged.dispose();
     const rest = { s: check.seconds - merge.s - pass.s };
-    for (const [k, v] of Object.entries({ step, check: { s: check.seconds }, merge, pass, rest, loraPass, decode, loraDecode })) rows[k].push(v.s);
+    for (const [k, v] of Object.entries({ step, check: { s: check.seconds }, merge, pass, rest, loraPass, decode, loraDecode }))
+      rows[k].push(v.s);
     changed += check.generated;
     policy.clear();
   }
@@ -121,9 +154,23 @@ async function main(): Promise<void> {
       `${(m.check / m.step).toFixed(2)} × the step`,
   );
   console.log(`  merging the adapter into a copy of the weights: ${m.merge.toFixed(2)} s`);
-  console.log(`  teacher-forced pass over the ${items.length} live answers: ${m.pass.toFixed(2)} s (through the LoRA path: ${m.loraPass.toFixed(2)} s)`);
-  console.log(`  the rest of the check (decoding the changed answers on from where they part, on its pass's keys and values; scoring): ${m.rest.toFixed(2)} s (the check less the merge and the pass above, which is timed apart and keeps no cache)`);
-  console.log(`  for comparison, decoding the changed answers from their prompts, whole: ${m.decode.toFixed(2)} s (through the LoRA path: ${m.loraDecode.toFixed(2)} s)`);
+  console.log(
+    `  teacher-forced pass over the ${items.length} live answers: ${m.pass.toFixed(2)} s (through the LoRA path: ${m.loraPass.toFixed(2)} s)`,
+  );
+  console.log(
+    `  the rest of the check (decoding the changed answers on from where they part, on its pass's keys and values; scoring): ${m.rest.toFixed(2)} s (the check less the merge and the pass above, which is timed apart and keeps no cache)`,
+  );
+  console.log(
+    `  for comparison, decoding the changed answers from their prompts, whole: ${m.decode.toFixed(2)} s (through the LoRA path: ${m.loraDecode.toFixed(2)} s)`,
+  );
+  // The floor of an exact check: its pass must read every prompt and live answer, at best at the rate of a large product.
+  const passFlops = (promptTokens + answerTokens) * weightFlopsPerToken(model.config);
+  const peak = matmulPeak();
+  console.log(
+    `the pass's products with the weights: ${(passFlops / 1e9).toFixed(0)} GFLOP, ${(passFlops / m.pass / 1e9).toFixed(0)} GFLOP/s; ` +
+      `a 1024³ product here: ${(peak / 1e9).toFixed(0)} GFLOP/s, at which the pass alone would take ${(passFlops / peak).toFixed(2)} s = ` +
+      `${(passFlops / peak / m.step).toFixed(2)} × the step`,
+  );
   model.dispose();
 }
 
