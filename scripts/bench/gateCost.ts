@@ -14,8 +14,9 @@
  * those answers whole from their prompts (checks before they reused the pass's keys and values
  * prefilled the prompt and the shared tokens, then decoded the rest), and the pass and that decoding
  * through the LoRA path, as serving applies the adapter (and as checks did before they merged).
- * Last, the floor of an exact check: the pass's products with the weights in GFLOP, and the time
- * they would take at this machine's rate for a large matrix product. Each figure is the median of `--reps` runs. The
+ * Last, the floor of an exact check: the pass's products with the weights in GFLOP (next to an
+ * estimate of the step's), and the time they would take at this machine's rate for a large
+ * matrix product. Each figure is the median of `--reps` runs. The
  * step's samples are competence answers, about as long as a persona's questions and answers; the
  * loop's real steps are in the personalization benchmark's "Check / step" column.
  */
@@ -61,10 +62,10 @@ async function stepBatch(model: Model, prompts: number[][], answers: number[][])
   };
 }
 
-/** Floating-point operations of one token's products with the weights (every projection and the output head). */
-function weightFlopsPerToken(c: ModelConfig): number {
+/** Floating-point operations of one token's products with the weights: through the projections, and through the output head. */
+function weightFlops(c: ModelConfig): { projections: number; head: number } {
   const perLayer = Object.values(projectionDims(c)).reduce((n, [o, i]) => n + o * i, 0);
-  return 2 * (c.numLayers * perLayer + c.vocabSize * c.hiddenSize);
+  return { projections: 2 * c.numLayers * perLayer, head: 2 * c.vocabSize * c.hiddenSize };
 }
 
 /** This machine's rate for a large float32 matrix product (1024³, the median of 9), in FLOP per second. */
@@ -109,11 +110,13 @@ async function main(): Promise<void> {
 
   const rows: Record<string, number[]> = { step: [], check: [], merge: [], pass: [], rest: [], loraPass: [], decode: [], loraDecode: [] };
   let changed = 0;
+  let stepTokens = 0;
   for (let rep = 0; rep < reps; rep++) {
     // The adapter and optimizer the trainer makes for its first step.
     const policy = new LivePolicy(0, null);
     const { adapter, optimizer } = policy.trainable(model.config, c, rep + 1);
     const pick = Array.from({ length: c.batch_size }, (_, k) => (rep * c.batch_size + k * 7) % prompts.length);
+    stepTokens += pick.reduce((n, i) => n + prompts[i].length + live.answers[i].length, 0) / reps;
     const step = await timed(async () => {
       const batch = await stepBatch(
         model,
@@ -163,12 +166,20 @@ async function main(): Promise<void> {
   console.log(
     `  for comparison, decoding the changed answers from their prompts, whole: ${m.decode.toFixed(2)} s (through the LoRA path: ${m.loraDecode.toFixed(2)} s)`,
   );
-  // The floor of an exact check: its pass must read every prompt and live answer, at best at the rate of a large product.
-  const passFlops = (promptTokens + answerTokens) * weightFlopsPerToken(model.config);
+  // The floor of an exact check: its pass must run every prompt and live answer token through the
+  // projections, and every answer position through the output head (the argmax it compares).
+  const f = weightFlops(model.config);
+  const passFlops = (promptTokens + answerTokens) * f.projections + answerTokens * f.head;
+  // A step: one scoring pass and ppo_epochs forward and backward passes over its samples, a backward
+  // through frozen weights (the input's gradient) counted as one more forward; an estimate.
+  const stepFlops = stepTokens * (f.projections + f.head) * (1 + 2 * c.ppo_epochs);
   const peak = matmulPeak();
   console.log(
-    `the pass's products with the weights: ${(passFlops / 1e9).toFixed(0)} GFLOP, ${(passFlops / m.pass / 1e9).toFixed(0)} GFLOP/s; ` +
-      `a 1024³ product here: ${(peak / 1e9).toFixed(0)} GFLOP/s, at which the pass alone would take ${(passFlops / peak).toFixed(2)} s = ` +
+    `the pass's products with the weights: ${(passFlops / 1e9).toFixed(0)} GFLOP, at ${(passFlops / m.pass / 1e9).toFixed(0)} GFLOP/s ` +
+      `(the step's, estimated: ${(stepFlops / 1e9).toFixed(0)} GFLOP for its ${stepTokens.toFixed(0)} tokens)`,
+  );
+  console.log(
+    `a 1024³ product here: ${(peak / 1e9).toFixed(0)} GFLOP/s, at which the pass alone would take ${(passFlops / peak).toFixed(2)} s = ` +
       `${(passFlops / peak / m.step).toFixed(2)} × the step`,
   );
   model.dispose();
