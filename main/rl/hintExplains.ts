@@ -25,18 +25,22 @@ export function explains(
 }
 
 /**
- * Whether a hint trains the turn's own OPD sample (`hint_min_gap`): a typed hint always; a judge's
- * hint when the hinted teacher pushes the turn's answer down by at least that much per token (the
- * test `explains` makes with rollout_min_gap). With null, every hint trains.
+ * Why a judge's hint does not train the turn's own OPD sample (`hint_min_gap`), in the words of the
+ * `sample.judged` event, or null when it trains: a typed hint always does; a judge's hint when the
+ * hinted teacher pushes the turn's answer down by at least that much per token (the test `explains`
+ * makes with rollout_min_gap). With null, every hint trains.
  */
-export function hintTrains(
+export function droppedHintReason(
   cfg: TrainingConfig,
   hintSource: NewSample['hintSource'],
   teacherLogprobs: ArrayLike<number>,
   oldLogprobs: ArrayLike<number>,
-): boolean {
-  if (hintSource === 'feedback' || cfg.hint_min_gap === null) return true;
-  return pushesDown(teacherLogprobs, oldLogprobs, cfg.hint_min_gap);
+): string | null {
+  if (hintSource === 'feedback' || cfg.hint_min_gap === null) return null;
+  const gap = meanGap(teacherLogprobs, oldLogprobs);
+  if (gap !== null && gap <= -cfg.hint_min_gap) return null;
+  const by = gap === null ? 'no token could be compared' : `${gap >= 0 ? '+' : ''}${gap.toFixed(3)} nats per token`;
+  return `the judge's hint does not explain the complaint (under it the answer is not less likely by ${cfg.hint_min_gap} nats per token: ${by}), so it does not train (hint_min_gap)`;
 }
 
 /** Whether the hinted teacher finds the answer less likely than the policy did, by at least `minGap` nats per token on the mean. */
@@ -57,11 +61,4 @@ export function meanGap(teacher: ArrayLike<number>, old: ArrayLike<number>): num
     }
   }
   return n ? sum / n : null;
-}
-
-/** Why a judge's hint was left out, in the words of the `sample.judged` event. */
-export function droppedHintReason(teacherLogprobs: ArrayLike<number>, oldLogprobs: ArrayLike<number>, minGap: number): string {
-  const gap = meanGap(teacherLogprobs, oldLogprobs);
-  const by = gap === null ? 'no token could be compared' : `${gap >= 0 ? '+' : ''}${gap.toFixed(3)} nats per token`;
-  return `the judge's hint does not explain the complaint (under it the answer is not less likely by ${minGap} nats per token: ${by}), so it does not train (hint_min_gap)`;
 }

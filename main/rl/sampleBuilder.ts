@@ -5,7 +5,7 @@ import { effectiveVotes, type TrainingConfig } from '../protocol/training.js';
 import type { Feedback, Judgement, NewSample } from '../store/learnStore.js';
 import type { StoredTurn } from '../store/turnStore.js';
 import { runHintJudge, runPrmJudge, type JudgeBackend, type JudgeRunOptions } from './judge.js';
-import { droppedHintReason, explains, hintTrains } from './hintExplains.js';
+import { droppedHintReason, explains } from './hintExplains.js';
 import { hintCandidates, topKOverlap } from './judgeParsing.js';
 import type { JudgeCase, JudgePrompts } from './judgePrompts.js';
 
@@ -118,10 +118,9 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
   if (reward === null && directive.hint === null) return { samples: [], judgements };
   const scored = directive.hint !== null ? await teacherScores(ctx, turn, turn.responseIds, directive.hint) : null;
   // A judge's hint that does not explain the complaint trains nothing (hint_min_gap); the judge's record keeps it.
-  const kept = scored === null || hintTrains(cfg, directive.hintSource, scored.logprobs, turn.responseLogprobs);
-  const { hint, hintSource } = kept ? directive : NO_HINT;
-  const teacher = kept ? scored : null;
-  const hintDropped = kept ? undefined : droppedHintReason(scored!.logprobs, turn.responseLogprobs, cfg.hint_min_gap!);
+  const hintDropped = (scored && droppedHintReason(cfg, directive.hintSource, scored.logprobs, turn.responseLogprobs)) ?? undefined;
+  const { hint, hintSource } = hintDropped ? NO_HINT : directive;
+  const teacher = hintDropped ? null : scored;
   if (reward === null && hint === null) return { samples: [], judgements, hintDropped };
   const kind = reward !== null && hint !== null ? 'both' : reward !== null ? 'rl' : 'opd';
   const own: NewSample = {

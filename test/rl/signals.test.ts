@@ -5,7 +5,7 @@ import { HINT_MARKER } from '../../main/engine/text/openaiMessages.js';
 import { scoreResponses } from '../../main/engine/generation/score.js';
 import { generateText } from '../../main/engine/generation/generate.js';
 import { DEFAULT_TRAINING_CONFIG } from '../../main/protocol/training.js';
-import { explains, hintTrains, meanGap } from '../../main/rl/hintExplains.js';
+import { droppedHintReason, explains, meanGap } from '../../main/rl/hintExplains.js';
 import { buildSamples, judgeSeed } from '../../main/rl/sampleBuilder.js';
 import { DEFAULT_JUDGE_PROMPTS } from '../../main/rl/judgePrompts.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
@@ -268,18 +268,23 @@ describe("which judge's hints train the turn's own OPD sample (hint_min_gap)", (
 
   it('with null (the default, as the reference), every hint trains', () => {
     assert.equal(DEFAULT_TRAINING_CONFIG.hint_min_gap, null);
-    assert.equal(hintTrains(DEFAULT_TRAINING_CONFIG, 'judge', [-0.4, -1.1, -0.1, -1.9], old), true);
+    assert.equal(droppedHintReason(DEFAULT_TRAINING_CONFIG, 'judge', [-0.4, -1.1, -0.1, -1.9], old), null);
   });
 
   it("with a gap, a judge's hint trains only when the hinted teacher pushes the answer down by that much", () => {
     const cfg = { ...DEFAULT_TRAINING_CONFIG, hint_min_gap: 0.05 };
-    assert.equal(hintTrains(cfg, 'judge', [-0.5, -1.2, -0.1, -3.0], old), true, 'a gap of −0.25 nats per token');
-    assert.equal(hintTrains(cfg, 'judge', [-0.4, -1.1, -0.1, -1.9], old), false, 'the teacher likes the answer more');
-    assert.equal(hintTrains(cfg, 'judge', [-0.5, -1.2, -0.1, -2.12], old), false, 'a gap of −0.03');
-    assert.equal(hintTrains({ ...cfg, hint_min_gap: 0 }, 'judge', old, old), true, 'a gap of 0 with a threshold of 0');
+    assert.equal(droppedHintReason(cfg, 'judge', [-0.5, -1.2, -0.1, -3.0], old), null, 'a gap of −0.25 nats per token');
+    assert.match(
+      droppedHintReason(cfg, 'judge', [-0.4, -1.1, -0.1, -1.9], old) ?? '',
+      /\+0\.075 nats per token/,
+      'the teacher likes the answer more',
+    );
+    assert.match(droppedHintReason(cfg, 'judge', [-0.5, -1.2, -0.1, -2.12], old) ?? '', /-0\.030 nats per token/, 'a gap of −0.03');
+    assert.match(droppedHintReason(cfg, 'judge', [-Infinity], [-1]) ?? '', /no token could be compared/);
+    assert.equal(droppedHintReason({ ...cfg, hint_min_gap: 0 }, 'judge', old, old), null, 'a gap of 0 with a threshold of 0');
   });
 
   it('a typed hint always trains', () => {
-    assert.equal(hintTrains({ ...DEFAULT_TRAINING_CONFIG, hint_min_gap: 0.05 }, 'feedback', [0, 0, 0, 0], old), true);
+    assert.equal(droppedHintReason({ ...DEFAULT_TRAINING_CONFIG, hint_min_gap: 0.05 }, 'feedback', [0, 0, 0, 0], old), null);
   });
 });
