@@ -31,7 +31,11 @@ export function wantFor(style: Style): Reaction {
 function qualityComplaint(r: Rand, kind: keyof typeof CORE): string {
   const roll = r.next();
   const parts =
-    roll < 0.35 ? [r.pick(QUALITY_FAULTS[kind])] : roll < 0.65 ? [r.pick(QUALITY_REQUESTS[kind])] : [r.pick(QUALITY_FAULTS[kind]), r.pick(QUALITY_REQUESTS[kind])];
+    roll < 0.35
+      ? [r.pick(QUALITY_FAULTS[kind])]
+      : roll < 0.65
+        ? [r.pick(QUALITY_REQUESTS[kind])]
+        : [r.pick(QUALITY_FAULTS[kind]), r.pick(QUALITY_REQUESTS[kind])];
   let out = `${r.chance(0.3) ? r.pick(COMPLAINT_OPENERS) : ''}${parts.join(r.pick(['. ', ', ', ' - ', '; ']))}`.trim();
   out = out[0].toUpperCase() + out.slice(1);
   if (!/[.!?]$/.test(out)) out += r.pick(['.', '!', '', '.']);

@@ -146,4 +146,3 @@ export const QUALITY_REQUESTS: Record<StyleWish, string[]> = {
   ],
   'want-markdown': ['add a heading and a list', 'bold the answer', 'break the steps into bullets', 'give it some structure'],
 };
-

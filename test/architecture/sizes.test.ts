@@ -56,9 +56,15 @@ for (const { dir, moreThan } of FOLDERS) {
     });
 
     it(`no function in ${dir}/ is longer than ${MAX_FUNCTION_LINES} lines`, () => {
-      const sizes = files.flatMap((f) => functionSizes(f)).map((s) => ({ key: `${s.file} ${s.name}`, where: `${s.file}:${s.line} ${s.name}`, lines: s.lines }));
+      const sizes = files
+        .flatMap((f) => functionSizes(f))
+        .map((s) => ({ key: `${s.file} ${s.name}`, where: `${s.file}:${s.line} ${s.name}`, lines: s.lines }));
       const long = overLimit(sizes, MAX_FUNCTION_LINES);
-      assert.deepEqual(long, [], 'split these into functions with one job each (a component into named sub-components, a store into slices)');
+      assert.deepEqual(
+        long,
+        [],
+        'split these into functions with one job each (a component into named sub-components, a store into slices)',
+      );
     });
 
     it(`no file in ${dir}/ is longer than ${MAX_FILE_LINES} lines`, () => {
