@@ -29,7 +29,8 @@ export function mergeConfig(config: JsonObject, entry: JsonObject): { merged: Js
       if (isObject(old) && isObject(value)) out[key] = merge(old, value, path);
       else {
         out[key] = value;
-        if (JSON.stringify(old) !== JSON.stringify(value)) changes.push(old === undefined ? { path, after: value } : { path, before: old, after: value });
+        if (JSON.stringify(old) !== JSON.stringify(value))
+          changes.push(old === undefined ? { path, after: value } : { path, before: old, after: value });
       }
     }
     return out;
@@ -55,6 +56,8 @@ function shown(path: string, v: Json): string {
 /** The changes as lines a person reads: `+ path: value` for an addition, `~ path: old -> new` for a change. */
 export function describeChanges(changes: ConfigChange[]): string[] {
   return changes.map((c) =>
-    c.before === undefined ? `+ ${c.path}: ${shown(c.path, c.after)}` : `~ ${c.path}: ${shown(c.path, c.before)} -> ${shown(c.path, c.after)}`,
+    c.before === undefined
+      ? `+ ${c.path}: ${shown(c.path, c.after)}`
+      : `~ ${c.path}: ${shown(c.path, c.before)} -> ${shown(c.path, c.after)}`,
   );
 }

@@ -83,7 +83,8 @@ function readConfig(file: string): { [key: string]: Json } {
         'which this command does not rewrite: merge the entry that `clawloop openclaw --print` prints by hand',
     );
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${file} holds ${JSON.stringify(value).slice(0, 40)}, not a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${file} holds ${JSON.stringify(value).slice(0, 40)}, not a JSON object`);
   return value as { [key: string]: Json };
 }
 

@@ -183,7 +183,9 @@ function logOpenClaw(io: Io, url: string, modelId: string, contextLength: number
     io.log(`\nclawloop: OpenClaw: ${note}\n`);
     return;
   }
-  io.log(`\nPoint OpenClaw at it: run \`npx clawloop openclaw\` (it merges this into ~/.openclaw/openclaw.json, keeping a backup), or merge it yourself:\n`);
+  io.log(
+    `\nPoint OpenClaw at it: run \`npx clawloop openclaw\` (it merges this into ~/.openclaw/openclaw.json, keeping a backup), or merge it yourself:\n`,
+  );
   io.log(openClawProviderEntry(url, modelId, contextLength, apiKey));
   io.log('');
 }

@@ -8,14 +8,7 @@ import type { WireMessage } from '../protocol/openai.js';
 import { messageText } from '../engine/text/index.js';
 
 /** What kind of OpenClaw call a request is; `null` when it does not look like OpenClaw at all. */
-export type OpenClawCallKind =
-  | 'agent-turn'
-  | 'tool-continuation'
-  | 'compaction'
-  | 'memory-flush'
-  | 'heartbeat'
-  | 'slug'
-  | 'helper';
+export type OpenClawCallKind = 'agent-turn' | 'tool-continuation' | 'compaction' | 'memory-flush' | 'heartbeat' | 'slug' | 'helper';
 
 /** The identity line every agent system prompt starts with (src/agents/system-prompt). */
 const AGENT_IDENTITY = 'You are a personal assistant running inside OpenClaw.';
@@ -64,7 +57,10 @@ export function triggerMessage(messages: WireMessage[]): { index: number; text: 
 
 /** Which OpenClaw call a request is, from its system prompt and the message that started its run. */
 export function openClawCallKind(messages: WireMessage[]): OpenClawCallKind | null {
-  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').map(textOf).join('\n');
+  const system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map(textOf)
+    .join('\n');
   if (system.startsWith(COMPACTION_SYSTEM)) return 'compaction';
   const isAgent = system.includes(AGENT_IDENTITY);
   if (!isAgent) return /\bOpenClaw\b/.test(system) ? 'helper' : null;

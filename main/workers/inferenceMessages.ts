@@ -4,14 +4,7 @@
  * (it is not queued), and `generate` with `started`, any number of `delta`s, then exactly one of
  * `done` or `failed`.
  */
-import type {
-  BackendName,
-  ChatDelta,
-  ChatGenerationRequest,
-  ChatGenerationResult,
-  LoraConfig,
-  PreparedPrompt,
-} from '../engine/index.js';
+import type { BackendName, ChatDelta, ChatGenerationRequest, ChatGenerationResult, LoraConfig, PreparedPrompt } from '../engine/index.js';
 
 export interface InferenceWorkerData {
   modelDir: string;

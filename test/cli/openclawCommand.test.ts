@@ -36,7 +36,10 @@ describe('the OpenClaw entry', () => {
 
   it('merges objects key by key, replaces the rest, and reports each change with secrets hidden', () => {
     const config = { models: { providers: { other: { baseUrl: 'x' }, clawloop: { apiKey: 'old', models: [1, 2] } } }, theme: 'dark' };
-    const entry = { models: { providers: { clawloop: { apiKey: 'new', models: [3] } } }, agents: { defaults: { model: { primary: 'p' } } } };
+    const entry = {
+      models: { providers: { clawloop: { apiKey: 'new', models: [3] } } },
+      agents: { defaults: { model: { primary: 'p' } } },
+    };
     const { merged, changes } = mergeConfig(config, entry);
     assert.deepEqual(merged, {
       models: { providers: { other: { baseUrl: 'x' }, clawloop: { apiKey: 'new', models: [3] } } },

@@ -63,7 +63,14 @@ export async function startTestServer(
     trainer = await TrainerClient.start({ modelDir: dir, dataDir, configPatch: opts.train, onAdapter: (a) => engine.setAdapter(a), log });
     await engine.setAdapter(trainer.initialAdapter);
   }
-  const server = await ClawLoopServer.start({ engine, store: learn, trainer, dataDir, options: { port: 0, ...opts.options }, log: opts.log });
+  const server = await ClawLoopServer.start({
+    engine,
+    store: learn,
+    trainer,
+    dataDir,
+    options: { port: 0, ...opts.options },
+    log: opts.log,
+  });
   return {
     server,
     url: server.url,

@@ -21,7 +21,9 @@ const [firstTurn, secondTurn, leanTool, leanContinuation] = recorded;
 const AGENT_SYSTEM = firstTurn.body.messages[0];
 const user = (text: string): WireMessage => ({ role: 'user', content: text });
 const withoutRuntime = (msgs: WireMessage[]) =>
-  msgs.map((m) => (m.role === 'user' && typeof m.content === 'string' ? { ...m, content: m.content.replace(/\n\nRuntime: [^\n]*$/, '') } : m));
+  msgs.map((m) =>
+    m.role === 'user' && typeof m.content === 'string' ? { ...m, content: m.content.replace(/\n\nRuntime: [^\n]*$/, '') } : m,
+  );
 
 describe('upstream OpenClaw calls (2026.9.6, no RL headers)', () => {
   it('agent turns and tool continuations are main turns of the session the affinity header names', () => {
@@ -55,13 +57,25 @@ describe('upstream OpenClaw calls (2026.9.6, no RL headers)', () => {
 
   it('compaction, memory flushes, heartbeats and slug calls are side turns', () => {
     const compaction: WireMessage[] = [
-      { role: 'system', content: 'You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant…' },
+      {
+        role: 'system',
+        content: 'You are a context summarization assistant. Your task is to read a conversation between a user and an AI assistant…',
+      },
       user('<conversation>…</conversation>\n\nThe messages above are a conversation to summarize.'),
     ];
     const flush = [AGENT_SYSTEM, user('Pre-compaction memory flush. Store durable memories only in memory/2026-11-27.md …')];
-    const heartbeat = [AGENT_SYSTEM, user('Follow the heartbeat monitor scratch context when provided. Recurring tasks are automations; …')];
-    const slug = [AGENT_SYSTEM, user('Based on this conversation, generate a short 1-2 word filename slug (lowercase, hyphen-separated, no file extension).')];
-    const helper: WireMessage[] = [{ role: 'system', content: "You are OpenClaw's exec safety reviewer. You review exactly one pending shell command…" }, user('ls')];
+    const heartbeat = [
+      AGENT_SYSTEM,
+      user('Follow the heartbeat monitor scratch context when provided. Recurring tasks are automations; …'),
+    ];
+    const slug = [
+      AGENT_SYSTEM,
+      user('Based on this conversation, generate a short 1-2 word filename slug (lowercase, hyphen-separated, no file extension).'),
+    ];
+    const helper: WireMessage[] = [
+      { role: 'system', content: "You are OpenClaw's exec safety reviewer. You review exactly one pending shell command…" },
+      user('ls'),
+    ];
     const cases: Array<[WireMessage[], string]> = [
       [compaction, 'compaction'],
       [flush, 'memory-flush'],

@@ -10,7 +10,11 @@ async function lines(got: string[], n: number): Promise<string[]> {
 }
 
 const chat = (t: TestServer, headers: Record<string, string>, body: unknown) =>
-  fetch(`${t.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${t.url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('one console line per request', () => {
   for (const format of ['text', 'json'] as const) {
@@ -25,7 +29,11 @@ describe('one console line per request', () => {
       after(() => t.close());
 
       it('a chat completion: route, status, tokens, duration, session, turn type, adapter version', async () => {
-        const res = await chat(t, { 'x-session-id': 's9', 'x-turn-type': 'main' }, { messages: [{ role: 'user', content: '2+2?' }], stream: true });
+        const res = await chat(
+          t,
+          { 'x-session-id': 's9', 'x-turn-type': 'main' },
+          { messages: [{ role: 'user', content: '2+2?' }], stream: true },
+        );
         await res.text();
         const [line] = await lines(got, 1);
         if (format === 'json') {
@@ -42,7 +50,10 @@ describe('one console line per request', () => {
           assert.equal(typeof o.duration_ms, 'number');
           assert.match(o.time, /^\d{4}-\d\d-\d\dT/);
         } else {
-          assert.match(line, /^clawloop: \d\d:\d\d:\d\d\.\d{3} · POST · \/v1\/chat\/completions · 200 · prompt 3 · completion 1 · \d+ ms · session s9 · main \(header\) · v0 · stop$/);
+          assert.match(
+            line,
+            /^clawloop: \d\d:\d\d:\d\d\.\d{3} · POST · \/v1\/chat\/completions · 200 · prompt 3 · completion 1 · \d+ ms · session s9 · main \(header\) · v0 · stop$/,
+          );
         }
       });
 
