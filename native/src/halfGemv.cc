@@ -136,8 +136,10 @@ void halfGemv(GemvPath p, const float* x, const uint16_t* w, Kind kind, float* y
   const GemvJob job{x, xbf.data(), w, kind, m, k, n, y};
   const RowsFn rows = kernelOf(p);
   // At least 64 KB of weights a thread: below that, waking a thread costs more than it saves.
+  // Blocks of 8 rows, 8 chunks a thread: on a busy machine a descheduled thread's work moves to
+  // the others instead of holding up the whole product.
   const size_t grain = std::max<size_t>(8, (size_t(1) << 15) / static_cast<size_t>(k));
-  parallelFor((n + 7) / 8, (grain + 7) / 8, [&](size_t s, size_t e) { rows(job, s * 8, std::min(n, e * 8)); });
+  parallelFor((n + 7) / 8, (grain + 7) / 8, [&](size_t s, size_t e) { rows(job, s * 8, std::min(n, e * 8)); }, 8);
 }
 
 }  // namespace clawloop

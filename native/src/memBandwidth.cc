@@ -34,7 +34,7 @@ Bandwidth readBandwidth(size_t bytes, int passes) {
       uint64_t t = 0;
       for (int u = 0; u < 8; u++) t += acc[u];
       sink.fetch_add(t, std::memory_order_relaxed);
-    });
+    }, 8);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (s > 0) best = std::max(best, static_cast<double>(words * 8) / s);
   }

@@ -12,7 +12,7 @@ struct Bandwidth {
 };
 
 // Reads a freshly written buffer of `bytes` (make it several times the last-level cache) `passes`
-// times with the kernel threads, each thread its own contiguous part, and times each pass.
+// times with the kernel threads, in contiguous chunks as halfGemv reads weights, and times each pass.
 // Returns bytesPerSecond 0 when the buffer cannot be allocated.
 Bandwidth readBandwidth(size_t bytes, int passes);
 
