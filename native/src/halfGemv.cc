@@ -88,8 +88,12 @@ uint16_t roundBf16(float f) {
 }  // namespace
 
 const char* gemvPathName(GemvPath p) {
-  static const char* const names[kGemvPaths] = {"scalar", "avx2", "avx512f", "avx512bf16"};
-  return names[static_cast<int>(p)];
+  switch (p) {
+    case GemvPath::Avx2: return "avx2";
+    case GemvPath::Avx512: return "avx512f";
+    case GemvPath::Avx512Bf16: return "avx512bf16";
+    default: return "scalar";
+  }
 }
 
 bool parseGemvPath(const std::string& name, GemvPath* out) {
