@@ -209,23 +209,23 @@ async function benchPyTorch(iters: number, threads: number): Promise<{ figures: 
   }
 }
 
+const OPTIONS = {
+  json: { type: 'string' },
+  iters: { type: 'string', default: '5' },
+  backend: { type: 'string' },
+  large: { type: 'boolean', default: false },
+  'large-only': { type: 'boolean', default: false },
+  'large-dir': { type: 'string' },
+  'keep-large': { type: 'boolean', default: false },
+  'large-seq': { type: 'string', default: '256' },
+  'large-budget': { type: 'string', default: '300' },
+  'ours-only': { type: 'boolean', default: false },
+  'large-workloads': { type: 'string', default: LARGE_WORKLOADS.join(',') },
+  'large-peers': { type: 'string', default: 'pytorch,llamacpp' },
+} as const;
+
 async function main(): Promise<void> {
-  const { values } = scriptArgs(USAGE, {
-    options: {
-      json: { type: 'string' },
-      iters: { type: 'string', default: '5' },
-      backend: { type: 'string' },
-      large: { type: 'boolean', default: false },
-      'large-only': { type: 'boolean', default: false },
-      'large-dir': { type: 'string' },
-      'keep-large': { type: 'boolean', default: false },
-      'large-seq': { type: 'string', default: '256' },
-      'large-budget': { type: 'string', default: '300' },
-      'ours-only': { type: 'boolean', default: false },
-      'large-workloads': { type: 'string', default: LARGE_WORKLOADS.join(',') },
-      'large-peers': { type: 'string', default: 'pytorch,llamacpp' },
-    },
-  });
+  const { values } = scriptArgs(USAGE, { options: OPTIONS });
   if (values['large-only']) {
     const cpu = cpuSummary();
     console.log(cpuLine(cpu));
