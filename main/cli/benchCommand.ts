@@ -17,7 +17,8 @@ and the judges are the served model itself. Reports the persona's score (share o
 held-out prompts that satisfy every rule) and the task accuracy before and after, the sessions it
 took to get three satisfying responses in a row, and the wall time.
 
-  --persona FILE|NAME   a persona JSON file, or a shipped one: ${shippedPersonas().join(', ') || '(none found)'}
+  --persona FILE|NAME   a persona JSON file, or a shipped one: ${shippedPersonas().join(', ') || '(none found)'};
+                        blind/NAME for one of the held-out blind set (never tune on it)
   --method M            ${TRAIN_METHODS.join(' | ')}
   --interactions N      model responses the user gets (main turns)
   --seed S              seeds the questions, replies and sampling (default 1)

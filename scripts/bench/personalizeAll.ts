@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadPersona, shippedPersonas } from '../../main/bench/persona.js';
+import { loadPersona, personaList } from '../../main/bench/persona.js';
 import { recordInvocation, runAll, type RunSpec } from './personalizeRuns.js';
 import type { PersonalizeResult } from '../../main/bench/personalize.js';
 import { plotRuns } from '../../main/cli/benchCommand.js';
@@ -42,7 +42,8 @@ const USAGE = `Usage: npm run bench:personalize -- [options]
 Runs \`clawloop bench personalize\` for every persona × method × seed, then writes summary.md and
 the plots from every result in the output folder.
 
-  --personas a,b      shipped names or persona files (default: every shipped persona)
+  --personas a,b      shipped names, persona files, 'shipped' (every shipped persona) or 'blind'
+                      (the held-out blind set, resources/personas/blind/; default: shipped)
   --methods a,b       combine, rl, opd, off (default: combine,rl,opd)
   --seeds 1,2,3       seeds (default: 1,2,3)
   --interactions N    model responses per run (default: 36)
@@ -56,7 +57,7 @@ the plots from every result in the output folder.
 function options() {
   const { values } = scriptArgs(USAGE, {
     options: {
-      personas: { type: 'string', default: shippedPersonas().join(',') },
+      personas: { type: 'string', default: 'shipped' },
       methods: { type: 'string', default: 'combine,rl,opd' },
       interactions: { type: 'string', default: '36' },
       seeds: { type: 'string', default: '1,2,3' },
@@ -67,7 +68,7 @@ function options() {
       jobs: { type: 'string', default: '1' },
     },
   });
-  const personas = values.personas!.split(',').filter(Boolean);
+  const personas = personaList(values.personas!);
   const methods = values.methods!.split(',').filter(Boolean) as TrainMethod[];
   const seeds = values.seeds!.split(',').filter(Boolean).map(Number);
   for (const m of methods) if (!TRAIN_METHODS.includes(m)) throw new Error(`unknown method '${m}'; valid: ${TRAIN_METHODS.join(', ')}`);
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
   for (const seed of seeds)
     for (const persona of personas)
       for (const method of methods) {
-        const file = path.join(out, `personalize-${persona}-${method}-s${seed}.json`);
+        const file = path.join(out, `personalize-${path.basename(persona, '.json')}-${method}-s${seed}.json`);
         if (values['skip-existing'] && fs.existsSync(file)) console.log(`=== ${persona} · ${method} · seed ${seed}: kept ${path.relative(process.cwd(), file)}`);
         else todo.push({ persona, method, seed, file });
       }
