@@ -47,6 +47,7 @@ the plots from every result in the output folder.
   --methods a,b       combine, rl, opd, off (default: combine,rl,opd)
   --seeds 1,2,3       seeds (default: 1,2,3)
   --interactions N    model responses per run (default: 36)
+  --channel C         implicit (the user's next message; default) or explicit (👍/👎 and a typed hint)
   --model DIR         the model folder (default: the bundled clawloop-mini)
   --out DIR           where results go (default: docs/bench)
   --set KEY=VALUE     a training setting over the model's recommended ones (repeatable)
@@ -60,6 +61,7 @@ function options() {
       personas: { type: 'string', default: 'shipped' },
       methods: { type: 'string', default: 'combine,rl,opd' },
       interactions: { type: 'string', default: '36' },
+      channel: { type: 'string', default: 'implicit' },
       seeds: { type: 'string', default: '1,2,3' },
       model: { type: 'string', default: defaultModelDir() },
       out: { type: 'string', default: 'docs/bench' },
@@ -110,11 +112,12 @@ async function main(): Promise<void> {
   for (const seed of seeds)
     for (const persona of personas)
       for (const method of methods) {
-        const file = path.join(out, `personalize-${path.basename(persona, '.json')}-${method}-s${seed}.json`);
+        const channel = values.channel === 'implicit' ? '' : `-${values.channel}`;
+        const file = path.join(out, `personalize-${path.basename(persona, '.json')}-${method}${channel}-s${seed}.json`);
         if (values['skip-existing'] && fs.existsSync(file)) console.log(`=== ${persona} · ${method} · seed ${seed}: kept ${path.relative(process.cwd(), file)}`);
         else todo.push({ persona, method, seed, file });
       }
-  const cli = ['bench', 'personalize', '--interactions', values.interactions!, '--model', path.resolve(values.model!), '--curve-every', '12'];
+  const cli = ['bench', 'personalize', '--interactions', values.interactions!, '--channel', values.channel!, '--model', path.resolve(values.model!), '--curve-every', '12'];
   for (const kv of values.set!) cli.push('--set', kv);
   await runAll(todo, jobs, cli);
   summarizeFolder(out, invocations.map((i) => i.command));
