@@ -24,7 +24,7 @@ export function funnelLines(r: FunnelRun): string[] {
     `  funnel (${r.funnel.channel})`,
     `    judge's sign = user's  ${f2(j.agreement)} (${j.agree} of ${j.judged} judged turns; ${j.opposite} opposite, ${j.unsure} unsure)`,
     `    hint names the wish    ${h.names_wish} of ${h.violated} violated turns (${h.hinted} hinted, ${h.trained} trained with a hint)`,
-    `    ceiling with the hint  base ${f2(c.base)}, trained ${f2(c.trained)} (${c.hints} hints, ${c.samples} answers each)`,
+    `    ceiling with the hint  base ${f2(c.base)}, trained ${f2(c.trained)} (${c.hints} hints, ${c.samples} answers per model)`,
     `    complies without hint  ${f2(r.funnel.score_before)} -> ${f2(r.funnel.score_after)}; accuracy ${f2(r.funnel.accuracy_before)} -> ${f2(r.funnel.accuracy_after)}`,
     `  trained -> live        ${t.median_s === null ? 'no checkpoint went live' : `median ${t.median_s.toFixed(1)} s, max ${t.max_s!.toFixed(1)} s`} (${t.live} of ${t.trained} checkpoints live)`,
   ];

@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CHANNELS, type Channel } from '../../main/bench/funnel.js';
 import { loadPersona, personaList } from '../../main/bench/persona.js';
 import { recordInvocation, runAll, type RunSpec } from './personalizeRuns.js';
 import type { PersonalizeResult } from '../../main/bench/personalize.js';
@@ -75,6 +76,7 @@ function options() {
   const seeds = values.seeds!.split(',').filter(Boolean).map(Number);
   for (const m of methods) if (!TRAIN_METHODS.includes(m)) throw new Error(`unknown method '${m}'; valid: ${TRAIN_METHODS.join(', ')}`);
   for (const name of personas) loadPersona(name); // a bad name or file stops here, before any run
+  if (!CHANNELS.includes(values.channel as Channel)) throw new Error(`--channel must be one of ${CHANNELS.join(', ')}; got '${values.channel}'`);
   const jobs = Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs takes a whole number of at least 1; got '${values.jobs}'`);
   return { values, personas, methods, seeds, jobs, patch: trainingPatch(values.set!), out: path.resolve(values.out!) };
