@@ -16,7 +16,7 @@ import { competenceQuestions, competenceSample, loadCompetenceSet } from '../tas
 import { loadKnowledgeBase } from '../tasks/knowledgeBase.js';
 import { BenchClient } from './benchClient.js';
 import { Conversation } from './conversation.js';
-import { funnelOf, type Channel, type Funnel } from './funnel.js';
+import { funnelOf, type Channel, type Funnel, type TurnRecord } from './funnel.js';
 import { measureCeiling, turnRecords } from './funnelProbe.js';
 import { HeldOutEval, type EvalResult } from './heldOutEval.js';
 import { liveDelay, type LiveDelay } from './liveDelay.js';
@@ -86,6 +86,8 @@ export interface PersonalizeResult {
   sessions: number;
   /** Where the signal went: judge against the user's truth, hints, the hint ceiling, before and after. */
   funnel: Funnel;
+  /** Every main turn behind the funnel: the user's truth, the PRM's score and the hint, in order. */
+  funnel_turns: Array<TurnRecord & { sessionId: string }>;
   /** Seconds from a checkpoint's save to its serving (the competence gate is in between). */
   trained_to_live: LiveDelay;
   /** Share of the interactions whose response satisfied the persona, in order. */
@@ -139,6 +141,7 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
     return {
       ...res,
       funnel: funnelOf(o.channel ?? 'implicit', records, o.persona.rules, ceiling, res),
+      funnel_turns: records.map(({ sessionId, ok, violated, prm, hint, hintTrained }) => ({ sessionId, ok, violated, prm, hint, hintTrained })),
       trained_to_live: liveDelay(checkpoints, launched.server.events.replay(0).events),
       wall_s: (performance.now() - t0) / 1000,
       cpu_s: cpuSeconds(cpu0),

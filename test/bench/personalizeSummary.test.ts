@@ -64,6 +64,13 @@ describe('personalization summary', () => {
     assert.equal(dropped.ok, false, 'the accuracy bar still counts');
   });
 
+  it('a combine run that never got three in a row fails the sessions bar: its count is only a lower bound', () => {
+    const r = { before: 0.1, after: 0.9, acc: [0.7, 0.7] as [number, number], s3: 2, wall: 300 };
+    const b = bars([run('a', 'combine', 1, r), run('a', 'combine', 2, { ...r, s3: null })]).find((x) => /sessions to 3/.test(x.bar))!;
+    // Never counts as sessions + 1 = 21: the mean (2 + 21) / 2 is a lower bound.
+    assert.deepEqual([b.ok, b.figure], [false, 'at least 11.5 (1 of 2 runs never)']);
+  });
+
   it('checks trained → live ≤ 15 s on the median of the runs\' medians, when runs measured it', () => {
     const base = { before: 0.1, after: 0.9, acc: [0.7, 0.7] as [number, number], s3: 4, wall: 300 };
     const live = (xs: Array<number | null>) =>
