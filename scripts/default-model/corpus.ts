@@ -29,7 +29,8 @@ import { DEFAULT_STYLE_MIX, renderAnswer, STYLES, type Style } from './styles.js
 export type ExampleKind = 'qa' | 'qa-hint' | 'session' | 'prm' | 'hint' | 'tools';
 
 export interface Example {
-  kind: ExampleKind;
+  /** 'agent': an OpenClaw-shaped turn (agentTurns.ts), drawn only by the agent phase. */
+  kind: ExampleKind | 'agent';
   messages: ChatMessage[];
   tools?: ToolSpec[];
   /** Per message: whether the loss covers it (assistant messages the model should learn to write). */
