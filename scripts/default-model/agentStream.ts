@@ -1,7 +1,8 @@
 /**
  * The agent phase's training stream: example i is an agent turn (agentTurns.ts) or, to keep what
- * the model already does, an ordinary example drawn as the model's last phase drew them (corpus.ts
- * with phrase set 2, terse answers that keep their working, grading that works the problem first).
+ * the model already does, an ordinary example drawn as the model's last phase drew them (terse
+ * answers that keep their working, grading that works the problem first), with user replies in
+ * phrase set 4 (feedback.ts: set 3 reworded as people type, replyNoise.ts).
  * Deterministic from its seed and index, so a resumed run continues the same stream.
  */
 import type { ChatTemplate } from '../../main/engine/text/chatTemplate.js';
@@ -51,7 +52,7 @@ export class AgentStream {
     this.pick = new Rand(o.seed);
     this.agents = new AgentTurnGenerator(o.seed + 1, kb, { maxNoteLines: o.maxNoteLines });
     this.plain = new CorpusGenerator(o.seed + 2, kb);
-    this.plain.phrases = 2;
+    this.plain.phrases = 4;
     this.plain.terseWorking = true;
     this.plain.gradingWorkFirst = true;
   }

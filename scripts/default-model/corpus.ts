@@ -145,7 +145,7 @@ export interface CorpusOptions {
 export class CorpusGenerator {
   private readonly r: Rand;
   /** Which user phrase set reactions draw from (see feedback.ts); the training stream switches it. */
-  phrases: 1 | 2 | 3 = 1;
+  phrases: 1 | 2 | 3 | 4 = 1;
   /** Whether terse answers keep their working (styles.ts); the training stream switches it. */
   terseWorking = false;
   /** Whether grading comments work the problem out before the verdict (styles.ts); the stream switches it. */
