@@ -24,7 +24,7 @@ import { scriptArgs } from '../scriptArgs.js';
 
 const USAGE = `Usage: node dist/scripts/default-model/benchLongStep.js [options]
   --seq LIST     sequence lengths to time, comma-separated (default: 1024,4096,8192)
-  --steps N      timed steps per length, after one untimed warm-up step (default: 2)
+  --steps N      timed steps per length, after one untimed warm-up step; 0 times the first step alone (default: 2)
   --model DIR    model folder (default: the bundled model)`;
 
 async function main(): Promise<void> {
@@ -43,20 +43,29 @@ async function main(): Promise<void> {
   const opt = new AdamW(lm.parameters(), { lr: 1e-5, weightDecay: 0.1, beta1: 0.9, beta2: 0.95, maxGradNorm: 1 });
   const info = loadNativeAddon()?.info();
   console.log(`CPU: ${os.cpus()[0]?.model} (${os.availableParallelism()} logical), backend ${tf.getBackend()}, ${info?.threads ?? '?'} thread(s), nice ${os.getPriority()}`);
-  console.log('tokens | s/step | tokens/s | peak RSS (GB)');
+  // CPU seconds are the figure that holds on a shared machine: wall time is CPU time over the share
+  // of a core the process got (both printed).
+  console.log('tokens | s/step (wall) | CPU s/step | share of a core | tokens/s (wall) | tokens per CPU s | peak RSS (GB)');
   for (const T of lengths) {
     const ids = [Array.from({ length: T }, (_, i) => (i * 7919) % (config.vocabSize - 16))];
     const mask = [Array.from({ length: T }, (_, i) => (i === 0 ? 0 : 1))];
     const times: number[] = [];
-    for (let s = 0; s <= steps; s++) {
+    const cpu: number[] = [];
+    const runs = steps === 0 ? 1 : steps + 1; // a warm-up step first, unless only the first is timed
+    for (let s = 0; s < runs; s++) {
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       const g = await computeGradients(lm, { ids, mask }, crossEntropyLoss, 'full');
       await opt.apply(g.grads, 1e-5);
       lm.weightsChanged();
-      if (s > 0) times.push((performance.now() - t0) / 1000);
+      if (s > 0 || steps === 0) times.push((performance.now() - t0) / 1000);
     }
     const mean = times.reduce((a, b) => a + b, 0) / times.length;
-    console.log(`${T} | ${mean.toFixed(1)} | ${(T / mean).toFixed(0)} | ${(process.resourceUsage().maxRSS / 2 ** 20).toFixed(1)}`);
+    const cpuMean = cpu.reduce((a, b) => a + b, 0) / cpu.length;
+    const rss = (process.resourceUsage().maxRSS / 2 ** 20).toFixed(1);
+    console.log(
+      `${T} | ${mean.toFixed(1)} | ${cpuMean.toFixed(1)} | ${(cpuMean / mean).toFixed(2)} | ${(T / mean).toFixed(0)} | ${(T / cpuMean).toFixed(0)} | ${rss}`,
+    );
   }
 }
 
