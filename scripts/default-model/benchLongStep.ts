@@ -58,7 +58,11 @@ async function main(): Promise<void> {
       const g = await computeGradients(lm, { ids, mask }, crossEntropyLoss, 'full');
       await opt.apply(g.grads, 1e-5);
       lm.weightsChanged();
-      if (s > 0 || steps === 0) times.push((performance.now() - t0) / 1000);
+      if (s > 0 || steps === 0) {
+        times.push((performance.now() - t0) / 1000);
+        const c = process.cpuUsage(c0);
+        cpu.push((c.user + c.system) / 1e6);
+      }
     }
     const mean = times.reduce((a, b) => a + b, 0) / times.length;
     const cpuMean = cpu.reduce((a, b) => a + b, 0) / cpu.length;
