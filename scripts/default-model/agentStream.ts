@@ -28,6 +28,8 @@ export interface AgentStreamOptions {
   maxTokens: number;
   /** Most workspace-note lines in an agent prompt (agentTurns.ts). */
   maxNoteLines: number;
+  /** Share of agent examples whose request needs a tool (agentTurns.ts). Default 0.55. */
+  toolShare?: number;
   /**
    * Loss weight of context tokens (the prompt) relative to the assistant's (1). The agent's prompt
    * is thousands of tokens against tens written: at the ordinary 0.1 the prompt would take most of
@@ -50,7 +52,7 @@ export class AgentStream {
     private readonly o: AgentStreamOptions,
   ) {
     this.pick = new Rand(o.seed);
-    this.agents = new AgentTurnGenerator(o.seed + 1, kb, { maxNoteLines: o.maxNoteLines });
+    this.agents = new AgentTurnGenerator(o.seed + 1, kb, { maxNoteLines: o.maxNoteLines, toolShare: o.toolShare });
     this.plain = new CorpusGenerator(o.seed + 2, kb);
     this.plain.phrases = 4;
     this.plain.terseWorking = true;

@@ -33,6 +33,7 @@ const USAGE = `Usage: npm run train:agent -- [options]
   --context N          context to train to: max_position_embeddings and the longest example (default: 8192)
   --agent-share F      share of agent examples, the rest ordinary ones (default: 0.6)
   --max-note-lines N   most workspace-note lines in an agent prompt; sets prompt length (default: 400)
+  --tool-share F       share of agent examples whose request needs a tool (default: 0.55)
   --lr F               peak learning rate, after 20 warm-up steps, cosine to a tenth (default: 3e-4)
   --save-every N       steps between checkpoints (default: 10)
   --resume             continue from the work folder's last checkpoint
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
       context: { type: 'string', default: '8192' },
       'agent-share': { type: 'string', default: '0.6' },
       'max-note-lines': { type: 'string', default: '400' },
+      'tool-share': { type: 'string', default: '0.55' },
       lr: { type: 'string', default: '3e-4' },
       'save-every': { type: 'string', default: '10' },
       resume: { type: 'boolean', default: false },
@@ -167,6 +169,7 @@ async function main(): Promise<void> {
     agentShare: Number(v['agent-share']),
     maxTokens: Number(v.context),
     maxNoteLines: Number(v['max-note-lines']),
+    toolShare: Number(v['tool-share']),
     agentContextWeight: 0.01,
   };
   const state: State = v.resume ? JSON.parse(fs.readFileSync(stateFile, 'utf8')) : { step: 0, index: 0, elapsedMs: 0, tokens: 0, settings: fresh, history: [] };
