@@ -16,13 +16,20 @@ function tooLong(err: unknown): boolean {
 
 type VoteOptions = { temperature: number; maxTokens: number; seed: number; signal?: AbortSignal };
 
+/** Why a turn cannot be judged by this judge at all (the turn is then skipped with it). */
+function doesNotFit(backend: JudgeBackend, detail: string): JudgeInputError {
+  return new JudgeInputError(`the judge prompt does not fit ${backend.description}'s context ${detail} (a judge with a longer context reads it)`);
+}
+
 /**
- * The judge's prompt for a case's compact view at the largest budget of {@link VIEW_BUDGETS} that
- * fits: counted against the judge's context (its answer's `maxTokens` included) when the backend
- * can count; otherwise the largest not yet refused (see {@link ask}). Throws JudgeInputError when
- * even the smallest view cannot fit, so the turn is skipped with the reason instead of retried.
+ * The judge's prompt for a case's compact view at the largest budget of {@link VIEW_BUDGETS}, from
+ * `budget.i` on, that fits: counted against the judge's context (its answer's `maxTokens`
+ * included) when the backend can count; otherwise the largest not yet refused (see {@link ask}).
+ * Throws JudgeInputError when even the smallest view cannot fit, so the turn is skipped with the
+ * reason instead of retried.
  */
 function fitPrompt(backend: JudgeBackend, prompt: JudgePrompt, c: JudgeCase, maxTokens: number, budget: { i: number }) {
+  const smallest = VIEW_BUDGETS.at(-1);
   for (; budget.i < VIEW_BUDGETS.length; budget.i++) {
     const filled = fillJudgePrompt(prompt, compactJudgeCase(c, VIEW_BUDGETS[budget.i]));
     const room = backend.context;
@@ -30,21 +37,17 @@ function fitPrompt(backend: JudgeBackend, prompt: JudgePrompt, c: JudgeCase, max
     const tokens = room.countTokens(filled.system, filled.user);
     if (tokens + maxTokens <= room.tokens) return filled;
     if (budget.i === VIEW_BUDGETS.length - 1) {
-      throw new JudgeInputError(
-        `the judge prompt does not fit ${backend.description}'s context of ${room.tokens} tokens: ${tokens} tokens with every text of the turn ` +
-          `clipped to ${VIEW_BUDGETS.at(-1)} characters, plus ${maxTokens} for the answer (a judge with a longer context reads it)`,
-      );
+      const figures = `${tokens} tokens with every text of the turn clipped to ${smallest} characters, plus ${maxTokens} for the answer`;
+      throw doesNotFit(backend, `of ${room.tokens} tokens: ${figures}`);
     }
   }
-  throw new JudgeInputError(
-    `the judge prompt does not fit ${backend.description}'s context even with the turn's texts clipped to ${VIEW_BUDGETS.at(-1)} characters`,
-  );
+  throw doesNotFit(backend, `even with the turn's texts clipped to ${smallest} characters`);
 }
 
 /**
  * Asks one vote on the compact view that fits the judge's context. A backend that cannot count
  * tokens (an endpoint) is asked the largest view first and a smaller one after each context
- * refusal. The budget that worked is reused for the remaining votes.
+ * refusal, until the smallest is refused too. The budget that worked is reused for the remaining votes.
  */
 async function ask(backend: JudgeBackend, prompt: JudgePrompt, c: JudgeCase, opts: VoteOptions, budget: { i: number }): Promise<string> {
   for (;;) {
@@ -53,11 +56,7 @@ async function ask(backend: JudgeBackend, prompt: JudgePrompt, c: JudgeCase, opt
       return await backend.complete(system, user, opts);
     } catch (err) {
       if (!tooLong(err)) throw err;
-      if (++budget.i >= VIEW_BUDGETS.length) {
-        throw new JudgeInputError(
-          `the judge prompt does not fit ${backend.description}'s context even with the turn's texts clipped to ${VIEW_BUDGETS.at(-1)} characters`,
-        );
-      }
+      budget.i++;
     }
   }
 }
