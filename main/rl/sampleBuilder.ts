@@ -8,6 +8,7 @@ import { JudgeInputError, runHintJudge, runPrmJudge, type JudgeBackend, type Jud
 import { droppedHintReason, explains } from './hintExplains.js';
 import { hintCandidates, topKOverlap } from './judgeParsing.js';
 import type { JudgeCase, JudgePrompts } from './judgePrompts.js';
+import { judgeView } from './judgeView.js';
 
 /** What turning a turn into samples needs. */
 export interface SampleBuildContext {
@@ -124,11 +125,10 @@ async function besideFeedback<T>(run: JudgeRun, kind: 'prm' | 'hint', judge: () 
 export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): Promise<BuiltSamples> {
   const { turn } = ev;
   const cfg = ctx.config;
-  const ns = turn.nextState;
   const run: JudgeRun = {
     ctx,
     ev,
-    jcase: ns ? { response: turn.responseText, toolCalls: turn.toolCalls ?? [], nextStateRole: ns.role, nextStateText: ns.text } : null,
+    jcase: judgeView(turn),
     opts: (salt) => ({
       votes: effectiveVotes(cfg),
       temperature: cfg.judge_temperature,
