@@ -50,6 +50,13 @@ export const ReceiptSchema = z.object({
   /** While live: the adapter version serving what this turn taught. */
   version: z.number().int().nullable(),
   reason: z.string().nullable(),
+  /**
+   * While a 👍/👎 without a hint waits for one (`feedback_wait_s`): the time (ms) until which a hint
+   * joins the rating as one piece of feedback; null otherwise.
+   */
+  hint_until: z.number().int().nullable(),
+  /** Whether the feedback can still change: false once a training step took the answer. */
+  feedback_open: z.boolean(),
 });
 export type Receipt = z.infer<typeof ReceiptSchema>;
 

@@ -165,7 +165,7 @@ export class Trainer {
       return true;
     }
     if (Date.now() < this.backoffUntil) return false;
-    const ready = store.nextReadyTurn();
+    const ready = store.nextReadyTurn({ now: Date.now(), waitMs: c.feedback_wait_s * 1000 });
     if (ready) {
       await this.judgeTurn(ready);
       return true;

@@ -8,7 +8,7 @@ import { SampleQueue, type NewSample, type StoredSample } from './sampleQueue.js
 import { statementCache } from './statementCache.js';
 import { StepTable, type FinishedStep, type StepRow } from './stepTable.js';
 import { TrainerStateTable, type CompetenceReference, type TrainerStateRow } from './trainerStateTable.js';
-import { TurnQueue, type ReadyTurn } from './turnQueue.js';
+import { TurnQueue, type HintWait, type ReadyTurn } from './turnQueue.js';
 import { TurnStore, type StoredTurn } from './turnStore.js';
 
 export type {
@@ -71,8 +71,9 @@ export class LearnStore {
 
   // ---- turn processing (trainer): turnQueue.ts, judgementTable.ts ----
 
-  nextReadyTurn(): ReadyTurn | null {
-    return this.turnQueue.nextReady();
+  /** See {@link TurnQueue.nextReady}. */
+  nextReadyTurn(wait?: HintWait): ReadyTurn | null {
+    return this.turnQueue.nextReady(wait);
   }
   pendingTurnCount(): number {
     return this.turnQueue.pendingCount();

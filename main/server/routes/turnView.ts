@@ -2,6 +2,7 @@ import type { Receipt, TurnView } from '../../protocol/sessions.js';
 import type { AppQueries } from '../../store/appQueries.js';
 import type { Feedback, Judgement, LearnStore, StoredSample } from '../../store/learnStore.js';
 import type { StoredTurn } from '../../store/turnStore.js';
+import type { ServerContext } from '../serverContext.js';
 
 interface TurnFacts {
   turn: StoredTurn;
@@ -10,6 +11,9 @@ interface TurnFacts {
   samples: StoredSample[];
   learnNote: string | null;
   learnState: 'new' | 'done' | 'skipped';
+  /** `feedback_wait_s` in ms: how long a rating without a hint waits for one. */
+  hintWaitMs: number;
+  now: number;
 }
 
 const none = (stage: Receipt['stage'], reason: string | null = null): Receipt => ({
@@ -20,6 +24,8 @@ const none = (stage: Receipt['stage'], reason: string | null = null): Receipt =>
   checkpoint_id: null,
   version: null,
   reason,
+  hint_until: null,
+  feedback_open: true,
 });
 
 /** Why a turn can never train, or null when it can. */
@@ -37,10 +43,24 @@ function untrainable(t: StoredTurn): string | null {
 export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<AppQueries['stepOutcome']>): Receipt {
   const why = untrainable(f.turn);
   if (why) return none('not_trained', why);
+  const open = !f.samples.some((s) => s.status === 'training' || s.status === 'trained');
   if (f.learnState === 'new') {
     const signal = f.turn.nextState !== null || f.turn.closed || f.feedback !== null;
-    return none(signal ? 'queued' : 'none');
+    return { ...none(signal ? 'queued' : 'none'), hint_until: hintUntil(f), feedback_open: open };
   }
+  return { ...judgedReceipt(f, outcome), feedback_open: open };
+}
+
+/** Until when a rating without a hint waits for one, or null (no such rating, or the wait is over). */
+function hintUntil(f: TurnFacts): number | null {
+  const fb = f.feedback;
+  if (!fb?.rating || fb.hint !== null || f.hintWaitMs <= 0) return null;
+  const until = fb.updatedAt + f.hintWaitMs;
+  return until > f.now ? until : null;
+}
+
+/** The receipt of a turn the trainer has judged: what it trains with, and how far it got. */
+function judgedReceipt(f: TurnFacts, outcome: (step: number) => ReturnType<AppQueries['stepOutcome']>): Receipt {
   if (f.learnState === 'skipped' || !f.samples.length) {
     return none('not_trained', f.learnNote ?? 'no training signal: the judge was unsure (score 0) and found no hint');
   }
@@ -64,9 +84,16 @@ export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<Ap
   };
 }
 
+/** How long a rating without a hint waits for one (the trainer's `feedback_wait_s`, in ms; 0 without a trainer). */
+export function hintWaitMs(ctx: ServerContext): number {
+  return (ctx.trainer?.config.feedback_wait_s ?? 0) * 1000;
+}
+
 /** A turn as the API serves it: what was asked and answered, what followed, and what it taught. */
-export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn): TurnView {
+export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn, hintWaitMs: number): TurnView {
   const facts: TurnFacts = {
+    hintWaitMs,
+    now: Date.now(),
     turn: t,
     feedback: store.feedback(t.id),
     judgements: store.judgements(t.id),
