@@ -78,7 +78,18 @@ const turn = {
       response: 'turn',
     },
   ],
-  receipt: { stage: 'live', score: 1, hint: 'no bold text please', step: 4, checkpoint_id: 'step-000004', version: 4, reason: null },
+  receipt: {
+    stage: 'live',
+    score: 1,
+    hint: 'no bold text please',
+    hint_source: 'feedback',
+    step: 4,
+    checkpoint_id: 'step-000004',
+    version: 4,
+    reason: null,
+    hint_until: null,
+    feedback_open: false,
+  },
 };
 
 const session = {

@@ -45,6 +45,8 @@ export const ReceiptSchema = z.object({
   score: z.number().nullable(),
   /** The hint the turn trains with (typed or extracted by the hint judge), once judged. */
   hint: z.string().nullable(),
+  /** Who wrote `hint`: the user ('feedback') or the hint judge ('judge'); null without a hint. */
+  hint_source: z.enum(['feedback', 'judge']).nullable(),
   step: z.number().int().nullable(),
   checkpoint_id: z.string().nullable(),
   /** While live: the adapter version serving what this turn taught. */

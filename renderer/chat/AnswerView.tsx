@@ -82,7 +82,14 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
       <button type="button" className="btn btn-small" aria-label="Thumbs down" aria-pressed={rating === 'down'} onClick={() => rate('down')}>
         👎
       </button>
-      <button type="button" className="btn btn-small" aria-expanded={hinting} onClick={toggleHint}>
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-expanded={hinting}
+        disabled={turn?.receipt.feedback_open === false}
+        title={turn?.receipt.feedback_open === false ? 'A training step took this answer: its feedback can no longer change' : undefined}
+        onClick={toggleHint}
+      >
         Add hint
       </button>
       <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().askAgain(item.key)}>

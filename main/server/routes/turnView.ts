@@ -20,6 +20,7 @@ const none = (stage: Receipt['stage'], reason: string | null = null): Receipt =>
   stage,
   score: null,
   hint: null,
+  hint_source: null,
   step: null,
   checkpoint_id: null,
   version: null,
@@ -70,7 +71,7 @@ function judgedReceipt(f: TurnFacts, outcome: (step: number) => ReturnType<AppQu
   const trained = f.samples.filter((s) => s.status === 'trained' && s.step !== null);
   const lead =
     trained.find((s) => outcome(s.step!).live) ?? trained[0] ?? f.samples.find((s) => s.status !== 'dropped') ?? f.samples[0];
-  const base = { ...none('judged'), score: lead.reward ?? prm?.score ?? null, hint: lead.hint };
+  const base = { ...none('judged'), score: lead.reward ?? prm?.score ?? null, hint: lead.hint, hint_source: lead.hint ? lead.hintSource : null };
   if (lead.status === 'dropped') return { ...base, stage: 'not_trained', reason: lead.dropReason };
   if (lead.status !== 'trained' || lead.step === null) return base;
   const o = outcome(lead.step);
