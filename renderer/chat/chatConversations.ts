@@ -3,6 +3,7 @@ import type { KeyValueStorage } from '../api/apiKey.js';
 import { safeGet } from '../api/apiKey.js';
 import { ACTIVE_CONVERSATION_KEY, errorText, type ChatContext, type ChatData, type ChatDeps, type ConversationSummary, type GetChat, type SetChat } from './chatStore.js';
 import { threadFromTurns } from './thread.js';
+import { unsentConversations, withUnsent } from './unsentMessages.js';
 
 export interface ConversationActions {
   loadConversations(): Promise<void>;
@@ -60,6 +61,12 @@ function setActive({ set, deps }: ChatContext, id: string | null): void {
 function mergeConversations(remote: ConversationSummary[], state: ChatData): ConversationSummary[] {
   const known = new Set(remote.map((c) => c.id));
   const local = state.conversations.filter((c) => c.local && !known.has(c.id));
+  // A first message sent while the core was away: the core does not know the conversation yet.
+  for (const u of unsentConversations(state.unsent, known)) {
+    if (local.some((c) => c.id === u.id)) continue;
+    const listed = state.conversations.find((c) => c.id === u.id);
+    local.push(listed ? { ...listed, local: true } : u);
+  }
   const { activeId, drafts } = state;
   if (activeId && !known.has(activeId) && !local.some((c) => c.id === activeId) && drafts[activeId]) {
     local.push({ id: activeId, title: null, preview: null, created_at: Date.now(), last_seen_at: null, local: true });
@@ -93,10 +100,11 @@ async function select(c: ChatContext, id: string): Promise<void> {
   await c.get().loadThread(id);
 }
 
-async function loadThread({ set, get, deps }: ChatContext, id: string): Promise<void> {
-  const conv = get().conversations.find((c) => c.id === id);
+async function loadThread(c: ChatContext, id: string): Promise<void> {
+  const { set, get, deps } = c;
+  const conv = get().conversations.find((x) => x.id === id);
   if (conv?.local) {
-    set((s) => ({ threads: { ...s.threads, [id]: s.threads[id] ?? [] } }));
+    set((s) => ({ threads: { ...s.threads, [id]: s.threads[id] ?? withUnsent(c, id, []) } }));
     return;
   }
   try {
@@ -104,7 +112,8 @@ async function loadThread({ set, get, deps }: ChatContext, id: string): Promise<
     const turns = { ...get().turns };
     for (const t of detail.turns) turns[t.id] = t;
     if (get().sending === id) return; // a stream owns this thread now
-    set((s) => ({ threads: { ...s.threads, [id]: threadFromTurns(detail.turns) }, turns, threadErrors: omit(s.threadErrors, id) }));
+    const thread = withUnsent(c, id, threadFromTurns(detail.turns));
+    set((s) => ({ threads: { ...s.threads, [id]: thread }, turns, threadErrors: omit(s.threadErrors, id) }));
   } catch (err) {
     set((s) => ({ threadErrors: { ...s.threadErrors, [id]: `Could not open this conversation: ${errorText(err)}` } }));
   }
