@@ -2,6 +2,7 @@
 import type { KeyValueStorage } from '../api/apiKey.js';
 import { safeGet } from '../api/apiKey.js';
 import { ACTIVE_CONVERSATION_KEY, errorText, type ChatContext, type ChatData, type ChatDeps, type ConversationSummary, type GetChat, type SetChat } from './chatStore.js';
+import { isCompareSession } from '../ui/compareSessions.js';
 import { threadFromTurns } from './thread.js';
 import { unsentConversations, withUnsent } from './unsentMessages.js';
 
@@ -78,7 +79,8 @@ async function loadConversations({ set, get, deps }: ChatContext): Promise<void>
   try {
     const { data } = await deps.api.sessions();
     const remote: ConversationSummary[] = data
-      .filter((s) => s.id !== 'unknown')
+      // Compare's one-turn sessions are listed under Checkpoints, not here.
+      .filter((s) => s.id !== 'unknown' && !isCompareSession(s.id))
       .map((s) => ({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at }));
     set({ conversations: mergeConversations(remote, get()), listError: null });
   } catch (err) {
