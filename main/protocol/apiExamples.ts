@@ -53,7 +53,7 @@ const turn = {
   next_state: { role: 'user', text: 'thanks!' },
   closed: false,
   learn_note: null,
-  feedback: { rating: 'up', hint: 'no bold text please', updated_at: 1763900005000 },
+  feedback: { rating: 'up', hint: 'no bold text please', reject_judge_hint: false, updated_at: 1763900005000 },
   judgements: [
     {
       kind: 'prm',
@@ -154,6 +154,7 @@ export const EXAMPLES: Record<string, RouteExample> = {
       completion_id: 'chatcmpl-5f0c2a9e8b7d41c3a2f1e0d9',
       rating: 'up',
       hint: 'no bold text please',
+      reject_judge_hint: false,
       updated_at: 1763900005000,
       session_id: 'chat-7',
       turn_type: 'main',

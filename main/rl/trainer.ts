@@ -160,7 +160,7 @@ export class Trainer {
       await resumePendingGate(this.ctx); // a checkpoint saved before a restart or a failed check
       return true;
     }
-    if (store.queuedCount() >= c.batch_size) {
+    if (store.readySampleCount(this.ctx.judgeHintCutoff()) >= c.batch_size) {
       await runOptimizerStep(this.ctx);
       return true;
     }

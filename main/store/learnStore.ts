@@ -62,8 +62,8 @@ export class LearnStore {
   // ---- feedback (HTTP thread): feedbackTable.ts ----
 
   /** See {@link FeedbackTable.set}. */
-  setFeedback(turnId: string, rating: Rating | null, hint: string | null, now: number): { turn: StoredTurn; feedback: Feedback | null } {
-    return this.feedbackTable.set(turnId, rating, hint, now);
+  setFeedback(turnId: string, rating: Rating | null, hint: string | null, now: number, judgeHintRejected = false): { turn: StoredTurn; feedback: Feedback | null } {
+    return this.feedbackTable.set(turnId, rating, hint, now, judgeHintRejected);
   }
   feedback(turnId: string): Feedback | null {
     return this.feedbackTable.get(turnId);
@@ -108,8 +108,17 @@ export class LearnStore {
   requeueUnfinished(): number {
     return this.samples.requeueUnfinished();
   }
-  takeBatch(n: number, liveVersion: number, maxStaleness: number | null): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
-    return this.samples.takeBatch(n, liveVersion, maxStaleness);
+  /** See {@link SampleQueue.readyCount}. */
+  readySampleCount(judgeHintCutoff: number): number {
+    return this.samples.readyCount(judgeHintCutoff);
+  }
+  takeBatch(
+    n: number,
+    liveVersion: number,
+    maxStaleness: number | null,
+    judgeHintCutoff?: number,
+  ): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
+    return this.samples.takeBatch(n, liveVersion, maxStaleness, judgeHintCutoff);
   }
   releaseBatch(ids: number[]): void {
     this.samples.release(ids);

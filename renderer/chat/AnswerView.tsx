@@ -138,7 +138,7 @@ export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boole
       )}
       {hinting && item.turnId && <HintForm turnId={item.turnId} initial={turn?.feedback?.hint ?? ''} done={() => setHinting(false)} />}
       <ErrorText>{error}</ErrorText>
-      {turn && <Receipt receipt={turn.receipt} feedback={turn.feedback} />}
+      {turn && <Receipt receipt={turn.receipt} feedback={turn.feedback} onRejectJudgeHint={() => void chat.getState().rejectJudgeHint(turn.id)} />}
       {confirming && item.turnId && <RollbackConfirm turnId={item.turnId} close={() => setConfirming(false)} />}
     </article>
   );

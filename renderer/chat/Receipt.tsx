@@ -24,8 +24,10 @@ export function receiptText(r: ReceiptView, secondsLeft: number | null = null): 
       return secondsLeft !== null
         ? `Rated · a hint added in the next ${secondsLeft} s trains together with this rating`
         : 'Feedback queued for the judge';
-    case 'judged':
-      return `Judged: score ${signed(r.score, 0)}${hint}${r.feedback_open === false ? ' · in training now: feedback can no longer change' : ''}`;
+    case 'judged': {
+      const review = r.hint_source === 'judge' && secondsLeft !== null ? ` · trains in ${secondsLeft} s unless you reject it` : '';
+      return `Judged: score ${signed(r.score, 0)}${hint}${review}${r.feedback_open === false ? ' · in training now: feedback can no longer change' : ''}`;
+    }
     case 'trained':
       return `Judged ${signed(r.score, 0)}${hint} · trained in step ${r.step ?? '?'}`;
     case 'live':
@@ -51,7 +53,8 @@ function useSecondsLeft(until: number | null | undefined): number | null {
   return left > 0 ? left : null;
 }
 
-export function Receipt({ receipt, feedback }: { receipt: ReceiptView | undefined; feedback: TurnFeedback | null }) {
+/** The receipt, and the judge's hint's Reject while it can still be rejected. */
+export function Receipt({ receipt, feedback, onRejectJudgeHint }: { receipt: ReceiptView | undefined; feedback: TurnFeedback | null; onRejectJudgeHint?: () => void }) {
   const secondsLeft = useSecondsLeft(receipt?.hint_until);
   if (!receipt || receipt.stage === 'none') {
     if (!feedback || (!feedback.rating && !feedback.hint)) return null;
@@ -71,7 +74,15 @@ export function Receipt({ receipt, feedback }: { receipt: ReceiptView | undefine
           ))}
         </ol>
       )}
-      <span role="status">{receiptText(receipt, secondsLeft)}</span>
+      <span role="status">
+        {receiptText(receipt, secondsLeft)}
+        {feedback?.reject_judge_hint && receipt.stage !== 'not_trained' ? " · you rejected the judge's hint" : ''}
+      </span>
+      {receipt.hint_source === 'judge' && receipt.feedback_open && onRejectJudgeHint && (
+        <button type="button" className="btn btn-small" onClick={onRejectJudgeHint}>
+          Reject the judge’s hint
+        </button>
+      )}
     </div>
   );
 }

@@ -87,7 +87,7 @@ describe('a receipt of a turn with several samples (teacher rollouts)', () => {
 describe('a rating waits for its hint (feedback_wait_s), and the receipt says until when', () => {
   const turn = { type: 'main', sessionId: 's', finishReason: 'stop', nextState: null, closed: false } as unknown as StoredTurn;
   const base = { turn, judgements: [], samples: [], learnNote: null, learnState: 'new' as const, hintWaitMs: 20_000, now: 1_010_000 };
-  const rated = { rating: 'up' as const, hint: null, updatedAt: 1_000_000 };
+  const rated = { rating: 'up' as const, hint: null, judgeHintRejected: false, updatedAt: 1_000_000 };
 
   it('a fresh rating without a hint: queued, a hint joins it until the rating time plus the wait', () => {
     const r = receiptOf({ ...base, feedback: rated }, () => assert.fail('not trained'));

@@ -49,7 +49,15 @@ export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<Ap
     const signal = f.turn.nextState !== null || f.turn.closed || f.feedback !== null;
     return { ...none(signal ? 'queued' : 'none'), hint_until: hintUntil(f), feedback_open: open };
   }
-  return { ...judgedReceipt(f, outcome), feedback_open: open };
+  return { ...judgedReceipt(f, outcome), feedback_open: open, hint_until: judgeHintUntil(f) };
+}
+
+/** Until when a judge's hint waits for the user's review before it may train (queued samples only), or null. */
+function judgeHintUntil(f: TurnFacts): number | null {
+  const waiting = f.samples.find((s) => s.status === 'queued' && s.hintSource === 'judge');
+  if (!waiting || f.hintWaitMs <= 0) return null;
+  const until = waiting.createdAt + f.hintWaitMs;
+  return until > f.now ? until : null;
 }
 
 /** Until when a rating without a hint waits for one, or null (no such rating, or the wait is over). */
@@ -120,7 +128,7 @@ export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn, hint
     next_state: t.nextState ? { role: t.nextState.role, text: t.nextState.text } : null,
     closed: t.closed,
     learn_note: facts.learnNote,
-    feedback: fb ? { rating: fb.rating, hint: fb.hint, updated_at: fb.updatedAt } : null,
+    feedback: fb ? { rating: fb.rating, hint: fb.hint, reject_judge_hint: fb.judgeHintRejected, updated_at: fb.updatedAt } : null,
     judgements: facts.judgements.map((j) => ({
       kind: j.kind,
       judge: j.judge,
