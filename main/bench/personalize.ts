@@ -114,7 +114,8 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
       modelDir: o.modelDir,
       dataDir,
       backend: o.backend,
-      trainingPatch: { ...o.trainingPatch, method: o.method },
+      // The simulated user sends a rating and its hint in one request: no wait for a hint.
+      trainingPatch: { feedback_wait_s: 0, ...o.trainingPatch, method: o.method },
       options: { host: '127.0.0.1', port: 0, maxQueue: 256, maxBatch: 64, sessionIdleMs: 0 },
       log: (l) => (/warning|error|competence gate/i.test(l) ? o.log(l) : undefined),
     });

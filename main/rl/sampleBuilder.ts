@@ -270,7 +270,7 @@ async function evaluativeSignal(run: JudgeRun): Promise<{ reward: number | null;
 async function directiveSignal(run: JudgeRun): Promise<{ hint: string | null; hintSource: NewSample['hintSource'] }> {
   const { ctx, ev, jcase } = run;
   if (ev.feedback?.hint) return { hint: ev.feedback.hint, hintSource: 'feedback' };
-  if (!jcase) return NO_HINT;
+  if (!jcase || ev.feedback?.judgeHintRejected) return NO_HINT; // the user rejected the judge's hint
   let hint: string | null;
   const earlier = ev.judgements.find((j) => j.kind === 'hint');
   if (earlier) hint = earlier.hint;
