@@ -69,6 +69,18 @@ export class AppQueries {
     return rows.map(toSummary);
   }
 
+  /** Turns that came without a session, summed up as the pseudo-session "unknown"; null when there are none. */
+  unattached(): SessionSummary | null {
+    const r = this.q(
+      `SELECT COUNT(*) AS turns, COALESCE(SUM(type = 'main'), 0) AS main_turns, MIN(created_at) AS created_at, MAX(created_at) AS last_seen_at,
+              (SELECT json_extract(t1.request_messages, '$[#-1].content') FROM turns t1 WHERE t1.session_id IS NULL
+                 ORDER BY t1.created_at, t1.rowid LIMIT 1) AS first_content
+         FROM turns WHERE session_id IS NULL`,
+    ).get() as Record<string, unknown>;
+    if (!r.turns) return null;
+    return toSummary({ ...r, id: 'unknown', title: null, ended_at: null, end_reason: null });
+  }
+
   session(id: string): SessionSummary | null {
     return this.sessions().find((s) => s.id === id) ?? null;
   }
@@ -110,7 +122,8 @@ export class AppQueries {
       where.push(clause);
       args.push(...values);
     };
-    if (f.sessionId !== undefined) add('t.session_id = ?', f.sessionId);
+    if (f.sessionId === 'unknown') add('t.session_id IS NULL');
+    else if (f.sessionId !== undefined) add('t.session_id = ?', f.sessionId);
     if (f.hasFeedback !== undefined) add(`f.turn_id IS ${f.hasFeedback ? 'NOT ' : ''}NULL`);
     if (f.trained !== undefined)
       add(`${f.trained ? '' : 'NOT '}EXISTS (SELECT 1 FROM samples s WHERE s.turn_id = t.id AND s.status = 'trained')`);

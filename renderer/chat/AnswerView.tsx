@@ -6,22 +6,37 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
-import { ConfirmDialog } from '../ui/ConfirmDialog.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Markdown } from '../ui/Markdown.js';
 import { version } from '../ui/format.js';
 import { HintForm } from './HintForm.js';
 import { Receipt } from './Receipt.js';
+import { RollbackBeforeDialog } from './RollbackBeforeDialog.js';
+import { SideTurnView } from './SideTurnView.js';
+import { ToolCallView } from './ToolCallView.js';
 import type { AnswerItem } from './thread.js';
+
+/** The version badge: the adapter that wrote it; "…" only while the core has not said yet. */
+function VersionBadge({ item }: { item: AnswerItem }) {
+  if (item.unrecorded)
+    return (
+      <span className="badge" title="This answer is in the conversation's history, but ClawLoop has no record of writing it (another model wrote it, or the client changed it)">
+        not recorded
+      </span>
+    );
+  return (
+    <span className="badge" title="The adapter version that wrote this answer (v0 is the base model)">
+      {item.version === null ? '…' : version(item.version)}
+    </span>
+  );
+}
 
 function AnswerBody({ item, heading }: { item: AnswerItem; heading?: string }) {
   return (
     <div className="answer-body">
       <div className="answer-meta">
         {heading && <span className="answer-heading">{heading}</span>}
-        <span className="badge" title="The adapter version that wrote this answer (v0 is the base model)">
-          {item.version === null ? '…' : version(item.version)}
-        </span>
+        <VersionBadge item={item} />
         {item.streaming && <span className="muted">writing…</span>}
         {item.finishReason === 'abort' && <span className="badge badge-warn">stopped</span>}
         {item.finishReason === 'length' && <span className="badge badge-warn">cut at the length limit</span>}
@@ -32,30 +47,10 @@ function AnswerBody({ item, heading }: { item: AnswerItem; heading?: string }) {
           <p className="reasoning-text">{item.reasoning}</p>
         </details>
       )}
-      <Markdown text={item.content} />
+      {(item.content || !item.toolCalls?.length) && <Markdown text={item.content} />}
+      {item.toolCalls?.map((c) => <ToolCallView key={c.id} call={c} />)}
       <ErrorText>{item.error}</ErrorText>
     </div>
-  );
-}
-
-function RollbackConfirm({ turnId, close }: { turnId: string; close: () => void }) {
-  const { chat } = useServices();
-  const [busy, setBusy] = useState(false);
-  return (
-    <ConfirmDialog
-      title="Roll back to before this answer was learned?"
-      confirmLabel="Roll back"
-      busy={busy}
-      onCancel={close}
-      onConfirm={async () => {
-        setBusy(true);
-        await chat.getState().rollbackBefore(turnId);
-        setBusy(false);
-        close();
-      }}
-    >
-      <p>The version from before the training step that used this answer becomes live now, as a new version. Later checkpoints stay in Checkpoints.</p>
-    </ConfirmDialog>
   );
 }
 
@@ -108,6 +103,11 @@ function RegenerateButton({ busy }: { busy: boolean }) {
 }
 
 export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boolean; busy: boolean }) {
+  if (item.side) return <SideTurnView item={item} side={item.side} body={<AnswerBody item={item} />} />;
+  return <MainAnswerView item={item} last={last} busy={busy} />;
+}
+
+function MainAnswerView({ item, last, busy }: { item: AnswerItem; last: boolean; busy: boolean }) {
   const { chat } = useServices();
   const turn = useStore(chat, (s) => (item.turnId ? s.turns[item.turnId] : undefined));
   const error = useStore(chat, (s) => (item.turnId ? s.actionErrors[item.turnId] : undefined));
@@ -132,7 +132,7 @@ export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boole
       {hinting && item.turnId && <HintForm turnId={item.turnId} initial={turn?.feedback?.hint ?? ''} done={() => setHinting(false)} />}
       <ErrorText>{error}</ErrorText>
       {turn && <Receipt receipt={turn.receipt} feedback={turn.feedback} />}
-      {confirming && item.turnId && <RollbackConfirm turnId={item.turnId} close={() => setConfirming(false)} />}
+      {confirming && item.turnId && <RollbackBeforeDialog turnId={item.turnId} close={() => setConfirming(false)} />}
     </article>
   );
 }

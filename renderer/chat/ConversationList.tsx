@@ -7,7 +7,9 @@ import { ErrorText } from '../ui/ErrorText.js';
 import { when } from '../ui/format.js';
 import type { ConversationSummary } from './chatStore.js';
 
-const titleOf = (c: ConversationSummary) => c.title || c.preview || 'New conversation';
+/** The core's pseudo-session of requests that came without a session id: listed, not renamed or deleted here. */
+const UNATTACHED = 'unknown';
+const titleOf = (c: ConversationSummary) => (c.id === UNATTACHED ? 'Requests without a session' : c.title || c.preview || 'New conversation');
 
 function RenameForm({ c, done }: { c: ConversationSummary; done: () => void }) {
   const { chat } = useServices();
@@ -41,6 +43,7 @@ function ConversationItem({ c, active, rename, remove }: { c: ConversationSummar
         <span className="conversation-title">{titleOf(c)}</span>
         <span className="muted conversation-time">{when(c.last_seen_at ?? c.created_at)}</span>
       </button>
+      {c.id !== UNATTACHED && (
       <span className="conversation-actions">
         <button type="button" className="btn btn-small" aria-label={`Rename ${titleOf(c)}`} onClick={rename}>
           ✎
@@ -49,6 +52,7 @@ function ConversationItem({ c, active, rename, remove }: { c: ConversationSummar
           🗑
         </button>
       </span>
+      )}
     </>
   );
 }

@@ -22,7 +22,10 @@ export function ThreadView({ conversationId }: { conversationId: string }) {
 
   let lastUser = -1;
   let lastAnswer = -1;
-  items.forEach((it, i) => (it.kind === 'user' ? (lastUser = i) : (lastAnswer = i)));
+  items.forEach((it, i) => {
+    if (it.kind === 'user') lastUser = i;
+    else if (!it.side) lastAnswer = i;
+  });
 
   return (
     <ol

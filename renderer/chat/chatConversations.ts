@@ -2,7 +2,7 @@
 import type { KeyValueStorage } from '../api/apiKey.js';
 import { safeGet } from '../api/apiKey.js';
 import { ACTIVE_CONVERSATION_KEY, errorText, type ChatContext, type ChatData, type ChatDeps, type ConversationSummary, type GetChat, type SetChat } from './chatStore.js';
-import { threadFromTurns } from './thread.js';
+import { threadFromTurns } from './threadFromTurns.js';
 
 export interface ConversationActions {
   loadConversations(): Promise<void>;
@@ -70,9 +70,7 @@ function mergeConversations(remote: ConversationSummary[], state: ChatData): Con
 async function loadConversations({ set, get, deps }: ChatContext): Promise<void> {
   try {
     const { data } = await deps.api.sessions();
-    const remote: ConversationSummary[] = data
-      .filter((s) => s.id !== 'unknown')
-      .map((s) => ({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at }));
+    const remote: ConversationSummary[] = data.map((s) => ({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at }));
     set({ conversations: mergeConversations(remote, get()), listError: null });
   } catch (err) {
     set({ listError: `Could not load the conversations: ${errorText(err)}` });
