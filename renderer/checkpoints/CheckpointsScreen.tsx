@@ -1,6 +1,6 @@
 /**
  * Checkpoints: every saved adapter in lineage order (parent → child) with its version, step, time,
- * samples, mean reward, competence and badges; per row Roll back, Pin, Export and Compare.
+ * samples, mean reward, competence and badges; per row Roll back (asked first), Pin, Export and Compare.
  */
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
@@ -13,6 +13,7 @@ import { TableHead } from '../ui/TableHead.js';
 import { ComparePanel } from './ComparePanel.js';
 import { ExportDialog } from './ExportDialog.js';
 import { lineageRows } from './checkpointsStore.js';
+import { RollbackDialog, type RollbackTarget } from './RollbackDialog.js';
 import './checkpoints.css';
 
 const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward', 'Competence', 'Status', 'Actions'] as const;
@@ -32,7 +33,16 @@ function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null })
   );
 }
 
-function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointInfo; branch: boolean; versions: Map<string, number>; onExport: () => void; onCompare: () => void }) {
+interface RowProps {
+  row: CheckpointInfo;
+  branch: boolean;
+  versions: Map<string, number>;
+  onExport: () => void;
+  onCompare: () => void;
+  onRollback: () => void;
+}
+
+function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProps) {
   const { checkpoints } = useServices();
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const busy = useStore(checkpoints, (s) => s.busy[row.id]);
@@ -65,7 +75,7 @@ function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointIn
       </td>
       <td>
         <div className="row actions">
-          <button type="button" className="btn btn-small" disabled={isLive || !!busy} onClick={() => void checkpoints.getState().rollback(row.id)}>
+          <button type="button" className="btn btn-small" disabled={isLive || !!busy} onClick={onRollback}>
             Roll back
           </button>
           <button type="button" className="btn btn-small" aria-pressed={row.pinned} disabled={!!busy} onClick={() => void checkpoints.getState().togglePin(row.id)}>
@@ -94,6 +104,7 @@ export function CheckpointsScreen() {
   const liveVersion = useStore(core, (s) => s.liveVersion);
   const [exporting, setExporting] = useState<CheckpointInfo | null>(null);
   const [comparing, setComparing] = useState<string | null>(null);
+  const [rollingBack, setRollingBack] = useState<RollbackTarget | null>(null);
   useEffect(() => void checkpoints.getState().load(), [checkpoints]);
   const versions = new Map(rows.map((r) => [r.id, r.adapter_version]));
 
@@ -110,17 +121,20 @@ export function CheckpointsScreen() {
         <TableHead columns={COLUMNS} />
         <tbody>
           {lineageRows(rows).map(({ row, branch }) => (
-            <Row key={row.id} row={row} branch={branch} versions={versions} onExport={() => setExporting(row)} onCompare={() => setComparing(row.id)} />
+            <Row key={row.id} row={row} branch={branch} versions={versions} onExport={() => setExporting(row)} onCompare={() => setComparing(row.id)}
+              onRollback={() => setRollingBack({ id: row.id, label: `v${row.adapter_version} (step ${row.step})` })}
+            />
           ))}
-          <BaseRow live={liveId === null} />
+          <BaseRow live={liveId === null} onRollback={() => setRollingBack({ id: 'base', label: 'v0 (the base model)' })} />
         </tbody>
       </table>
       {exporting && <ExportDialog row={exporting} close={() => setExporting(null)} />}
+      {rollingBack && <RollbackDialog target={rollingBack} close={() => setRollingBack(null)} />}
     </div>
   );
 }
 
-function BaseRow({ live }: { live: boolean }) {
+function BaseRow({ live, onRollback }: { live: boolean; onRollback: () => void }) {
   const { checkpoints } = useServices();
   const busy = useStore(checkpoints, (s) => s.busy.base);
   const outcome = useStore(checkpoints, (s) => s.outcomes.base);
@@ -132,7 +146,7 @@ function BaseRow({ live }: { live: boolean }) {
       </td>
       <td>{live && <span className="badge badge-live">Live</span>}</td>
       <td>
-        <button type="button" className="btn btn-small" disabled={live || !!busy} onClick={() => void checkpoints.getState().rollback('base')}>
+        <button type="button" className="btn btn-small" disabled={live || !!busy} onClick={onRollback}>
           Roll back
         </button>
         {outcome && <OutcomeText ok={outcome.ok}>{outcome.message}</OutcomeText>}
