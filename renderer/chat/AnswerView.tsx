@@ -3,7 +3,7 @@
  * Markdown, and — once recorded — 👍, 👎, Add hint, Ask again, Regenerate (the last answer) and
  * Roll back to before this (once trained on), with the receipt of its feedback underneath.
  */
-import { useState } from 'react';
+import { useRef, useState, type RefObject } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import { ErrorText } from '../ui/ErrorText.js';
@@ -14,6 +14,7 @@ import { Receipt } from './Receipt.js';
 import { RollbackBeforeDialog } from './RollbackBeforeDialog.js';
 import { SideTurnView } from './SideTurnView.js';
 import { ToolCallView } from './ToolCallView.js';
+import { COMPOSER_ID, focusById } from './useChatShortcuts.js';
 import type { AnswerItem } from './thread.js';
 
 /** The version badge: the adapter that wrote it; "…" only while the core has not said yet. */
@@ -61,10 +62,12 @@ interface ActionsProps {
   hinting: boolean;
   toggleHint: () => void;
   confirmRollback: () => void;
+  /** Where the focus goes back to when the hint form closes. */
+  hintButton: RefObject<HTMLButtonElement | null>;
 }
 
 /** 👍, 👎, Add hint, Ask again, Regenerate (the last answer), Roll back to before this (once trained on). */
-function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollback }: ActionsProps) {
+function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollback, hintButton }: ActionsProps) {
   const { chat } = useServices();
   const turn = useStore(chat, (s) => (item.turnId ? s.turns[item.turnId] : undefined));
   const rating = turn?.feedback?.rating ?? null;
@@ -77,10 +80,11 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
       <button type="button" className="btn btn-small" aria-label="Thumbs down" aria-pressed={rating === 'down'} onClick={() => rate('down')}>
         👎
       </button>
-      <button type="button" className="btn btn-small" aria-expanded={hinting} onClick={toggleHint}>
+      <button type="button" className="btn btn-small" aria-expanded={hinting} onClick={toggleHint} ref={hintButton}>
         Add hint
       </button>
-      <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().askAgain(item.key)}>
+      {/* aria-disabled, not disabled: a disabled button drops the keyboard focus while the answer is written. */}
+      <button type="button" className="btn btn-small" aria-disabled={busy} onClick={() => !busy && void chat.getState().askAgain(item.key)}>
         Ask again
       </button>
       {last && <RegenerateButton busy={busy} />}
@@ -96,7 +100,15 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
 function RegenerateButton({ busy }: { busy: boolean }) {
   const { chat } = useServices();
   return (
-    <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().regenerate()}>
+    <button
+      type="button"
+      className="btn btn-small"
+      disabled={busy}
+      onClick={() => {
+        void chat.getState().regenerate();
+        focusById(COMPOSER_ID); // this answer, and the button with it, is replaced
+      }}
+    >
       Regenerate
     </button>
   );
@@ -113,6 +125,11 @@ function MainAnswerView({ item, last, busy }: { item: AnswerItem; last: boolean;
   const error = useStore(chat, (s) => (item.turnId ? s.actionErrors[item.turnId] : undefined));
   const [hinting, setHinting] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const hintButton = useRef<HTMLButtonElement>(null);
+  const closeHint = () => {
+    setHinting(false);
+    hintButton.current?.focus(); // the form that had the focus is gone: back to where it opened from
+  };
   const recorded = !!item.turnId && !item.streaming && !item.error;
 
   return (
@@ -122,14 +139,14 @@ function MainAnswerView({ item, last, busy }: { item: AnswerItem; last: boolean;
         {item.again && <AnswerBody item={item.again} heading="Asked again" />}
       </div>
       {recorded && (
-        <RecordedActions item={item} last={last} busy={busy} hinting={hinting} toggleHint={() => setHinting((h) => !h)} confirmRollback={() => setConfirming(true)} />
+        <RecordedActions item={item} last={last} busy={busy} hinting={hinting} toggleHint={() => setHinting((h) => !h)} confirmRollback={() => setConfirming(true)} hintButton={hintButton} />
       )}
       {!recorded && last && item.error && (
         <div className="answer-actions row">
           <RegenerateButton busy={busy} />
         </div>
       )}
-      {hinting && item.turnId && <HintForm turnId={item.turnId} initial={turn?.feedback?.hint ?? ''} done={() => setHinting(false)} />}
+      {hinting && item.turnId && <HintForm turnId={item.turnId} initial={turn?.feedback?.hint ?? ''} done={closeHint} />}
       <ErrorText>{error}</ErrorText>
       {turn && <Receipt receipt={turn.receipt} feedback={turn.feedback} />}
       {confirming && item.turnId && <RollbackBeforeDialog turnId={item.turnId} close={() => setConfirming(false)} />}

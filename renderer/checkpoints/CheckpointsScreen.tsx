@@ -116,6 +116,7 @@ export function CheckpointsScreen() {
       </p>
       <ErrorText>{error}</ErrorText>
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
+      <div className="table-scroll">
       <table>
         <caption>{loaded ? `${rows.length} checkpoint(s), newest first; “From” is the checkpoint each was trained from.` : 'Loading…'}</caption>
         <TableHead columns={COLUMNS} />
@@ -128,6 +129,7 @@ export function CheckpointsScreen() {
           <BaseRow live={liveId === null} onRollback={() => setRollingBack({ id: 'base', label: 'v0 (the base model)' })} />
         </tbody>
       </table>
+      </div>
       {exporting && <ExportDialog row={exporting} close={() => setExporting(null)} />}
       {rollingBack && <RollbackDialog target={rollingBack} close={() => setRollingBack(null)} />}
     </div>
