@@ -10,6 +10,9 @@ test('the Dashboard opened during an outage reloads by itself once the core is b
 }) => {
   const state = app.getByTitle('Training state');
   await expect(state).toBeVisible();
+  // The Dashboard was seen once (its code is loaded); it is opened again during the outage.
+  await openScreen(app, 'Dashboard');
+  await openScreen(app, 'Chat');
   await core.process.kill();
   const banner = app.getByRole('alert').filter({ hasText: 'core is not answering' });
   await expect(banner).toBeVisible({ timeout: 30_000 });

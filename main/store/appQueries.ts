@@ -10,6 +10,8 @@ export interface TurnFilter {
   maxReward?: number;
   /** Only turns created before this time (ms): the next page. */
   before?: number;
+  /** Only turns whose request messages or answer contain this text (SQLite LIKE: ASCII letters in any case). */
+  text?: string;
   limit: number;
 }
 
@@ -130,6 +132,10 @@ export class AppQueries {
     if (f.minReward !== undefined) add(`${REWARD_SQL} >= ?`, f.minReward);
     if (f.maxReward !== undefined) add(`${REWARD_SQL} <= ?`, f.maxReward);
     if (f.before !== undefined) add('t.created_at < ?', f.before);
+    if (f.text) {
+      const pattern = `%${f.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      add("(t.request_messages LIKE ? ESCAPE '\\' OR t.response_text LIKE ? ESCAPE '\\')", pattern, pattern);
+    }
     const sql = `SELECT t.id FROM turns t LEFT JOIN feedback f ON f.turn_id = t.id
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY t.created_at DESC, t.rowid DESC LIMIT ?`;
     return (this.q(sql).all(...args, f.limit + 1) as Array<{ id: string }>).map((r) => r.id);
