@@ -10,9 +10,15 @@ export function LiveStatus() {
   const state: TrainingState | null = useStore(core, (s) => s.training?.state ?? null);
   const queued = useStore(core, (s) => s.training?.queued_samples ?? 0);
   const away = useStore(core, (s) => s.reachability === 'down');
+  const info = useStore(core, (s) => s.info);
   const bad = state === 'error';
   return (
     <>
+      {info && (
+        <span className="muted model-name" title={`The model served: ${info.model.architecture}, ${info.model.parameters.toLocaleString()} parameters, ${info.model.context_length.toLocaleString()}-token context, on ${info.model.backend}`}>
+          {info.served_model_name}
+        </span>
+      )}
       {/* During an outage the last state seen is stale: "Training" would claim work nobody is doing. */}
       {away && (
         <span className="badge badge-warn" title="Training state">

@@ -6,6 +6,7 @@
 import { useRef, useState, type RefObject } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
+import { CopyButton } from '../ui/CopyButton.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Markdown } from '../ui/Markdown.js';
 import { version } from '../ui/format.js';
@@ -32,6 +33,19 @@ function VersionBadge({ item }: { item: AnswerItem }) {
   );
 }
 
+/** "24 tokens · 3.1 s · 7.7 tokens/s": the answer's length and how fast it came (prompt reading included). */
+function Speed({ turnId }: { turnId: string | null }) {
+  const { chat } = useServices();
+  const turn = useStore(chat, (s) => (turnId ? s.turns[turnId] : undefined));
+  if (!turn || !turn.completion_tokens) return null;
+  const seconds = Math.max(turn.completed_at - turn.created_at, 1) / 1000;
+  return (
+    <span className="muted" title={`${turn.prompt_tokens} prompt tokens read, ${turn.completion_tokens} written; the time includes reading the prompt`}>
+      {turn.completion_tokens} tokens · {seconds.toFixed(1)} s · {(turn.completion_tokens / seconds).toFixed(1)} tokens/s
+    </span>
+  );
+}
+
 function AnswerBody({ item, heading }: { item: AnswerItem; heading?: string }) {
   return (
     <div className="answer-body">
@@ -39,6 +53,7 @@ function AnswerBody({ item, heading }: { item: AnswerItem; heading?: string }) {
         {heading && <span className="answer-heading">{heading}</span>}
         <VersionBadge item={item} />
         {item.streaming && <span className="muted">writing…</span>}
+        <Speed turnId={item.turnId} />
         {item.finishReason === 'abort' && <span className="badge badge-warn">stopped</span>}
         {item.finishReason === 'length' && <span className="badge badge-warn">cut at the length limit</span>}
       </div>
@@ -80,6 +95,7 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
       <button type="button" className="btn btn-small" aria-label="Thumbs down" aria-pressed={rating === 'down'} onClick={() => rate('down')}>
         👎
       </button>
+      <CopyButton text={item.content} label="Copy answer" />
       <button type="button" className="btn btn-small" aria-expanded={hinting} onClick={toggleHint} ref={hintButton}>
         Add hint
       </button>
