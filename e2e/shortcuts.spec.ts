@@ -62,6 +62,5 @@ test('the focus stays on Ask again while the answer comes, and goes back to Add 
   await app.keyboard.type('Answer with the number only.');
   await app.keyboard.press('Control+Enter');
   await expect(answer.getByRole('textbox', { name: 'Hint' })).toBeHidden();
-  await app.screenshot({ path: test.info().outputPath('after-hint.png') });
   await expect(add).toBeFocused();
 });

@@ -14,7 +14,9 @@ export function Composer({ conversationId }: { conversationId: string }) {
   const streamingHere = sending === conversationId;
   const box = useRef<HTMLTextAreaElement>(null);
   // Ready to type: on load and in every conversation opened.
-  useEffect(() => box.current?.focus(), [conversationId]);
+  useEffect(() => {
+    box.current?.focus();
+  }, [conversationId]);
 
   return (
     <form

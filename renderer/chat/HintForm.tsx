@@ -8,7 +8,10 @@ export function HintForm({ turnId, initial, done }: { turnId: string; initial: s
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
   // Opened below the fold (a long answer, a small window): brought into view.
-  useEffect(() => form.current?.scrollIntoView({ block: 'nearest' }), []);
+  useEffect(() => {
+    // A block, not an expression: Chromium's scrollIntoView returns a promise, which React would take for a cleanup.
+    form.current?.scrollIntoView({ block: 'nearest' });
+  }, []);
   return (
     <form
       ref={form}
