@@ -27,9 +27,17 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
     gen: toGenerationRequest(r.body),
     adapterVersion: ctx.engine.adapterVersion,
   };
+  r.log.sessionId = c.meta.sessionId;
+  r.log.turnType = c.meta.turnType;
+  r.log.turnKind = c.meta.source;
   checkPromptFits(c.gen, ctx.engine.info);
+  // Rendered and tokenized before anything is recorded or streamed: a prompt that does not fit is a
+  // plain 400 at every size, and no completion id is handed out for it.
+  c.gen.prepared = await ctx.engine.prepare(c.gen);
+  r.log.promptTokens = c.gen.prepared.ids.length;
   c.reserved = await reserveAdapter(ctx, r.body.adapter);
   if (c.reserved !== undefined) c.adapterVersion = c.reserved;
+  r.log.adapterVersion = c.adapterVersion;
   let episode: number;
   try {
     episode = openTurn(ctx, c);
@@ -49,8 +57,11 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
   r.res.on('close', () => {
     if (!r.res.writableFinished) ac.abort();
   });
-  const record = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) =>
+  const record = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => {
+    r.log.completionTokens = result.responseIds.length;
+    r.log.finishReason = result.finishReason;
     recordTurn(ctx, c, episode, result, callIds, queueMs);
+  };
   const reply: Reply = { ctx, r, c, head, headers, signal: ac.signal, record };
   if (r.body.stream) await streamed(reply);
   else await whole(reply);
@@ -108,5 +119,12 @@ async function streamed({ ctx, r, c, head, headers, signal, record }: Reply): Pr
     onDelta: (d) => emitter.delta(d),
   });
   const sse = emitter.open(r.res, headers, ctx.options.keepAliveMs);
-  await finishStream(sse, head, done, (result) => record(result, emitter.callIds, queueMs), r.body.stream_options?.include_usage !== false);
+  await finishStream(
+    sse,
+    head,
+    done,
+    (result) => record(result, emitter.callIds, queueMs),
+    r.body.stream_options?.include_usage !== false,
+    (message) => (r.log.error = message),
+  );
 }
