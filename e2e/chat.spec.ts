@@ -72,7 +72,10 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
         ? app.getByRole('row').filter({ hasText: 'v0 (base model)' })
         : app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: from }) });
     await previous.getByRole('button', { name: 'Roll back' }).click();
-    await app.getByRole('dialog', { name: /^Make v\d+ .* live\?$/ }).getByRole('button', { name: /^Roll back to v\d+$/ }).click();
+    await app
+      .getByRole('dialog', { name: /^Make v\d+ .* live\?$/ })
+      .getByRole('button', { name: /^Roll back to v\d+$/ })
+      .click();
     await expect(liveStatus(app)).not.toHaveText(`Live: v${trainedVersion}`);
     const rolledBack = await headerLiveVersion(app);
     expect(rolledBack).toBeGreaterThan(trainedVersion);

@@ -14,7 +14,10 @@ async function seed(core: Core, session: string, content: string): Promise<void>
   expect(res.status).toBe(200);
 }
 
-test('search finds turns by their words, Export JSONL writes only what is shown, a detail opens in view, times carry dates', async ({ app, core }) => {
+test('search finds turns by their words, Export JSONL writes only what is shown, a detail opens in view, times carry dates', async ({
+  app,
+  core,
+}) => {
   await seed(core, 'data-e2e-a', 'How many grams are in 3 kg of zebrafish food?');
   await seed(core, 'data-e2e-b', 'Convert 5 km of zebrafish river to meters.');
   for (let i = 0; i < 12; i++) await seed(core, `data-e2e-fill-${i}`, `How many minutes are in ${i + 2} hours?`);

@@ -17,7 +17,9 @@ test('an RL weight of 1,000,000,000 is refused next to its field, in words, with
   await app.getByRole('button', { name: 'Apply settings' }).click();
   await expect(weight).toHaveAttribute('aria-invalid', 'true');
   await expect(weight).toHaveAccessibleDescription(/RL weight must be from 0 to 10; you typed 1000000000\. Why: /);
-  await expect(app.getByRole('textbox', { name: 'Batch size' })).toHaveAccessibleDescription(/Batch size needs a whole number; you typed 2\.5/);
+  await expect(app.getByRole('textbox', { name: 'Batch size' })).toHaveAccessibleDescription(
+    /Batch size needs a whole number; you typed 2\.5/,
+  );
   await expect(app.getByText(/Nothing was saved: Batch size, RL weight need fixing/)).toBeVisible();
   await expect(app.getByText(/Too small|expected int|fields marked below/)).toHaveCount(0);
   const saved = (await coreApi(core, 'GET', '/api/training/config')) as { w_rl: number };

@@ -9,7 +9,9 @@ import { slowChatStreams } from './support/slowStreams.js';
 test('the message box is focused on load and two Tabs from the top reach it; the shortcuts are listed beside it', async ({ app }) => {
   const box = app.getByRole('textbox', { name: 'Message' });
   await expect(box).toBeFocused();
-  await expect(box).toHaveAccessibleDescription(/Esc stop the answer.*Ctrl\+Shift\+O new conversation.*Ctrl\+K search conversations.*Ctrl\+Enter submit a hint/);
+  await expect(box).toHaveAccessibleDescription(
+    /Esc stop the answer.*Ctrl\+Shift\+O new conversation.*Ctrl\+K search conversations.*Ctrl\+Enter submit a hint/,
+  );
   // From the top of the page (the header's first control): the skip links come first.
   await app.getByRole('button', { name: 'Menu' }).focus();
   await app.keyboard.press('Shift+Tab');
@@ -24,7 +26,12 @@ test('the message box is focused on load and two Tabs from the top reach it; the
 test('Ctrl+Shift+O starts a conversation, Ctrl+K searches them, Esc stops an answer being written', async ({ app }) => {
   const box = app.getByRole('textbox', { name: 'Message' });
   await app.keyboard.press('Control+Shift+O');
-  await expect(app.getByRole('complementary', { name: 'Conversations' }).getByRole('button', { name: /^New conversation\s*\d/ }).first()).toHaveAttribute('aria-current', 'true');
+  await expect(
+    app
+      .getByRole('complementary', { name: 'Conversations' })
+      .getByRole('button', { name: /^New conversation\s*\d/ })
+      .first(),
+  ).toHaveAttribute('aria-current', 'true');
   await expect(box).toBeFocused();
 
   await slowChatStreams(app, 64, 150);

@@ -34,7 +34,10 @@ test('the menu and the conversation list collapse; Rename is prefilled with Save
 test('the Checkpoints table fits: every action of a row is on screen', async ({ app, core }) => {
   await ensureCheckpoint(core);
   await openScreen(app, 'Checkpoints');
-  const row = app.getByRole('row').filter({ has: app.getByRole('button', { name: 'Export' }) }).first();
+  const row = app
+    .getByRole('row')
+    .filter({ has: app.getByRole('button', { name: 'Export' }) })
+    .first();
   for (const name of ['Roll back', 'Pin', 'Export', 'Compare']) {
     const b = (await row.getByRole('button', { name }).boundingBox())!;
     expect(b.x + b.width, name).toBeLessThanOrEqual(1024);

@@ -292,7 +292,8 @@ export const API = {
   'export.sessions': {
     method: 'GET',
     path: '/api/export/sessions.jsonl',
-    summary: 'Every session as JSON Lines (the same as `clawloop export`); with filters (those of GET /api/turns), only the turns they match.',
+    summary:
+      'Every session as JSON Lines (the same as `clawloop export`); with filters (those of GET /api/turns), only the turns they match.',
     auth: true,
     query: ExportQuerySchema,
     response: { kind: 'jsonl', line: ExportLineSchema },

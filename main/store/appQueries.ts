@@ -24,7 +24,7 @@ export interface SessionSummary {
   endReason: 'done' | 'idle' | null;
   turns: number;
   mainTurns: number;
-  /** The last message of the session's first request (its opening user message), as stored (JSON content). */
+  /** The session's first request's messages, as stored (JSON): its opening user message is among them. */
   firstContent: string | null;
 }
 
@@ -64,7 +64,7 @@ export class AppQueries {
     const rows = this.q(
       `SELECT s.id, s.title, s.created_at, s.last_seen_at, s.ended_at, s.end_reason,
               COUNT(t.id) AS turns, COALESCE(SUM(t.type = 'main'), 0) AS main_turns,
-              (SELECT json_extract(t1.request_messages, '$[#-1].content') FROM turns t1 WHERE t1.session_id = s.id
+              (SELECT t1.request_messages FROM turns t1 WHERE t1.session_id = s.id
                  ORDER BY t1.created_at, t1.rowid LIMIT 1) AS first_content
          FROM sessions s LEFT JOIN turns t ON t.session_id = s.id GROUP BY s.id ORDER BY s.last_seen_at, s.id`,
     ).all() as Array<Record<string, unknown>>;
@@ -75,7 +75,7 @@ export class AppQueries {
   unattached(): SessionSummary | null {
     const r = this.q(
       `SELECT COUNT(*) AS turns, COALESCE(SUM(type = 'main'), 0) AS main_turns, MIN(created_at) AS created_at, MAX(created_at) AS last_seen_at,
-              (SELECT json_extract(t1.request_messages, '$[#-1].content') FROM turns t1 WHERE t1.session_id IS NULL
+              (SELECT t1.request_messages FROM turns t1 WHERE t1.session_id IS NULL
                  ORDER BY t1.created_at, t1.rowid LIMIT 1) AS first_content
          FROM turns WHERE session_id IS NULL`,
     ).get() as Record<string, unknown>;

@@ -61,12 +61,23 @@ export function App() {
         Skip to the screen
       </a>
       {route === '/chat' && (
-        <a className="skip-link" href="#message-input" onClick={(e) => (e.preventDefault(), document.getElementById('message-input')?.focus())}>
+        <a
+          className="skip-link"
+          href="#message-input"
+          onClick={(e) => (e.preventDefault(), document.getElementById('message-input')?.focus())}
+        >
           Skip to the message box
         </a>
       )}
       <header className="app-header">
-        <button type="button" className="btn btn-small" aria-expanded={navOpen} aria-controls="main-nav" onClick={() => setNavOpen(!navOpen)} title={navOpen ? 'Hide the menu' : 'Show the menu'}>
+        <button
+          type="button"
+          className="btn btn-small"
+          aria-expanded={navOpen}
+          aria-controls="main-nav"
+          onClick={() => setNavOpen(!navOpen)}
+          title={navOpen ? 'Hide the menu' : 'Show the menu'}
+        >
           Menu
         </button>
         <span className="brand">ClawLoop</span>

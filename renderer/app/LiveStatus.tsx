@@ -15,7 +15,10 @@ export function LiveStatus() {
   return (
     <>
       {info && (
-        <span className="muted model-name" title={`The model served: ${info.model.architecture}, ${info.model.parameters.toLocaleString()} parameters, ${info.model.context_length.toLocaleString()}-token context, on ${info.model.backend}`}>
+        <span
+          className="muted model-name"
+          title={`The model served: ${info.model.architecture}, ${info.model.parameters.toLocaleString()} parameters, ${info.model.context_length.toLocaleString()}-token context, on ${info.model.backend}`}
+        >
           {info.served_model_name}
         </span>
       )}

@@ -33,7 +33,13 @@ export function ChatScreen() {
       {listOpen && <ConversationList />}
       <section className="chat-main" aria-label="Conversation">
         <div className="chat-bar">
-          <button type="button" className="btn btn-small" aria-expanded={listOpen} aria-controls="conversation-list" onClick={() => setListOpen(!listOpen)}>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-expanded={listOpen}
+            aria-controls="conversation-list"
+            onClick={() => setListOpen(!listOpen)}
+          >
             Conversations
           </button>
         </div>

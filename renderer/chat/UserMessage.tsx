@@ -1,6 +1,6 @@
 /** A message the user sent; the last one can be edited and sent again. */
 import { useState } from 'react';
-import { envelopeOf, stripEnvelope } from '../../main/protocol/messageEnvelope.js';
+import { envelopeOf, INTERNAL_CONTEXT, stripEnvelope } from '../../main/protocol/messageEnvelope.js';
 import { useServices } from '../app/servicesContext.js';
 import type { UserItem } from './thread.js';
 
@@ -45,6 +45,13 @@ export function UserMessage({ item, editable }: { item: UserItem; editable: bool
       </form>
     );
   }
+  if (item.content.startsWith(INTERNAL_CONTEXT))
+    return (
+      <details className="message message-context">
+        <summary>Context OpenClaw added (not your words)</summary>
+        <p className="user-text">{item.content}</p>
+      </details>
+    );
   return (
     <article className="message message-user" aria-label={item.role === 'user' ? 'Your message' : `${item.role} message`}>
       {item.role !== 'user' && <span className="badge">{item.role}</span>}

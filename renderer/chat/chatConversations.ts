@@ -74,7 +74,13 @@ function mergeConversations(remote: ConversationSummary[], state: ChatData): Con
 async function loadConversations({ set, get, deps }: ChatContext): Promise<void> {
   try {
     const { data } = await deps.api.sessions();
-    const remote: ConversationSummary[] = data.map((s) => ({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at }));
+    const remote: ConversationSummary[] = data.map((s) => ({
+      id: s.id,
+      title: s.title,
+      preview: s.preview,
+      created_at: s.created_at,
+      last_seen_at: s.last_seen_at,
+    }));
     set({ conversations: mergeConversations(remote, get()), listError: null });
   } catch (err) {
     set({ listError: `Could not load the conversations: ${errorText(err)}` });

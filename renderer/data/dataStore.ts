@@ -52,7 +52,12 @@ const tri = (t: TriState) => (t === 'any' ? undefined : t === 'yes' ? ('true' as
 
 /** The query for a filter, or the reason it is not valid. */
 export function filterQuery(f: DataFilter): { query: TurnQuery; error: string | null } {
-  const q: TurnQuery = { has_feedback: tri(f.hasFeedback), trained: tri(f.trained), session_id: f.sessionId || undefined, q: f.text.trim() || undefined };
+  const q: TurnQuery = {
+    has_feedback: tri(f.hasFeedback),
+    trained: tri(f.trained),
+    session_id: f.sessionId || undefined,
+    q: f.text.trim() || undefined,
+  };
   const range: Record<'min_reward' | 'max_reward', number | undefined> = { min_reward: undefined, max_reward: undefined };
   for (const [key, label, text] of [
     ['min_reward', 'Minimum reward', f.minReward],

@@ -10,7 +10,12 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     return () => clearTimeout(t);
   }, [state]);
   return (
-    <button type="button" className="btn btn-small" aria-label={label} onClick={async () => setState((await copyText(text)) ? 'copied' : 'failed')}>
+    <button
+      type="button"
+      className="btn btn-small"
+      aria-label={label}
+      onClick={async () => setState((await copyText(text)) ? 'copied' : 'failed')}
+    >
       {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}
       <span className="visually-hidden" role="status">
         {state === 'copied' ? 'Copied' : state === 'failed' ? 'Could not copy' : ''}

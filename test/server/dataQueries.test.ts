@@ -11,7 +11,19 @@ describe("the app's views of recorded turns: titles, requests without a session,
       const res = await postJson(`${t.url}/chat/completions`, { messages: [{ role: 'user', content }] }, headers);
       assert.equal(res.status, 200);
     };
-    await ask('[Fri 2026-11-27 12:03 UTC] Feed the zebrafish at noon', { 'x-session-id': 'oc', 'x-turn-type': 'main' });
+    // As OpenClaw sends a run's first message: the envelope, the runtime line, then its own context.
+    const first = '[Fri 2026-11-27 12:03 UTC] Feed the zebrafish at noon\n\nRuntime: agent=main | model=clawloop | sessionId=oc';
+    const res = await postJson(
+      `${t.url}/chat/completions`,
+      {
+        messages: [
+          { role: 'user', content: first },
+          { role: 'user', content: '<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>> files' },
+        ],
+      },
+      { 'x-session-id': 'oc', 'x-turn-type': 'main' },
+    );
+    assert.equal(res.status, 200);
     await ask('A 50%_off ZEBRAFISH tank', { 'x-session-id': 'other', 'x-turn-type': 'main' });
     await ask('No session here', {});
   });
@@ -28,7 +40,10 @@ describe("the app's views of recorded turns: titles, requests without a session,
   });
 
   it('q finds turns by text in any case; % and _ are plain characters', async () => {
-    const ids = async (q: string) => (await api<{ data: Array<{ session_id: string }> }>(t, 'GET', `/api/turns?q=${encodeURIComponent(q)}`)).body.data.map((x) => x.session_id).sort();
+    const ids = async (q: string) =>
+      (await api<{ data: Array<{ session_id: string }> }>(t, 'GET', `/api/turns?q=${encodeURIComponent(q)}`)).body.data
+        .map((x) => x.session_id)
+        .sort();
     assert.deepEqual(await ids('zebrafish'), ['oc', 'other']);
     assert.deepEqual(await ids('50%_off'), ['other']);
     assert.deepEqual(await ids('5_%'), []);

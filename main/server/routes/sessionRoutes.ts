@@ -1,5 +1,5 @@
 import { messageText } from '../../engine/text/index.js';
-import { stripEnvelope } from '../../protocol/messageEnvelope.js';
+import { INTERNAL_CONTEXT, stripEnvelope } from '../../protocol/messageEnvelope.js';
 import type { SessionInfo } from '../../protocol/sessions.js';
 import type { SessionSummary } from '../../store/appQueries.js';
 import { ApiError } from '../apiError.js';
@@ -10,18 +10,32 @@ import { turnView } from './turnView.js';
 
 const PREVIEW_CHARS = 120;
 
-/** The opening user message of a session, as plain text in the user's own words (no OpenClaw envelope), shortened for lists. */
-function preview(firstContent: string | null): string | null {
-  if (firstContent === null) return null;
-  let text = firstContent;
+/**
+ * The opening user message of a session, from its first request's messages: the last user message
+ * that is not OpenClaw's own context, as plain text in the user's own words (no OpenClaw envelope),
+ * shortened for lists.
+ */
+function preview(firstRequest: string | null): string | null {
+  if (firstRequest === null) return null;
+  let messages: Array<{ role?: unknown; content?: unknown }>;
   try {
-    const parsed = JSON.parse(firstContent);
-    if (Array.isArray(parsed)) text = messageText(parsed, 'content');
+    messages = JSON.parse(firstRequest) as typeof messages;
   } catch {
-    // a plain string, stored as such
+    return null;
   }
-  text = stripEnvelope(text).replace(/\s+/g, ' ').trim();
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+  const texts = messages.filter((m) => m.role === 'user').map((m) => safeText(m.content));
+  const text = texts.reverse().find((t) => t && !t.startsWith(INTERNAL_CONTEXT)) ?? null;
+  if (text === null) return null;
+  const line = stripEnvelope(text).replace(/\s+/g, ' ').trim();
+  return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
+}
+
+function safeText(content: unknown): string {
+  try {
+    return typeof content === 'string' ? content : messageText(content as Parameters<typeof messageText>[0], 'content');
+  } catch {
+    return '';
+  }
 }
 
 export function sessionInfo(s: SessionSummary): SessionInfo {
