@@ -178,9 +178,20 @@ export const TurnQuerySchema = z
     max_reward: z.coerce.number().min(-1).max(1).optional().describe('highest reward (from −1 to 1)'),
     limit: z.coerce.number().int().min(1).max(500).default(50).describe('how many turns (1–500, default 50)'),
     before: z.coerce.number().int().optional().describe('only turns created before this time (ms), for the next page'),
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('only turns whose messages or answer contain this text (ASCII letters in any case)'),
   })
   .strict();
 export type TurnQuery = z.input<typeof TurnQuerySchema>;
+
+/** GET /api/export/sessions.jsonl: the Data screen's filters; none exports everything. */
+export const ExportQuerySchema = TurnQuerySchema.omit({ limit: true, before: true });
+export type ExportQuery = z.input<typeof ExportQuerySchema>;
 
 export const TurnListSchema = z.object({ object: z.literal('list'), data: z.array(TurnViewSchema), has_more: z.boolean() });
 export type TurnList = z.infer<typeof TurnListSchema>;

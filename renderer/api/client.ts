@@ -6,7 +6,7 @@
  * these methods.
  */
 import { API, routePath, type QueryOf, type RequestOf, type ResponseOf, type RouteName } from '../../main/protocol/api.js';
-import type { ExportFormat, SettingsPatch, TrainingConfigPatch, TurnQuery } from './contract.js';
+import type { ExportFormat, ExportQuery, SettingsPatch, TrainingConfigPatch, TurnQuery } from './contract.js';
 import { streamChat, type ChatDelta, type ChatStreamRequest, type ChatStreamResult, type ChatStreamStart } from './chatStream.js';
 import { ApiRequestError, Transport, type RequestOptions, type TransportOptions } from './transport.js';
 
@@ -95,9 +95,9 @@ export class ApiClient {
   turn(id: string) {
     return this.call('turns.get', { params: { id } });
   }
-  /** Every recorded session as JSON lines (a download). */
-  async exportSessions(): Promise<Blob> {
-    const res = await this.transport.send('GET', API['export.sessions'].path);
+  /** The recorded sessions as JSON lines (a download); with filters, only the turns they match. */
+  async exportSessions(query: ExportQuery = {}): Promise<Blob> {
+    const res = await this.transport.send('GET', API['export.sessions'].path, { query: query as RequestOptions['query'] });
     return res.blob();
   }
 

@@ -4,7 +4,7 @@ import { safeGet } from '../api/apiKey.js';
 import type { ChatContext, ChatData, ChatDeps, ConversationSummary, GetChat, SetChat } from './chatStore.js';
 import { errorText } from './errorText.js';
 import { isCompareSession } from '../ui/compareSessions.js';
-import { threadFromTurns } from './thread.js';
+import { threadFromTurns } from './threadFromTurns.js';
 import { unsentConversations, withUnsent } from './unsentMessages.js';
 
 /** Where the open conversation's id is kept, so a reload opens it again. */
@@ -84,7 +84,7 @@ async function loadConversations({ set, get, deps }: ChatContext): Promise<void>
     const { data } = await deps.api.sessions();
     const remote: ConversationSummary[] = data
       // Compare's one-turn sessions are listed under Checkpoints, not here.
-      .filter((s) => s.id !== 'unknown' && !isCompareSession(s.id))
+      .filter((s) => !isCompareSession(s.id))
       .map((s) => ({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at }));
     set({ conversations: mergeConversations(remote, get()), listError: null });
   } catch (err) {

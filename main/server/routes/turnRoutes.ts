@@ -1,18 +1,29 @@
 import { ApiError } from '../apiError.js';
 import { RESPONDED, type Handler } from '../routeTypes.js';
+import type { ExportQuerySchema } from '../../protocol/sessions.js';
+import type { z } from 'zod';
+import type { TurnFilter } from '../../store/appQueries.js';
 import { exportSessions } from '../../store/exportSessions.js';
 import { hintWaitMs, turnView } from './turnView.js';
 
-export const listTurns: Handler<'turns.list'> = (ctx, { query }) => {
-  const ids = ctx.app.turnIds({
+type FilterParams = z.output<typeof ExportQuerySchema> & { before?: number };
+
+/** The store's filter for the Data screen's query (GET /api/turns, and the export's). */
+function turnFilter(query: FilterParams, limit: number): TurnFilter {
+  return {
     sessionId: query.session_id,
     hasFeedback: query.has_feedback,
     trained: query.trained,
     minReward: query.min_reward,
     maxReward: query.max_reward,
     before: query.before,
-    limit: query.limit,
-  });
+    text: query.q,
+    limit,
+  };
+}
+
+export const listTurns: Handler<'turns.list'> = (ctx, { query }) => {
+  const ids = ctx.app.turnIds(turnFilter(query, query.limit));
   const page = ids.slice(0, query.limit);
   return {
     object: 'list',
@@ -40,13 +51,16 @@ export const metrics: Handler<'metrics'> = (ctx, { query }) => ({
   })),
 });
 
-/** Every session as JSON Lines, written as it is read (a large history never sits in memory whole). */
-export const exportSessionsJsonl: Handler<'export.sessions'> = (ctx, { res }) => {
+/** Every session as JSON Lines, written as it is read (a large history never sits in memory whole); filtered like GET /api/turns. */
+export const exportSessionsJsonl: Handler<'export.sessions'> = (ctx, { res, query }) => {
   res.writeHead(200, {
     'content-type': 'application/x-ndjson; charset=utf-8',
     'content-disposition': 'attachment; filename="clawloop-sessions.jsonl"',
   });
-  for (const line of exportSessions(ctx.store.turns)) res.write(JSON.stringify(line) + '\n');
+  // Filtered (the Data screen's Export): only the turns the list shows. Unfiltered: everything, streamed.
+  const filtered = Object.values(query).some((v) => v !== undefined);
+  const ids = filtered ? new Set(ctx.app.turnIds(turnFilter(query, Number.MAX_SAFE_INTEGER - 1))) : null;
+  for (const line of exportSessions(ctx.store.turns, ids ? (t) => ids.has(t.id) : undefined)) res.write(JSON.stringify(line) + '\n');
   res.end();
   return RESPONDED;
 };
