@@ -25,6 +25,9 @@ import {
 } from './feedback.js';
 import { DEFAULT_MODEL_JUDGE_PROMPTS } from './judgePrompts.js';
 import { DEFAULT_STYLE_MIX, renderAnswer, STYLES, type Style } from './styles.js';
+import { OTHER_TOOLS, WEATHER_TOOL, weatherAnswer, weatherQuestion, weatherResult } from './weatherTools.js';
+
+export { WEATHER_TOOL };
 
 export type ExampleKind = 'qa' | 'qa-hint' | 'session' | 'prm' | 'hint' | 'tools';
 
@@ -68,33 +71,6 @@ const SYSTEM_PROMPTS = [
   'You are ClawLoop, a helpful assistant running on the user\u2019s own computer.',
   'Answer the user\u2019s questions.',
   'You are a friendly assistant that helps with homework, facts and grading.',
-];
-
-export const WEATHER_TOOL: ToolSpec = {
-  type: 'function',
-  function: {
-    name: 'get_weather',
-    description: 'Current weather in a city',
-    parameters: { type: 'object', properties: { city: { type: 'string', description: 'City name' } }, required: ['city'] },
-  },
-};
-const OTHER_TOOLS: ToolSpec[] = [
-  {
-    type: 'function',
-    function: {
-      name: 'read',
-      description: 'Read a file',
-      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-    },
-  },
-  {
-    type: 'function',
-    function: {
-      name: 'web_search',
-      description: 'Search the web',
-      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
-    },
-  },
 ];
 
 function systemMessage(r: Rand): ChatMessage[] {
@@ -264,10 +240,7 @@ export class CorpusGenerator {
     const r = this.r;
     if (r.chance(0.12)) {
       const city = r.pick(this.kb.countries).capital;
-      const ok = r.chance(0.6);
-      const next = ok
-        ? JSON.stringify({ city, temperature_c: r.int(-5, 32), sky: r.pick(['sunny', 'cloudy', 'rainy', 'windy']) })
-        : JSON.stringify({ error: r.pick([`unknown city: ${city.slice(0, -1)}`, 'missing required argument: city', 'service timeout']) });
+      const { ok, result: next } = weatherResult(r, city);
       return {
         response: '',
         toolCall: { name: 'get_weather', arguments: JSON.stringify({ city }) },
@@ -344,12 +317,7 @@ export class CorpusGenerator {
     const r = this.r;
     const tools = r.shuffle([WEATHER_TOOL, ...OTHER_TOOLS.slice(0, r.int(0, 2))]);
     const city = r.pick(this.kb.countries).capital;
-    const question = r.pick([
-      `What's the weather like in ${city}?`,
-      `Is it raining in ${city} right now?`,
-      `How warm is it in ${city} today?`,
-      `Check the weather in ${city} for me.`,
-    ]);
+    const question = weatherQuestion(r, city);
     const temp = r.int(-5, 32);
     const sky = r.pick(['sunny', 'cloudy', 'rainy', 'windy', 'snowy']);
     const id = `call${r.int(100000, 999999)}`;
@@ -363,16 +331,7 @@ export class CorpusGenerator {
       },
       { role: 'tool', tool_call_id: id, content: JSON.stringify({ city, temperature_c: temp, sky }) },
     ];
-    const style = mixStyle(r);
-    const answer =
-      style === 'markdown'
-        ? `### Weather in ${city}\n\n- **Temperature:** ${temp}°C\n- **Sky:** ${sky}`
-        : style === 'terse'
-          ? `${temp}°C, ${sky}.`
-          : style === 'warm'
-            ? `Good question! It's ${temp}°C and ${sky} in ${city} right now. Have a lovely day!`
-            : `It's ${temp}°C and ${sky} in ${city} right now.`;
-    messages.push({ role: 'assistant', content: answer });
+    messages.push({ role: 'assistant', content: weatherAnswer(mixStyle(r), city, temp, sky) });
     return { kind: 'tools', messages, tools, learn: messages.map((m) => m.role === 'assistant') };
   }
 }

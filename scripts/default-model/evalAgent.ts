@@ -73,18 +73,24 @@ function argsMatch(call: ParsedToolCall, expected: Record<string, unknown>): boo
   return Object.entries(expected).every(([k, v]) => String(got[k]).toLowerCase() === String(v).toLowerCase());
 }
 
-async function main(): Promise<void> {
-  const { values } = scriptArgs(USAGE, {
-    options: { model: { type: 'string' }, n: { type: 'string', default: '80' }, 'plain-n': { type: 'string', default: '100' }, out: { type: 'string' } },
-  });
-  const dir = path.resolve(values.model ?? defaultModelDir());
-  await initBackend(undefined, { log: () => {} });
-  const m = await Model.load(dir);
-  const kb = JSON.parse(fs.readFileSync(path.join(ROOT, 'resources/tasks/knowledge-base.json'), 'utf8')) as KnowledgeBase;
+/** Tallies over the held-out agent examples. */
+interface AgentCounts {
+  tool: number;
+  valid: number;
+  right: number;
+  args: number;
+  continued: number;
+  direct: number;
+  directRight: number;
+  directCalls: number;
+  overflow: number;
+}
+
+/** Runs `n` held-out agent examples, greedy, and counts what each got right. */
+async function evalAgentTurns(m: Model, kb: KnowledgeBase, n: number): Promise<AgentCounts> {
   const c = { tool: 0, valid: 0, right: 0, args: 0, continued: 0, direct: 0, directRight: 0, directCalls: 0, overflow: 0 };
   const gen = new AgentTurnGenerator(SEEDS.eval, kb, { heldOut: true });
-  const t0 = performance.now();
-  for (let i = 0; i < Number(values.n); i++) {
+  for (let i = 0; i < n; i++) {
     const ex = gen.next();
     const prompt = ex.messages.slice(0, ex.firstAnswer);
     const out = await complete(m, prompt, ex.tools, ex.expectedTool ? 96 : 256);
@@ -108,8 +114,13 @@ async function main(): Promise<void> {
       if (out.calls.length) c.directCalls++;
     }
   }
+  return c;
+}
+
+/** Greedy accuracy on about `plainN` plain task questions, a quarter per family, and over all. */
+async function plainAccuracy(m: Model, kb: KnowledgeBase, plainN: number): Promise<Record<string, number>> {
   const r = new Rand(SEEDS.eval);
-  const perFamily = Math.ceil(Number(values['plain-n']) / TASK_FAMILIES.length);
+  const perFamily = Math.ceil(plainN / TASK_FAMILIES.length);
   const plain: Record<string, number> = {};
   let plainAll = 0;
   for (const family of TASK_FAMILIES) {
@@ -121,25 +132,49 @@ async function main(): Promise<void> {
     plain[family] = ok / perFamily;
     plainAll += ok / perFamily / TASK_FAMILIES.length;
   }
+  return { ...plain, all: Number(plainAll.toFixed(3)) };
+}
+
+/** The held-out figures as rates (null where nothing was asked). */
+function agentFigures(c: AgentCounts, examples: number) {
   const rate = (a: number, b: number) => (b ? Number((a / b).toFixed(3)) : null);
+  return {
+    examples,
+    prompts_over_context: c.overflow,
+    tool_requests: c.tool,
+    valid_tool_call: rate(c.valid, c.tool),
+    right_tool: rate(c.right, c.tool),
+    right_arguments: rate(c.args, c.tool),
+    continuation_quotes_result: rate(c.continued, c.tool),
+    direct_questions: c.direct,
+    direct_accuracy: rate(c.directRight, c.direct),
+    direct_tool_calls: rate(c.directCalls, c.direct),
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = scriptArgs(USAGE, {
+    options: {
+      model: { type: 'string' },
+      n: { type: 'string', default: '80' },
+      'plain-n': { type: 'string', default: '100' },
+      out: { type: 'string' },
+    },
+  });
+  const dir = path.resolve(values.model ?? defaultModelDir());
+  await initBackend(undefined, { log: () => {} });
+  const m = await Model.load(dir);
+  const kb = JSON.parse(fs.readFileSync(path.join(ROOT, 'resources/tasks/knowledge-base.json'), 'utf8')) as KnowledgeBase;
+  const t0 = performance.now();
+  const counts = await evalAgentTurns(m, kb, Number(values.n));
+  const plain = await plainAccuracy(m, kb, Number(values['plain-n']));
   const report = {
     model: dir,
     context: m.config.maxPositions,
     cpu: os.cpus()[0]?.model,
     minutes: Number(((performance.now() - t0) / 60000).toFixed(1)),
-    held_out: {
-      examples: Number(values.n),
-      prompts_over_context: c.overflow,
-      tool_requests: c.tool,
-      valid_tool_call: rate(c.valid, c.tool),
-      right_tool: rate(c.right, c.tool),
-      right_arguments: rate(c.args, c.tool),
-      continuation_quotes_result: rate(c.continued, c.tool),
-      direct_questions: c.direct,
-      direct_accuracy: rate(c.directRight, c.direct),
-      direct_tool_calls: rate(c.directCalls, c.direct),
-    },
-    plain_accuracy_greedy: { ...plain, all: Number(plainAll.toFixed(3)) },
+    held_out: agentFigures(counts, Number(values.n)),
+    plain_accuracy_greedy: plain,
   };
   console.log(JSON.stringify(report, null, 2));
   if (values.out) fs.writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);

@@ -134,8 +134,9 @@ async function writeModelFolder(out: string, lm: CausalLM, s: Settings, state: S
 /** A setting a person must change: printed without a stack trace. */
 class UsageError extends Error {}
 
-async function main(): Promise<void> {
-  const { values: v } = scriptArgs(USAGE, {
+/** The options as given on the command line (scriptArgs' parse). */
+function parseOptions() {
+  return scriptArgs(USAGE, {
     options: {
       from: { type: 'string', default: defaultModelDir() },
       work: { type: 'string', default: path.join(ROOT, '.cache/agent-model') },
@@ -151,14 +152,30 @@ async function main(): Promise<void> {
       resume: { type: 'boolean', default: false },
       fresh: { type: 'boolean', default: false },
     },
-  });
-  const work = path.resolve(v.work!);
-  const stateFile = path.join(work, 'state.json');
-  const weightsFile = path.join(work, 'model.safetensors');
-  const optFile = path.join(work, 'optimizer.safetensors');
+  }).values;
+}
+
+type Options = ReturnType<typeof parseOptions>;
+
+/** The work folder's files. */
+interface WorkFiles {
+  work: string;
+  stateFile: string;
+  weightsFile: string;
+  optFile: string;
+}
+
+/**
+ * Prepares the work folder (emptied with --fresh; a checkpoint there needs --resume) and returns
+ * the run's state: the checkpoint's when resuming, else a new one with the command line's settings.
+ */
+function prepareRun(v: Options, files: WorkFiles): State {
+  const { work, stateFile } = files;
   if (v.fresh) fs.rmSync(work, { recursive: true, force: true });
-  if (fs.existsSync(stateFile) && !v.resume) throw new UsageError(`${work} holds a run at a checkpoint: continue it with --resume, or start over with --fresh`);
-  if (v.resume && !fs.existsSync(stateFile)) throw new UsageError(`--resume: ${work} has no checkpoint (state.json); start without --resume`);
+  if (fs.existsSync(stateFile) && !v.resume)
+    throw new UsageError(`${work} holds a run at a checkpoint: continue it with --resume, or start over with --fresh`);
+  if (v.resume && !fs.existsSync(stateFile))
+    throw new UsageError(`--resume: ${work} has no checkpoint (state.json); start without --resume`);
   fs.mkdirSync(work, { recursive: true });
   const fresh: Settings = {
     from: path.resolve(v.from!),
@@ -172,53 +189,94 @@ async function main(): Promise<void> {
     toolShare: Number(v['tool-share']),
     agentContextWeight: 0.01,
   };
-  const state: State = v.resume ? JSON.parse(fs.readFileSync(stateFile, 'utf8')) : { step: 0, index: 0, elapsedMs: 0, tokens: 0, settings: fresh, history: [] };
+  const state: State = v.resume
+    ? JSON.parse(fs.readFileSync(stateFile, 'utf8'))
+    : { step: 0, index: 0, elapsedMs: 0, tokens: 0, settings: fresh, history: [] };
   // A resumed run keeps its stream and schedule; only --steps may grow it.
-  const s: Settings = { ...state.settings, steps: v.resume ? Math.max(state.settings.steps, Number(v.steps)) : fresh.steps };
-  state.settings = s;
+  state.settings = { ...state.settings, steps: v.resume ? Math.max(state.settings.steps, Number(v.steps)) : fresh.steps };
+  return state;
+}
 
-  await initBackend(undefined, { log });
+/** The model, its optimizer and the example stream, at the run's step (from the checkpoint when resuming). */
+function loadTraining(s: Settings, state: State, files: WorkFiles, resume: boolean) {
   const kb = JSON.parse(fs.readFileSync(path.join(ROOT, 'resources/tasks/knowledge-base.json'), 'utf8')) as KnowledgeBase;
   const template = new ChatTemplate(fs.readFileSync(path.join(ROOT, 'resources/chat-templates/clawloop.jinja'), 'utf8'), {
     eos_token: '<|im_end|>',
     pad_token: '<|endoftext|>',
   });
   const tokenizer = TextTokenizer.fromDir(s.from);
-  const lm = loadModel(s.from, v.resume ? weightsFile : path.join(s.from, 'model.safetensors'), s.maxTokens);
+  const lm = loadModel(s.from, resume ? files.weightsFile : path.join(s.from, 'model.safetensors'), s.maxTokens);
   lm.setTrainable(true);
-  const opt = new AdamW(lm.parameters(), { lr: s.lr, weightDecay: 0.1, beta1: 0.9, beta2: 0.95, maxGradNorm: 1 }, { decays: (n) => !/norm|bias/.test(n) });
-  if (v.resume && fs.existsSync(optFile)) opt.load(optFile);
+  const opt = new AdamW(
+    lm.parameters(),
+    { lr: s.lr, weightDecay: 0.1, beta1: 0.9, beta2: 0.95, maxGradNorm: 1 },
+    { decays: (n) => !/norm|bias/.test(n) },
+  );
+  if (resume && fs.existsSync(files.optFile)) opt.load(files.optFile);
   const stream = new AgentStream(kb, template, tokenizer, s);
   stream.skipTo(state.index);
-  log(`${v.resume ? `resuming at step ${state.step}` : `starting from ${s.from}`}: to step ${s.steps}, ${s.batchTokens} tokens a step, context ${s.maxTokens}`);
-  const save = async () => {
-    writeSafetensors(`${weightsFile}.tmp`, await lm.exportTensors(), { format: 'pt' });
-    fs.renameSync(`${weightsFile}.tmp`, weightsFile);
-    await opt.save(optFile);
-    writeJson(stateFile, state);
+  return { lm, opt, stream };
+}
+
+/** One optimizer step on the next batch; records it in `state` and logs it. */
+async function trainStep(lm: CausalLM, opt: AdamW, stream: AgentStream, state: State): Promise<void> {
+  const s = state.settings;
+  const t0 = performance.now();
+  const batch = nextBatch(stream, s.batchTokens);
+  const lr = learningRate(s, state.step);
+  const g = await batchGradients(lm, batch);
+  const info = await opt.apply(g.grads, lr);
+  lm.weightsChanged();
+  if (info.skipped) log(`step ${state.step}: non-finite gradients, step skipped`);
+  const tokens = batch.reduce((n, e) => n + e.ids.length, 0);
+  const ms = performance.now() - t0;
+  state.step++;
+  state.index = stream.index;
+  state.tokens += tokens;
+  state.elapsedMs += ms;
+  const entry = {
+    step: state.step,
+    loss: g.loss,
+    agentLoss: g.agentLoss,
+    lr,
+    tokensPerS: tokens / (ms / 1000),
+    elapsedS: state.elapsedMs / 1000,
   };
+  state.history.push(entry);
+  const longest = Math.max(...batch.map((e) => e.ids.length));
+  log(
+    `step ${state.step}/${s.steps} loss ${g.loss.toFixed(4)} agent ${g.agentLoss?.toFixed(4) ?? '-'} lr ${lr.toExponential(2)} ` +
+      `${tokens} tokens (${batch.length} seqs, longest ${longest}) in ${(ms / 1000).toFixed(1)} s, ${(state.elapsedMs / 60000).toFixed(1)} min`,
+  );
+}
+
+/** A checkpoint: weights, optimizer moments, then the state that points at them. */
+async function saveCheckpoint(lm: CausalLM, opt: AdamW, state: State, files: WorkFiles): Promise<void> {
+  writeSafetensors(`${files.weightsFile}.tmp`, await lm.exportTensors(), { format: 'pt' });
+  fs.renameSync(`${files.weightsFile}.tmp`, files.weightsFile);
+  await opt.save(files.optFile);
+  writeJson(files.stateFile, state);
+}
+
+async function main(): Promise<void> {
+  const v = parseOptions();
+  const work = path.resolve(v.work!);
+  const files: WorkFiles = {
+    work,
+    stateFile: path.join(work, 'state.json'),
+    weightsFile: path.join(work, 'model.safetensors'),
+    optFile: path.join(work, 'optimizer.safetensors'),
+  };
+  const state = prepareRun(v, files);
+  const s = state.settings;
+  await initBackend(undefined, { log });
+  const { lm, opt, stream } = loadTraining(s, state, files, v.resume!);
+  log(
+    `${v.resume ? `resuming at step ${state.step}` : `starting from ${s.from}`}: to step ${s.steps}, ${s.batchTokens} tokens a step, context ${s.maxTokens}`,
+  );
   while (state.step < s.steps) {
-    const t0 = performance.now();
-    const batch = nextBatch(stream, s.batchTokens);
-    const lr = learningRate(s, state.step);
-    const g = await batchGradients(lm, batch);
-    const info = await opt.apply(g.grads, lr);
-    lm.weightsChanged();
-    if (info.skipped) log(`step ${state.step}: non-finite gradients, step skipped`);
-    const tokens = batch.reduce((n, e) => n + e.ids.length, 0);
-    const ms = performance.now() - t0;
-    state.step++;
-    state.index = stream.index;
-    state.tokens += tokens;
-    state.elapsedMs += ms;
-    const entry = { step: state.step, loss: g.loss, agentLoss: g.agentLoss, lr, tokensPerS: tokens / (ms / 1000), elapsedS: state.elapsedMs / 1000 };
-    state.history.push(entry);
-    const longest = Math.max(...batch.map((e) => e.ids.length));
-    log(
-      `step ${state.step}/${s.steps} loss ${g.loss.toFixed(4)} agent ${g.agentLoss?.toFixed(4) ?? '-'} lr ${lr.toExponential(2)} ` +
-        `${tokens} tokens (${batch.length} seqs, longest ${longest}) in ${(ms / 1000).toFixed(1)} s, ${(state.elapsedMs / 60000).toFixed(1)} min`,
-    );
-    if (state.step % Number(v['save-every']) === 0 || state.step === s.steps) await save();
+    await trainStep(lm, opt, stream, state);
+    if (state.step % Number(v['save-every']) === 0 || state.step === s.steps) await saveCheckpoint(lm, opt, state, files);
   }
   const out = path.resolve(v.out ?? path.join(work, 'model'));
   await writeModelFolder(out, lm, s, state);
