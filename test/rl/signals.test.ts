@@ -287,4 +287,24 @@ describe("which judge's hints train the turn's own OPD sample (hint_min_gap)", (
   it('a typed hint always trains', () => {
     assert.equal(droppedHintReason({ ...DEFAULT_TRAINING_CONFIG, hint_min_gap: 0.05 }, 'feedback', [0, 0, 0, 0], old), null);
   });
+
+  it('makes the test rollout_min_gap makes: at the same threshold, a hint trains exactly when it is rolled out', () => {
+    // Teacher log-probs giving mean gaps of −0.25, −0.05, −0.03, +0.075 nats per token, and none to compare.
+    const teachers = [
+      [-0.5, -1.2, -0.1, -3.0],
+      [-0.5, -1.2, -0.1, -2.2],
+      [-0.5, -1.2, -0.1, -2.12],
+      [-0.4, -1.1, -0.1, -1.9],
+      [NaN, NaN, NaN, NaN],
+    ];
+    for (const gap of [0.01, 0.05, 0.1]) {
+      for (const source of ['judge', 'feedback'] as const) {
+        for (const teacher of teachers) {
+          const rolledOut = explains({ ...DEFAULT_TRAINING_CONFIG, rollout_min_gap: gap }, source, teacher, old);
+          const trains = droppedHintReason({ ...DEFAULT_TRAINING_CONFIG, hint_min_gap: gap }, source, teacher, old) === null;
+          assert.equal(trains, rolledOut, `${source} hint, threshold ${gap}, teacher ${teacher.join(', ')}`);
+        }
+      }
+    }
+  });
 });
