@@ -64,12 +64,6 @@ export const TrainingConfigSchema = z
       .describe(
         'the RL reward skips response tokens the model sampled with at least this probability (it was sure of them: mostly competence, like the digits of a sum, not style); null: the reward pushes every token',
       ),
-    replay_samples: z
-      .number()
-      .int()
-      .min(0)
-      .max(64)
-      .describe('samples the live adapter already learned from, replayed with every step (0: none)'),
     ppo_epochs: z
       .number()
       .int()
@@ -77,14 +71,6 @@ export const TrainingConfigSchema = z
       .max(8)
       .describe(
         'optimizer passes over each batch (PPO epochs): later passes reuse the rollout log-probs, so the ratio clip (eps_low, eps_high) bounds how far they move each token; 1: one step per batch, as the reference',
-      ),
-    lr_backoff: z
-      .number()
-      .gt(0)
-      .max(1)
-      .nullable()
-      .describe(
-        'multiply the learning rate by this for each checkpoint the competence gate held back in a row (null: the rate stays learning_rate)',
       ),
     /** OPD as a per-token advantage (default) or as top-K reverse KL with a tail bin. */
     opd_loss: z.enum(['advantage', 'topk_reverse_kl']),
@@ -198,9 +184,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   w_opd: 1,
   opd_clip: null,
   rl_skip_confident: null,
-  replay_samples: 0,
   ppo_epochs: 1,
-  lr_backoff: null,
   opd_loss: 'advantage',
   opd_top_k: 8,
   hint_selection: 'longest',

@@ -177,18 +177,6 @@ export class SampleQueue {
   }
 
   /**
-   * Up to `pool` of the newest samples trained in `steps` (the steps the live adapter is made of),
-   * with their turns, newest first: what a step may replay.
-   */
-  trainedIn(steps: readonly number[], pool: number): Array<{ sample: StoredSample; turn: StoredTurn }> {
-    if (!steps.length || pool <= 0) return [];
-    const rows = this.q(
-      "SELECT * FROM samples WHERE status = 'trained' AND step IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?",
-    ).all(JSON.stringify(steps), pool) as SampleDbRow[];
-    return rows.map((r) => this.withTurn(r));
-  }
-
-  /**
    * A sample with the turn it trains on. A teacher rollout's turn carries the rollout's tokens
    * and log-probs in place of the turn's response: the step trains on what the sample holds.
    */

@@ -337,23 +337,6 @@ describe('competence gate in the trainer', () => {
     }
   });
 
-  it("with lr_backoff, each checkpoint held back in a row lowers the next step's learning rate", async () => {
-    const t = await start(0, { lr_backoff: 0.5 });
-    try {
-      for (const step of [1, 2]) {
-        ratedTurn(t.store, -1, 'up');
-        ratedTurn(t.store, -0.5, 'down');
-        t.trainer.wake();
-        await waitFor(() => (t.store.checkpoints().filter((c) => c.competence).length === step ? true : null), `verdict ${step}`);
-      }
-      const [s1, s2] = t.store.steps(0);
-      assert.equal(t.store.checkpoint(s1.checkpointId!)!.competence!.held_back, true);
-      assert.deepEqual([s1.metrics.learning_rate, s2.metrics.learning_rate], [0.2, 0.1]);
-    } finally {
-      await t.close();
-    }
-  });
-
   it("a measure on the whole set takes the policy's answers on the sample as they are and decodes only the rest", async () => {
     const m = await Model.load(model);
     const gate = CompetenceGate.load(model);
