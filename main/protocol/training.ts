@@ -79,14 +79,6 @@ export const TrainingConfigSchema = z
     hint_selection: z.enum(['longest', 'overlap']),
     /** The OPD teacher: the frozen base model (default) or the current policy (self-distillation). */
     teacher: z.enum(['base', 'policy']),
-    teacher_rollouts: z
-      .number()
-      .int()
-      .min(0)
-      .max(4)
-      .describe(
-        "answers the OPD teacher writes itself for each hinted turn (the prompt with the hint, sampled), each trained on as one more OPD sample: the teacher's log-prob minus the policy's on the teacher's tokens shows the policy the whole answer the hint asks for, not only which of its own tokens to avoid; 0: OPD learns from the user's turn alone, as the reference",
-      ),
     policy_rollouts: z
       .number()
       .int()
@@ -100,7 +92,7 @@ export const TrainingConfigSchema = z
       .min(0)
       .max(10)
       .describe(
-        "a judge's hint is rolled out (teacher_rollouts, policy_rollouts) only when it explains the complaint: the turn's own OPD sample pushes its answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies would have the teacher write more of what the user disliked, or reward the policy's answers for it. Meant for teacher: policy (with the base model as teacher the mean also carries the adapter's drift). A typed hint is always rolled out; 0: every hint is",
+        "a judge's hint is rolled out (policy_rollouts) only when it explains the complaint: the turn's own OPD sample pushes its answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies would reward the policy's answers for what the user disliked. Meant for teacher: policy (with the base model as teacher the mean also carries the adapter's drift). A typed hint is always rolled out; 0: every hint is",
       ),
     hint_min_gap: z
       .number()
@@ -189,7 +181,6 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   opd_top_k: 8,
   hint_selection: 'longest',
   teacher: 'base',
-  teacher_rollouts: 0,
   policy_rollouts: 0,
   rollout_min_gap: 0.05,
   hint_min_gap: null,

@@ -18,9 +18,9 @@ export interface NewSample {
   topK: number | null;
   adapterVersion: number;
   /**
-   * A response other than the turn's: an answer the OPD teacher (teacher_rollouts) or the policy
-   * (policy_rollouts) wrote again, with log π_old of each token under the policy of
-   * `adapterVersion`. Absent or null: the turn's own.
+   * A response other than the turn's: an answer the policy (policy_rollouts) wrote again, or in
+   * data from versions with teacher_rollouts the OPD teacher, with log π_old of each token under the
+   * policy of `adapterVersion`. Absent or null: the turn's own.
    */
   response?: SampleResponse | null;
 }
