@@ -137,13 +137,6 @@ export const TrainingConfigSchema = z
       .describe(
         "how far (a fraction: 0.15 = 15 points) a checkpoint's accuracy on one task family of the competence set (the prompts' \"family\") may fall below the base model's on the same prompts and still go live: a loss the overall margin averages away when it falls on one task; null: families are not checked. A set without families is not checked per family",
       ),
-    competence_confirm: z
-      .number()
-      .min(0)
-      .max(1)
-      .describe(
-        "a close call is confirmed on the whole set: when a candidate's drop on the sample is within this much (a fraction: 0.02 = 2 points) of the margin, either side, it also answers the rest of the competence set and the verdict is on all of it; 0: the sample decides",
-      ),
     competence_max_tokens: z
       .number()
       .int()
@@ -194,7 +187,6 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   competence_margin: 0.03,
   competence_prompts: 48,
   competence_family_margin: 0.15,
-  competence_confirm: 0,
   competence_max_tokens: 160,
 };
 

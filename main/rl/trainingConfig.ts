@@ -60,6 +60,7 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   lr_backoff: 'docs/experiments/004-style-ceiling.md',
   replay_samples: 'docs/experiments/011-gate-per-family.md',
   teacher_rollouts: 'docs/experiments/009-teacher-rollouts.md',
+  competence_confirm: 'docs/experiments/019-close-calls-whole-set.md',
 };
 
 /** `raw` without the retired settings, and a sentence for each one that was on (not 0, null or false). */
