@@ -14,6 +14,7 @@ import {
   LoraAdapter,
   Model,
   parameterCount,
+  prepareChatPrompt,
   PrefixCache,
   prefixCacheBytesFromEnv,
   runChatGeneration,
@@ -64,15 +65,32 @@ async function handleGenerate(id: string, request: Parameters<typeof runChatGene
     });
     send({ type: 'done', id, result });
   } catch (err) {
-    if (err instanceof ChatRequestError) send({ type: 'failed', id, status: err.status, code: err.code, message: err.message });
-    else send({ type: 'failed', id, status: 500, code: 'internal_error', message: `generation failed: ${(err as Error).message}` });
+    sendFailure(id, err, 'generation');
   } finally {
     aborts.delete(id);
   }
 }
 
+function sendFailure(id: string, err: unknown, what: string): void {
+  if (err instanceof ChatRequestError) send({ type: 'failed', id, status: err.status, code: err.code, message: err.message });
+  else send({ type: 'failed', id, status: 500, code: 'internal_error', message: `${what} failed: ${(err as Error).message}` });
+}
+
+/** Renders and tokenizes a prompt at once (between decode steps), so a refusal comes before the request is queued. */
+function handlePrepare(id: string, request: Parameters<typeof prepareChatPrompt>[1]): void {
+  if (!model) return sendFailure(id, new Error('the model is not loaded yet'), 'preparing the prompt');
+  try {
+    send({ type: 'prepared', id, prompt: prepareChatPrompt(model, request) });
+  } catch (err) {
+    sendFailure(id, err, 'preparing the prompt');
+  }
+}
+
 port.on('message', (m: ToInferenceWorker) => {
   switch (m.type) {
+    case 'prepare':
+      handlePrepare(m.id, m.request);
+      break;
     case 'generate': {
       aborts.set(m.id, new AbortController());
       // Runs alongside the generations already running; the HTTP thread caps how many.
