@@ -74,7 +74,7 @@ function printTable(f: OpenclawFigures): void {
   console.log(
     `turns 2-${f.clawloop.cached.length}, median: ClawLoop ${later(f.clawloop.uncached.map((t) => t.ttftMs)).toFixed(0)} ms -> ${cl.toFixed(0)} ms with the prefix cache` +
       (cpp
-        ? `; llama.cpp ${later(cpp.uncached_ms).toFixed(0)} ms -> ${later(cpp.cached_ms).toFixed(0)} ms with its prompt cache (ClawLoop/llama.cpp ${(cl / later(cpp.cached_ms)).toFixed(2)}x)`
+        ? `; llama.cpp ${later(cpp.uncached_ms).toFixed(0)} ms -> ${later(cpp.cached_ms).toFixed(0)} ms with its prompt cache (ClawLoop's first token in ${(cl / later(cpp.cached_ms)).toFixed(2)}x llama.cpp's time; llama.cpp is fed token ids, ClawLoop's time includes HTTP, templating and tokenizing)`
         : ''),
   );
   if (!reported) console.log('(reused: the server does not report usage.prompt_tokens_details.cached_tokens yet)');
