@@ -10,6 +10,10 @@ export const FeedbackRequestSchema = z
     completion_id: z.string().min(1).describe('the id of the answer, as returned by /v1/chat/completions (chatcmpl-…)'),
     rating: z.enum(['up', 'down']).nullable().optional().describe('"up", "down", or null to clear; left out keeps the current rating'),
     hint: z.string().max(4000).nullable().optional().describe('what would have made the answer better; null clears it'),
+    reject_judge_hint: z
+      .boolean()
+      .optional()
+      .describe("true: the hint judge's hint for this answer does not train (it trains on its rating alone); false: it may again; left out keeps the current choice"),
   })
   .strict();
 export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
@@ -18,6 +22,8 @@ export const FeedbackResponseSchema = z.object({
   completion_id: z.string(),
   rating: z.enum(['up', 'down']).nullable(),
   hint: z.string().nullable(),
+  /** The judge's hint for this answer is rejected (absent from cores before it: false). */
+  reject_judge_hint: z.boolean().optional(),
   updated_at: z.number().int(),
   session_id: z.string().nullable(),
   turn_type: z.enum(['main', 'side']),
@@ -45,11 +51,21 @@ export const ReceiptSchema = z.object({
   score: z.number().nullable(),
   /** The hint the turn trains with (typed or extracted by the hint judge), once judged. */
   hint: z.string().nullable(),
+  /** Who wrote `hint`: the user ('feedback') or the hint judge ('judge'); null without a hint. */
+  hint_source: z.enum(['feedback', 'judge']).nullable(),
   step: z.number().int().nullable(),
   checkpoint_id: z.string().nullable(),
   /** While live: the adapter version serving what this turn taught. */
   version: z.number().int().nullable(),
   reason: z.string().nullable(),
+  /**
+   * While a 👍/👎 without a hint waits for one (`feedback_wait_s`): the time (ms) until which a hint
+   * joins the rating as one piece of feedback. While a judge's hint waits for review: the time until
+   * which it can be rejected before a step may take it. Null otherwise.
+   */
+  hint_until: z.number().int().nullable(),
+  /** Whether the feedback can still change: false once a training step took the answer. */
+  feedback_open: z.boolean(),
 });
 export type Receipt = z.infer<typeof ReceiptSchema>;
 
@@ -94,7 +110,9 @@ export const TurnViewSchema = z.object({
   next_state: z.object({ role: z.string(), text: z.string() }).nullable(),
   closed: z.boolean(),
   learn_note: z.string().nullable(),
-  feedback: z.object({ rating: z.enum(['up', 'down']).nullable(), hint: z.string().nullable(), updated_at: z.number().int() }).nullable(),
+  feedback: z
+    .object({ rating: z.enum(['up', 'down']).nullable(), hint: z.string().nullable(), reject_judge_hint: z.boolean().optional(), updated_at: z.number().int() })
+    .nullable(),
   judgements: z.array(JudgementView),
   samples: z.array(SampleView),
   receipt: ReceiptSchema,

@@ -129,6 +129,14 @@ export const TrainingConfigSchema = z
     entropy_coef: z.number().min(0),
     eps_low: z.number().gt(0).lt(1),
     eps_high: z.number().gt(0),
+    feedback_wait_s: z
+      .number()
+      .int()
+      .min(0)
+      .max(600)
+      .describe(
+        'seconds the trainer waits after a 👍/👎 without a hint before it takes the answer for training, so a hint typed just after the rating joins it as one piece of feedback (a hint sent with or after the rating ends the wait); 0: a rating is taken at once',
+      ),
     /** Drop samples generated more than this many adapter versions ago; null = keep all. */
     max_staleness: z.number().int().min(0).nullable(),
     /** Checkpoints kept besides pinned ones. */
@@ -209,6 +217,7 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   policy_rollouts: 0,
   rollout_min_gap: 0.05,
   hint_min_gap: null,
+  feedback_wait_s: 20,
   kl_coef: null,
   entropy_coef: 0,
   eps_low: 0.2,
@@ -271,7 +280,8 @@ export const StepRecordSchema = StoredStepMetrics.extend({
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
-export const TRAINING_STATES = ['off', 'starting', 'idle', 'judging', 'training', 'paused', 'error'] as const;
+/** `stopping`: the core is shutting down and lets the step in progress finish first. */
+export const TRAINING_STATES = ['off', 'starting', 'idle', 'judging', 'training', 'paused', 'error', 'stopping'] as const;
 export type TrainingState = (typeof TRAINING_STATES)[number];
 
 /** GET /api/training/status (and the body of pause / resume). */

@@ -17,7 +17,7 @@ import type { TrainerContext } from './trainerContext.js';
  */
 export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
   const { config: c, store } = ctx;
-  const taken = store.takeBatch(c.batch_size, ctx.policy.version, c.max_staleness);
+  const taken = store.takeBatch(c.batch_size, ctx.policy.version, c.max_staleness, ctx.judgeHintCutoff());
   if (!taken.length) return;
   ctx.setState('training');
   const step = ctx.lastStep + 1;

@@ -54,6 +54,14 @@ export class TrainerContext {
     this.gate = CompetenceGate.load(opts.modelDir);
   }
 
+  /**
+   * Samples trained with a judge's hint that arrived after this time (ms) wait: the user may
+   * reject the hint for feedback_wait_s, as a rating waits for its hint.
+   */
+  judgeHintCutoff(now = Date.now()): number {
+    return this.config.feedback_wait_s > 0 ? now - this.config.feedback_wait_s * 1000 : Number.MAX_SAFE_INTEGER;
+  }
+
   get store(): LearnStore {
     return this.opts.store;
   }

@@ -73,7 +73,7 @@ export class ApiClient {
   chat(req: ChatStreamRequest, onStart: (s: ChatStreamStart) => void, onDelta: (d: ChatDelta) => void): Promise<ChatStreamResult> {
     return streamChat(this.transport, req, onStart, onDelta);
   }
-  feedback(completionId: string, change: { rating?: 'up' | 'down' | null; hint?: string | null }) {
+  feedback(completionId: string, change: { rating?: 'up' | 'down' | null; hint?: string | null; reject_judge_hint?: boolean }) {
     return this.call('feedback', { body: { completion_id: completionId, ...change } });
   }
 

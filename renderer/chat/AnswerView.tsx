@@ -82,7 +82,14 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
       <button type="button" className="btn btn-small" aria-label="Thumbs down" aria-pressed={rating === 'down'} onClick={() => rate('down')}>
         👎
       </button>
-      <button type="button" className="btn btn-small" aria-expanded={hinting} onClick={toggleHint}>
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-expanded={hinting}
+        disabled={turn?.receipt.feedback_open === false}
+        title={turn?.receipt.feedback_open === false ? 'A training step took this answer: its feedback can no longer change' : undefined}
+        onClick={toggleHint}
+      >
         Add hint
       </button>
       <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().askAgain(item.key)}>
@@ -131,7 +138,7 @@ export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boole
       )}
       {hinting && item.turnId && <HintForm turnId={item.turnId} initial={turn?.feedback?.hint ?? ''} done={() => setHinting(false)} />}
       <ErrorText>{error}</ErrorText>
-      {turn && <Receipt receipt={turn.receipt} feedback={turn.feedback} />}
+      {turn && <Receipt receipt={turn.receipt} feedback={turn.feedback} onRejectJudgeHint={() => void chat.getState().rejectJudgeHint(turn.id)} />}
       {confirming && item.turnId && <RollbackConfirm turnId={item.turnId} close={() => setConfirming(false)} />}
     </article>
   );

@@ -12,8 +12,15 @@ import { OutcomeText } from '../ui/OutcomeText.js';
 import { TableHead } from '../ui/TableHead.js';
 import { ComparePanel } from './ComparePanel.js';
 import { ExportDialog } from './ExportDialog.js';
+import { PastComparisons } from './PastComparisons.js';
 import { lineageRows } from './checkpointsStore.js';
 import './checkpoints.css';
+
+/** A checkpoint's folder name as words: 'step-000006' → 'step 6'. */
+function stepName(id: string): string {
+  const m = /^step-0*(\d+)$/.exec(id);
+  return m ? `step ${m[1]}` : id;
+}
 
 const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward', 'Competence', 'Status', 'Actions'] as const;
 
@@ -47,7 +54,7 @@ function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointIn
       <td>{row.step}</td>
       <td>{when(row.created_at)}</td>
       <td>
-        {parent !== undefined ? `v${parent}` : row.parent_id ? row.parent_id : 'base'}
+        {parent !== undefined ? `v${parent}` : row.parent_id ? `${stepName(row.parent_id)} (removed)` : 'base'}
         {branch && (
           <>
             {' '}
@@ -86,7 +93,7 @@ function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointIn
 }
 
 export function CheckpointsScreen() {
-  const { checkpoints, core } = useServices();
+  const { checkpoints, core, compare } = useServices();
   const rows = useStore(checkpoints, (s) => s.rows);
   const error = useStore(checkpoints, (s) => s.error);
   const loaded = useStore(checkpoints, (s) => s.loaded);
@@ -94,6 +101,7 @@ export function CheckpointsScreen() {
   const liveVersion = useStore(core, (s) => s.liveVersion);
   const [exporting, setExporting] = useState<CheckpointInfo | null>(null);
   const [comparing, setComparing] = useState<string | null>(null);
+  const comparedAt = useStore(compare, (s) => (s.running ? null : s.answers));
   useEffect(() => void checkpoints.getState().load(), [checkpoints]);
   const versions = new Map(rows.map((r) => [r.id, r.adapter_version]));
 
@@ -101,7 +109,8 @@ export function CheckpointsScreen() {
     <div>
       <h1>Checkpoints</h1>
       <p className="muted">
-        Live now: v{liveVersion ?? '?'} ({liveId ?? 'the base model'}). Rolling back makes a checkpoint live at once as a new version; training goes on from it.
+        Live now: v{liveVersion ?? '?'} ({liveId ? `trained in ${stepName(liveId)}` : 'the base model'}). Rolling back makes a checkpoint live at once as a
+        new version; training goes on from it.
       </p>
       <ErrorText>{error}</ErrorText>
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
@@ -115,6 +124,7 @@ export function CheckpointsScreen() {
           <BaseRow live={liveId === null} />
         </tbody>
       </table>
+      <PastComparisons refresh={comparedAt} />
       {exporting && <ExportDialog row={exporting} close={() => setExporting(null)} />}
     </div>
   );

@@ -256,6 +256,7 @@ describe('competence gate in the trainer', () => {
         competence_margin: margin,
         competence_prompts: PROMPTS.length,
         competence_max_tokens: MAX_TOKENS,
+        feedback_wait_s: 0,
         ...extra,
       },
       emit: (e) => events.push(e),

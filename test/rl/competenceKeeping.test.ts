@@ -121,7 +121,7 @@ async function afterSteps<T>(configPatch: TrainingConfigPatch, steps: number, ch
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-keeping-'));
   const db = openDatabase(path.join(dir, 'clawloop.db'));
   const store = new LearnStore(db);
-  const trainer = await Trainer.start({ modelDir: modelDir('qwen3-qknorm'), dataDir: dir, store, configPatch, emit: () => {} });
+  const trainer = await Trainer.start({ modelDir: modelDir('qwen3-qknorm'), dataDir: dir, store, configPatch: { feedback_wait_s: 0, ...configPatch }, emit: () => {} });
   void trainer.run();
   try {
     for (let step = 1; step <= steps; step++) {

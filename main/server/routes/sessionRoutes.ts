@@ -5,7 +5,7 @@ import { ApiError } from '../apiError.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 import { storageError } from '../storageError.js';
-import { turnView } from './turnView.js';
+import { hintWaitMs, turnView } from './turnView.js';
 
 const PREVIEW_CHARS = 120;
 
@@ -67,7 +67,7 @@ export const getSession: Handler<'sessions.get'> = (ctx, { params }) => {
   const s = id === 'unknown' ? null : ctx.app.session(id);
   if (!s && !(id === 'unknown' && turns.length)) throw new ApiError(404, `no session '${id}'`, 'invalid_request_error', 'not_found', 'id');
   const { main_turns: _mainTurns, ...info } = s ? sessionInfo(s) : unattached(turns);
-  return { ...info, turns: turns.map((t) => turnView(ctx.store, ctx.app, t)) };
+  return { ...info, turns: turns.map((t) => turnView(ctx.store, ctx.app, t, hintWaitMs(ctx))) };
 };
 
 export const updateSession: Handler<'sessions.update'> = (ctx, { params, body }) => {

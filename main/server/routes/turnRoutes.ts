@@ -1,7 +1,7 @@
 import { ApiError } from '../apiError.js';
 import { RESPONDED, type Handler } from '../routeTypes.js';
 import { exportSessions } from '../../store/exportSessions.js';
-import { turnView } from './turnView.js';
+import { hintWaitMs, turnView } from './turnView.js';
 
 export const listTurns: Handler<'turns.list'> = (ctx, { query }) => {
   const ids = ctx.app.turnIds({
@@ -16,7 +16,7 @@ export const listTurns: Handler<'turns.list'> = (ctx, { query }) => {
   const page = ids.slice(0, query.limit);
   return {
     object: 'list',
-    data: page.map((id) => turnView(ctx.store, ctx.app, ctx.store.turns.getTurn(id)!)),
+    data: page.map((id) => turnView(ctx.store, ctx.app, ctx.store.turns.getTurn(id)!, hintWaitMs(ctx))),
     has_more: ids.length > query.limit,
   };
 };
@@ -24,7 +24,7 @@ export const listTurns: Handler<'turns.list'> = (ctx, { query }) => {
 export const getTurn: Handler<'turns.get'> = (ctx, { params }) => {
   const t = ctx.store.turns.getTurn(params.id);
   if (!t) throw new ApiError(404, `no turn '${params.id}'`, 'invalid_request_error', 'not_found', 'id');
-  return turnView(ctx.store, ctx.app, t);
+  return turnView(ctx.store, ctx.app, t, hintWaitMs(ctx));
 };
 
 export const metrics: Handler<'metrics'> = (ctx, { query }) => ({
