@@ -190,7 +190,7 @@ function logOpenClaw(io: Io, url: string, modelId: string, contextLength: number
     return;
   }
   io.log(
-    `\nPoint OpenClaw at it: run \`npx clawloop openclaw\` (it merges this into ~/.openclaw/openclaw.json, keeping a backup), or merge it yourself:\n`,
+    `\nPoint OpenClaw at it: run \`node bin/clawloop.js openclaw\` from the ClawLoop folder (it merges this into ~/.openclaw/openclaw.json, keeping a backup), or merge it yourself:\n`,
   );
   io.log(openClawProviderEntry(url, modelId, contextLength, apiKey));
   io.log('');

@@ -10,7 +10,7 @@
 const ENVELOPE = /^\s*\[[^\]\n]{0,120}?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?(?:Z|\s[^\]\n]{1,40})?\]\s*/;
 
 /** The runtime line OpenClaw appends to the message that starts a run ("Runtime: agent=main | … | sessionId=…"). */
-const RUNTIME_LINE = /\n\nRuntime: agent=[^\n]*$/;
+export const RUNTIME_LINE = /\n\nRuntime: agent=[^\n]*$/;
 
 /** The user message OpenClaw adds after the person's with context of its own (not the person's words). */
 export const INTERNAL_CONTEXT = '<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>';

@@ -88,7 +88,7 @@ const SampleView = z.object({
   status: z.enum(['queued', 'training', 'trained', 'dropped']),
   drop_reason: z.string().nullable(),
   step: z.number().int().nullable(),
-  /** What the sample trains on: the turn's response, or an answer written again by the OPD teacher (teacher_rollouts) or the policy (policy_rollouts). */
+  /** What the sample trains on: the turn's response, or an answer the policy wrote again (policy_rollouts); 'teacher' only in data from versions with teacher_rollouts. */
   response: z.enum(['turn', 'teacher', 'policy']),
 });
 

@@ -16,7 +16,7 @@ export interface SampleBuildContext {
   model: Model;
   /** The policy being trained, for the 'policy' teacher and the overlap-guided hint selection. */
   policy: LoraAdapter | null;
-  /** The adapter version of `policy`: the π_old of a teacher rollout is this version's. */
+  /** The adapter version of `policy`: a policy rollout's π_old is this version's. */
   policyVersion: number;
   judge: JudgeBackend;
   prompts: JudgePrompts;
@@ -118,8 +118,8 @@ async function besideFeedback<T>(run: JudgeRun, kind: 'prm' | 'hint', judge: () 
  * - RL part: reward ±1 from 👍/👎, else the PRM's majority score; a 0 is kept (reward 0) only for the
  *   first turn of a session with a next state (the at-least-one rule).
  * - OPD part: a typed hint, else the hint judge's selected hint; the teacher's log-probs of the
- *   same response ids under the hint-augmented prompt; with `teacher_rollouts`, also that many
- *   OPD samples on answers the teacher writes itself.
+ *   same response ids under the hint-augmented prompt; with `policy_rollouts`, also that many
+ *   OPD samples on answers the policy writes again.
  * The PRM also runs when feedback overrides it, so judge agreement can be measured.
  */
 export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): Promise<BuiltSamples> {
@@ -159,11 +159,8 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
     adapterVersion: turn.adapterVersion,
   };
   const rollouts =
-    cfg.teacher_rollouts + cfg.policy_rollouts > 0 && hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
-      ? [
-          ...(await rolloutSamples(ctx, turn, hint, hintSource, 'teacher', cfg.teacher_rollouts)),
-          ...(await rolloutSamples(ctx, turn, hint, hintSource, 'policy', cfg.policy_rollouts)),
-        ]
+    cfg.policy_rollouts > 0 && hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
+      ? await rolloutSamples(ctx, turn, hint, hintSource, cfg.policy_rollouts)
       : [];
   return { judgements, samples: [own, ...rollouts], hintDropped, judgeFailed };
 }
@@ -184,41 +181,35 @@ function teacherFields(cfg: TrainingConfig, teacher: TeacherScores | null) {
 const teacherAdapter = (ctx: SampleBuildContext) => (ctx.config.teacher === 'policy' ? ctx.policy : null);
 
 /**
- * Answers written again for a hinted turn, each an OPD sample on its own tokens, sampled with the
- * model's defaults and a seed drawn from the turn:
- * - by the teacher (`teacher_rollouts`: the prompt with the hint): the advantage
- *   log π_teacher − log π_old is large where the policy would not have written what the hint asks
- *   for; on-policy OPD only says which of the policy's own tokens the teacher dislikes, a rollout
- *   shows it what to write instead;
- * - by the policy (`policy_rollouts`: the turn's own prompt): more of its own answers judged under
- *   the same hint, so the styles it would fall back to are pushed as well as the one it served.
+ * Answers the policy writes again for a hinted turn (`policy_rollouts`: the turn's own prompt,
+ * sampled with the model's defaults and a seed drawn from the turn), each an OPD sample on its own
+ * tokens scored by the hinted teacher: more of its own answers judged under the same hint, so the
+ * styles it would fall back to are pushed as well as the one it served. Generation records each
+ * sampled token's log-prob under the full distribution, as serving records a turn's: that is π_old.
  */
 async function rolloutSamples(
   ctx: SampleBuildContext,
   turn: StoredTurn,
   hint: string,
   hintSource: NewSample['hintSource'],
-  writer: 'teacher' | 'policy',
   count: number,
 ): Promise<NewSample[]> {
   const { model, config: cfg } = ctx;
   const g = model.generation;
-  const promptIds = writer === 'teacher' ? teacherPromptIds(model, turn, hint) : turn.promptIds;
   const out: NewSample[] = [];
   for (let k = 0; k < count; k++) {
-    const answer = await generateText(model.lm, model.tokenizer, promptIds, {
+    const answer = await generateText(model.lm, model.tokenizer, turn.promptIds, {
       maxNewTokens: Math.max(128, 2 * turn.responseIds.length),
       temperature: g.temperature ?? 1,
       topP: g.topP ?? 1,
       topK: g.topK ?? 0,
-      seed: judgeSeed(turn, (writer === 'teacher' ? 3 : 11) + k),
+      seed: judgeSeed(turn, 11 + k),
       stopTokenIds: g.eosTokenIds,
-      adapter: writer === 'teacher' ? teacherAdapter(ctx) : ctx.policy,
+      adapter: ctx.policy,
       signal: ctx.signal,
     });
     if (ctx.signal?.aborted) return [];
     if (!answer.tokens.length) continue;
-    const old = writer === 'policy' ? answer.logprobs : await policyLogprobs(ctx, turn, answer.tokens);
     const teacher = await teacherScores(ctx, turn, answer.tokens, hint);
     out.push({
       kind: 'opd',
@@ -228,23 +219,10 @@ async function rolloutSamples(
       hintSource,
       ...teacherFields(cfg, teacher),
       adapterVersion: ctx.policyVersion,
-      response: { ids: answer.tokens, logprobs: old, writer },
+      response: { ids: answer.tokens, logprobs: answer.logprobs, writer: 'policy' },
     });
   }
   return out;
-}
-
-/**
- * log π_old of another writer's answer: the policy's log-probs of its tokens after the turn's
- * prompt. The policy's own answers carry them already: generation records each sampled token's
- * log-prob under the full distribution, as serving records a turn's.
- */
-async function policyLogprobs(ctx: SampleBuildContext, turn: StoredTurn, ids: number[]): Promise<number[]> {
-  const [s] = await scoreResponses(ctx.model.lm, [{ promptIds: turn.promptIds, responseIds: ids }], {
-    adapter: ctx.policy,
-    signal: ctx.signal,
-  });
-  return Array.from(s.logprobs);
 }
 
 const NO_REWARD = { reward: null, rewardSource: null } as const;

@@ -6,7 +6,7 @@ import type { JudgeSetup } from './judgeSetup.js';
 import { LivePolicy } from './livePolicy.js';
 import type { TrainerEvent } from './trainerEvents.js';
 import { trainingStatus } from './trainerStatus.js';
-import { mergeTrainingConfig, modelTrainingDefaults } from './trainingConfig.js';
+import { dropRetiredSettings, mergeTrainingConfig, modelTrainingDefaults } from './trainingConfig.js';
 
 export interface TrainerOptions {
   modelDir: string;
@@ -92,8 +92,10 @@ export class TrainerContext {
 function startingConfig(opts: TrainerOptions, stored: TrainingConfig | null, onProblem: (why: string) => void): TrainingConfig {
   const defaults = modelTrainingDefaults(opts.modelDir);
   if (stored) {
+    const { config, dropped } = dropRetiredSettings(stored);
+    if (dropped.length) onProblem(dropped.join('; '));
     try {
-      return mergeTrainingConfig(defaults, { ...stored, ...(opts.configPatch ?? {}) });
+      return mergeTrainingConfig(defaults, { ...(config as object), ...(opts.configPatch ?? {}) });
     } catch (err) {
       onProblem(`the stored training settings are not valid (${(err as Error).message}); starting from the defaults`);
     }

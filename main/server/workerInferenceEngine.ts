@@ -97,7 +97,11 @@ export class WorkerInferenceEngine implements InferenceEngine {
   }
 
   private spawn(): Promise<void> {
-    const data: InferenceWorkerData = { modelDir: this.opts.modelDir, backend: this.opts.backend, prefixCacheBytes: this.opts.prefixCacheBytes };
+    const data: InferenceWorkerData = {
+      modelDir: this.opts.modelDir,
+      backend: this.opts.backend,
+      prefixCacheBytes: this.opts.prefixCacheBytes,
+    };
     prepareGpuEnvironment();
     const worker = new Worker(new URL('../workers/inferenceWorker.js', import.meta.url), { workerData: data });
     this.worker = worker;

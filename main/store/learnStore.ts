@@ -126,10 +126,6 @@ export class LearnStore {
   samplesOfTurn(turnId: string): StoredSample[] {
     return this.samples.ofTurn(turnId);
   }
-  /** Samples the live adapter was trained on (newest first, at most `pool`): what a step may replay. */
-  replayPool(liveCheckpointId: string | null, pool: number): Array<{ sample: StoredSample; turn: StoredTurn }> {
-    return this.samples.trainedIn(this.stepTable.lineage(liveCheckpointId), pool);
-  }
 
   // ---- steps (trainer): stepTable.ts ----
 

@@ -18,9 +18,9 @@ export interface NewSample {
   topK: number | null;
   adapterVersion: number;
   /**
-   * A response other than the turn's: an answer the OPD teacher (teacher_rollouts) or the policy
-   * (policy_rollouts) wrote again, with log π_old of each token under the policy of
-   * `adapterVersion`. Absent or null: the turn's own.
+   * A response other than the turn's: an answer the policy (policy_rollouts) wrote again, or in
+   * data from versions with teacher_rollouts the OPD teacher, with log π_old of each token under the
+   * policy of `adapterVersion`. Absent or null: the turn's own.
    */
   response?: SampleResponse | null;
 }
@@ -190,18 +190,6 @@ export class SampleQueue {
   release(ids: number[]): void {
     const stmt = this.q("UPDATE samples SET status = 'queued' WHERE id = ? AND status = 'training'");
     this.db.transaction(() => ids.forEach((id) => stmt.run(id))).immediate();
-  }
-
-  /**
-   * Up to `pool` of the newest samples trained in `steps` (the steps the live adapter is made of),
-   * with their turns, newest first: what a step may replay.
-   */
-  trainedIn(steps: readonly number[], pool: number): Array<{ sample: StoredSample; turn: StoredTurn }> {
-    if (!steps.length || pool <= 0) return [];
-    const rows = this.q(
-      "SELECT * FROM samples WHERE status = 'trained' AND step IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?",
-    ).all(JSON.stringify(steps), pool) as SampleDbRow[];
-    return rows.map((r) => this.withTurn(r));
   }
 
   /**

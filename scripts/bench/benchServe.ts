@@ -228,6 +228,14 @@ async function feedbackToAdapter(s: Served, start: number): Promise<number> {
   }
 }
 
+/** The OpenClaw-shaped session (openclawBench.ts) on servers started like the load's. */
+async function openclaw(tmp: string, maxTokens: number, json: string | undefined): Promise<void> {
+  const start = (dir: string, bytes: number | undefined) => serve(dir, fs.mkdtempSync(path.join(tmp, 'openclaw-')), 1, false, bytes);
+  const figures = await openclawBench(tmp, start, maxTokens);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  if (json) fs.writeFileSync(json, JSON.stringify(figures, null, 2) + '\n');
+}
+
 async function main(): Promise<void> {
   const { values } = scriptArgs(USAGE, {
     options: {
@@ -244,13 +252,7 @@ async function main(): Promise<void> {
   const perClient = Number(values.requests);
   const maxTokens = Number(values['max-tokens']);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-serve-'));
-  if (values.openclaw) {
-    const start = (dir: string, bytes: number | undefined) => serve(dir, fs.mkdtempSync(path.join(tmp, 'openclaw-')), 1, false, bytes);
-    const figures = await openclawBench(tmp, start, maxTokens);
-    fs.rmSync(tmp, { recursive: true, force: true });
-    if (values.json) fs.writeFileSync(values.json, JSON.stringify(figures, null, 2) + '\n');
-    return;
-  }
+  if (values.openclaw) return openclaw(tmp, maxTokens, values.json);
   const modelDir = values.model ? path.resolve(values.model) : await benchModelDir(fs.mkdtempSync(path.join(tmp, 'model-')));
   console.log(
     `bench:serve: ${path.basename(modelDir)}, ${clients} streaming clients x ${perClient} requests, max ${maxTokens} tokens each`,

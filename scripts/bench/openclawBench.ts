@@ -61,7 +61,11 @@ function printTable(f: OpenclawFigures): void {
       col(c.ttftMs.toFixed(0), 9),
       col(reported ? String(c.cachedTokens) : '-', 8),
       col(`${(u.ttftMs / c.ttftMs).toFixed(1)}x`, 10),
-      cpp ? col(cpp.uncached_ms[i].toFixed(0), 11) + col(cpp.cached_ms[i].toFixed(0), 9) + col(`${(cpp.uncached_ms[i] / cpp.cached_ms[i]).toFixed(1)}x`, 10) : '',
+      cpp
+        ? col(cpp.uncached_ms[i].toFixed(0), 11) +
+          col(cpp.cached_ms[i].toFixed(0), 9) +
+          col(`${(cpp.uncached_ms[i] / cpp.cached_ms[i]).toFixed(1)}x`, 10)
+        : '',
     ];
     console.log(cells.join(''));
   });
@@ -69,7 +73,9 @@ function printTable(f: OpenclawFigures): void {
   const cl = later(f.clawloop.cached.map((t) => t.ttftMs));
   console.log(
     `turns 2-${f.clawloop.cached.length}, median: ClawLoop ${later(f.clawloop.uncached.map((t) => t.ttftMs)).toFixed(0)} ms -> ${cl.toFixed(0)} ms with the prefix cache` +
-      (cpp ? `; llama.cpp ${later(cpp.uncached_ms).toFixed(0)} ms -> ${later(cpp.cached_ms).toFixed(0)} ms with its prompt cache (ClawLoop/llama.cpp ${(cl / later(cpp.cached_ms)).toFixed(2)}x)` : ''),
+      (cpp
+        ? `; llama.cpp ${later(cpp.uncached_ms).toFixed(0)} ms -> ${later(cpp.cached_ms).toFixed(0)} ms with its prompt cache (ClawLoop's first token in ${(cl / later(cpp.cached_ms)).toFixed(2)}x llama.cpp's time; llama.cpp is fed token ids, ClawLoop's time includes HTTP, templating and tokenizing)`
+        : ''),
   );
   if (!reported) console.log('(reused: the server does not report usage.prompt_tokens_details.cached_tokens yet)');
   console.log(`answers with and without the prefix cache identical (greedy): ${f.clawloop.same_answers ? 'yes' : 'NO'}`);
@@ -78,7 +84,12 @@ function printTable(f: OpenclawFigures): void {
 }
 
 /** Runs the workload in `tmp` and prints its table; returns the figures (for --json). */
-export async function openclawBench(tmp: string, start: StartServer, maxTokens: number, threads = cpuSummary().threads): Promise<OpenclawFigures> {
+export async function openclawBench(
+  tmp: string,
+  start: StartServer,
+  maxTokens: number,
+  threads = cpuSummary().threads,
+): Promise<OpenclawFigures> {
   const modelDir = fs.mkdtempSync(path.join(tmp, 'openclaw-model-'));
   const { gguf } = await openclawModel(modelDir);
   const prompt = openclawSystemPrompt();

@@ -7,15 +7,33 @@
 import type { ToolSpec } from '../../main/engine/text/chatTemplate.js';
 
 const TOPICS = [
-  'the workspace', 'shell commands', 'file edits', 'git history', 'the user\'s calendar', 'long-running processes', 'web searches',
-  'memory notes', 'messages to other people', 'the browser', 'secrets and credentials', 'scheduled heartbeats', 'sub-agents',
-  'package installs', 'test runs', 'the project README', 'configuration files', 'log files', 'screenshots', 'daily summaries',
+  'the workspace',
+  'shell commands',
+  'file edits',
+  'git history',
+  "the user's calendar",
+  'long-running processes',
+  'web searches',
+  'memory notes',
+  'messages to other people',
+  'the browser',
+  'secrets and credentials',
+  'scheduled heartbeats',
+  'sub-agents',
+  'package installs',
+  'test runs',
+  'the project README',
+  'configuration files',
+  'log files',
+  'screenshots',
+  'daily summaries',
 ];
 
 const RULES = [
   (t: string) => `When a task touches ${t}, read what is there before you change anything, and say what you found in one or two sentences.`,
   (t: string) => `Prefer the smallest change to ${t} that does what the user asked; do not tidy up unrelated parts on the way.`,
-  (t: string) => `If a step involving ${t} could lose data or cannot be undone, stop and ask the user first, naming exactly what would change.`,
+  (t: string) =>
+    `If a step involving ${t} could lose data or cannot be undone, stop and ask the user first, naming exactly what would change.`,
   (t: string) => `Keep a short note of decisions about ${t} in MEMORY.md so that the next session does not have to rediscover them.`,
   (t: string) => `Never invent the contents of ${t}: if you have not read it in this session, read it now or say that you have not.`,
   (t: string) => `Report errors from ${t} verbatim, then explain in plain words what they most likely mean and what you will try next.`,
@@ -38,7 +56,9 @@ const FILES: Array<[string, string]> = [
 
 /** A paragraph of instructions: each rule applied to a few topics, starting at `seed`. */
 function paragraph(seed: number, sentences: number): string {
-  return Array.from({ length: sentences }, (_, i) => RULES[(seed + i) % RULES.length](TOPICS[(seed * 7 + i * 3) % TOPICS.length])).join(' ');
+  return Array.from({ length: sentences }, (_, i) => RULES[(seed + i) % RULES.length](TOPICS[(seed * 7 + i * 3) % TOPICS.length])).join(
+    ' ',
+  );
 }
 
 /** About `chars` characters of agent instructions and workspace files, deterministic. */
@@ -75,18 +95,57 @@ const tool = (name: string, description: string, props: Record<string, string>, 
 
 /** Twelve tool schemas, shaped like OpenClaw's default tool set. */
 export const OPENCLAW_TOOLS: ToolSpec[] = [
-  tool('read', 'Read the contents of a file. Output is truncated to 2000 lines.', { path: 'Path to the file', offset: 'Line to start from' }, ['path']),
-  tool('write', 'Write a file, creating it or replacing its contents.', { path: 'Path to the file', content: 'The new contents' }, ['path', 'content']),
-  tool('edit', 'Replace one exact string in a file with another.', { path: 'Path', oldText: 'Exact text to replace', newText: 'Replacement' }, ['path', 'oldText', 'newText']),
-  tool('exec', 'Run a shell command in the workspace and return its output.', { command: 'The command line', workdir: 'Working directory', timeout: 'Seconds' }, ['command']),
-  tool('process', 'Manage background processes started by exec: list, poll, log, kill.', { action: 'list, poll, log or kill', sessionId: 'Process session id' }, ['action']),
-  tool('web_search', 'Search the web and return titles, URLs and snippets.', { query: 'Search query', count: 'Number of results' }, ['query']),
-  tool('web_fetch', 'Fetch a URL and return its readable text.', { url: 'The URL', maxChars: 'Truncate after this many characters' }, ['url']),
-  tool('browser', 'Control a browser: open, snapshot, click, type, screenshot.', { action: 'What to do', targetUrl: 'URL to open', ref: 'Element reference' }, ['action']),
-  tool('message', 'Send a message to a channel or person.', { to: 'Recipient', text: 'Message text', channel: 'Channel name' }, ['to', 'text']),
-  tool('memory_search', 'Search MEMORY.md and daily notes for relevant lines.', { query: 'What to look for', maxResults: 'Limit' }, ['query']),
+  tool(
+    'read',
+    'Read the contents of a file. Output is truncated to 2000 lines.',
+    { path: 'Path to the file', offset: 'Line to start from' },
+    ['path'],
+  ),
+  tool('write', 'Write a file, creating it or replacing its contents.', { path: 'Path to the file', content: 'The new contents' }, [
+    'path',
+    'content',
+  ]),
+  tool(
+    'edit',
+    'Replace one exact string in a file with another.',
+    { path: 'Path', oldText: 'Exact text to replace', newText: 'Replacement' },
+    ['path', 'oldText', 'newText'],
+  ),
+  tool(
+    'exec',
+    'Run a shell command in the workspace and return its output.',
+    { command: 'The command line', workdir: 'Working directory', timeout: 'Seconds' },
+    ['command'],
+  ),
+  tool(
+    'process',
+    'Manage background processes started by exec: list, poll, log, kill.',
+    { action: 'list, poll, log or kill', sessionId: 'Process session id' },
+    ['action'],
+  ),
+  tool('web_search', 'Search the web and return titles, URLs and snippets.', { query: 'Search query', count: 'Number of results' }, [
+    'query',
+  ]),
+  tool('web_fetch', 'Fetch a URL and return its readable text.', { url: 'The URL', maxChars: 'Truncate after this many characters' }, [
+    'url',
+  ]),
+  tool(
+    'browser',
+    'Control a browser: open, snapshot, click, type, screenshot.',
+    { action: 'What to do', targetUrl: 'URL to open', ref: 'Element reference' },
+    ['action'],
+  ),
+  tool('message', 'Send a message to a channel or person.', { to: 'Recipient', text: 'Message text', channel: 'Channel name' }, [
+    'to',
+    'text',
+  ]),
+  tool('memory_search', 'Search MEMORY.md and daily notes for relevant lines.', { query: 'What to look for', maxResults: 'Limit' }, [
+    'query',
+  ]),
   tool('memory_get', 'Read lines from a memory file.', { path: 'Memory file', from: 'First line', lines: 'Number of lines' }, ['path']),
-  tool('sessions_spawn', 'Start a sub-agent session with its own task.', { task: 'What the sub-agent should do', label: 'Short label' }, ['task']),
+  tool('sessions_spawn', 'Start a sub-agent session with its own task.', { task: 'What the sub-agent should do', label: 'Short label' }, [
+    'task',
+  ]),
 ];
 
 /** The user messages of a ten-turn session. */

@@ -88,7 +88,10 @@ async function streamTurn(url: string, messages: ChatMessage[], maxTokens: numbe
   }
   const usage = usages.at(-1);
   if (!usage) throw new Error('the stream ended without usage');
-  return { timing: { promptTokens: usage.prompt_tokens, cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? null, ttftMs }, content };
+  return {
+    timing: { promptTokens: usage.prompt_tokens, cachedTokens: usage.prompt_tokens_details?.cached_tokens ?? null, ttftMs },
+    content,
+  };
 }
 
 /**
@@ -113,7 +116,9 @@ export async function sessionPromptIds(modelDir: string, answers: readonly strin
   const model = await Model.load(modelDir);
   const system = openclawSystemPrompt();
   try {
-    return OPENCLAW_TURNS.map((_, i) => model.encodeChat({ messages: conversation(system, answers, i), tools: OPENCLAW_TOOLS, addGenerationPrompt: true }).ids);
+    return OPENCLAW_TURNS.map(
+      (_, i) => model.encodeChat({ messages: conversation(system, answers, i), tools: OPENCLAW_TOOLS, addGenerationPrompt: true }).ids,
+    );
   } finally {
     model.dispose();
   }

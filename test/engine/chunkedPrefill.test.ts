@@ -44,7 +44,9 @@ describe('prompts longer than a prefill chunk (qwen3-qknorm)', () => {
       const got = await generateText(model.lm, model.tokenizer, prompt, { temperature: 0, maxNewTokens: 2, prefixCache: cache });
       assert.equal(got.cachedPromptTokens, reused);
       assert.deepEqual(got.tokens, want.tokens, `greedy tokens, ${reused} tokens reused`);
-      assertClose(got.logprobs, want.logprobs, tol, `log-probs, ${reused} tokens reused`, { scale: logprobScale(model.config, want.logprobs) });
+      assertClose(got.logprobs, want.logprobs, tol, `log-probs, ${reused} tokens reused`, {
+        scale: logprobScale(model.config, want.logprobs),
+      });
     };
     await check(0);
     // Then from a cached prefix of 100 tokens: the rest is still two chunks, the first one shifted.

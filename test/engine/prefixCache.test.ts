@@ -103,8 +103,16 @@ describe('prefix cache entries', () => {
 
   it('its default budget holds four contexts, within an eighth of memory; CLAWLOOP_PREFIX_CACHE_MB overrides it', () => {
     const c = parseModelConfig({
-      architectures: ['Qwen3ForCausalLM'], model_type: 'qwen3', hidden_size: 64, intermediate_size: 128, num_attention_heads: 4,
-      num_key_value_heads: 2, head_dim: 16, num_hidden_layers: 3, vocab_size: 300, max_position_embeddings: 8192,
+      architectures: ['Qwen3ForCausalLM'],
+      model_type: 'qwen3',
+      hidden_size: 64,
+      intermediate_size: 128,
+      num_attention_heads: 4,
+      num_key_value_heads: 2,
+      head_dim: 16,
+      num_hidden_layers: 3,
+      vocab_size: 300,
+      max_position_embeddings: 8192,
     });
     assert.equal(kvBytesPerToken(c), 2 * 3 * 2 * 16 * 4);
     assert.equal(defaultPrefixCacheBytes(c, 64 * 2 ** 30), 4 * 8192 * 768);

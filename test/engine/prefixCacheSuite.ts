@@ -26,7 +26,14 @@ const SYSTEM =
   'You are a careful assistant working in a terminal. Read the files before you change them, keep answers short, ' +
   'and call a tool when the request needs one. Never guess a file name; list the folder first.';
 const TOOLS: ToolSpec[] = [
-  { type: 'function', function: { name: 'list_files', description: 'List the files of a folder', parameters: { type: 'object', properties: { path: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: {
+      name: 'list_files',
+      description: 'List the files of a folder',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    },
+  },
 ];
 const USERS = ['hello there, what can you do?', 'list the files in src please', 'and what is in the README?', 'thank you, that is all.'];
 
@@ -68,7 +75,9 @@ function sameAnswers(model: Model, got: ChatGenerationResult[], want: ChatGenera
   got.forEach((g, i) => {
     assert.deepEqual(g.promptIds, want[i].promptIds, `${what}, turn ${i + 1}: prompt`);
     assert.deepEqual(g.responseIds, want[i].responseIds, `${what}, turn ${i + 1}: greedy tokens`);
-    assertClose(g.logprobs, want[i].logprobs, tol, `${what}, turn ${i + 1}: log-probs`, { scale: logprobScale(model.config, want[i].logprobs) });
+    assertClose(g.logprobs, want[i].logprobs, tol, `${what}, turn ${i + 1}: log-probs`, {
+      scale: logprobScale(model.config, want[i].logprobs),
+    });
   });
 }
 
@@ -76,10 +85,7 @@ function sameAnswers(model: Model, got: ChatGenerationResult[], want: ChatGenera
  * The prefix cache suite on one fixture model and backend (default: the process's); `skip` says
  * why it cannot run here; `size` trims the sessions for slow backends (default 4 turns of 10 tokens).
  */
-export function prefixCacheSuite(
-  name: FixtureModel,
-  opts: { backend?: BackendName; skip?: string | false; size?: SuiteSize } = {},
-): void {
+export function prefixCacheSuite(name: FixtureModel, opts: { backend?: BackendName; skip?: string | false; size?: SuiteSize } = {}): void {
   const { backend, skip = false, size = { turns: USERS.length, maxTokens: 10 } } = opts;
   describe(`prefix KV cache across requests (${name}${backend ? `, ${backend}` : ''})`, { skip }, () => {
     let model: Model;
@@ -101,7 +107,10 @@ export function prefixCacheSuite(
         const prev = [...cached[i - 1].promptIds, ...cached[i - 1].responseIds.slice(0, -1)];
         const want = Math.min(common(prev, cached[i].promptIds), cached[i].promptIds.length - 1);
         assert.equal(cached[i].cachedPromptTokens, want, `turn ${i + 1} reuses its shared prefix with the previous turn`);
-        assert.ok(want >= cached[i - 1].promptIds.length - 8, `turn ${i + 1}: ${want} tokens reused of a previous prompt of ${cached[i - 1].promptIds.length}`);
+        assert.ok(
+          want >= cached[i - 1].promptIds.length - 8,
+          `turn ${i + 1}: ${want} tokens reused of a previous prompt of ${cached[i - 1].promptIds.length}`,
+        );
       }
       // A second session with the same system prompt and tools shares their keys and values.
       const other = await session(model, size, 'b', { prefixCache: cache });
@@ -115,7 +124,10 @@ export function prefixCacheSuite(
     it('sessions decoded together in a batch get what they get alone', async () => {
       const cache = new PrefixCache(64 << 20);
       const batcher = new DecodeBatcher(model.lm);
-      const [a, b] = await Promise.all([session(model, size, 'a', { prefixCache: cache, batcher }), session(model, size, 'b', { prefixCache: cache, batcher })]);
+      const [a, b] = await Promise.all([
+        session(model, size, 'a', { prefixCache: cache, batcher }),
+        session(model, size, 'b', { prefixCache: cache, batcher }),
+      ]);
       sameAnswers(model, a, full, 'session a, batched');
       sameAnswers(model, b, await session(model, size, 'b'), 'session b, batched');
       assert.ok(a.slice(1).every((r) => r.cachedPromptTokens > 0) && b.slice(1).every((r) => r.cachedPromptTokens > 0));
@@ -125,7 +137,10 @@ export function prefixCacheSuite(
     });
 
     it('another adapter, or another version of one, never reuses an entry', async () => {
-      const history: ChatMessage[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: USERS[1] }];
+      const history: ChatMessage[] = [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: USERS[1] },
+      ];
       const adapter = LoraAdapter.load(path.join(modelDir(name), 'adapter'), model.config);
       try {
         const alone = await turn(model, size, history, { adapter });
@@ -134,20 +149,20 @@ export function prefixCacheSuite(
         const cache = new PrefixCache(64 << 20);
         await turn(model, size, history, { prefixCache: cache });
         const first = await turn(model, size, history, { prefixCache: cache, adapter, adapterVersion: 1 });
-        assert.equal(first.cachedPromptTokens, 0, 'the base model\'s entry is not reused by an adapter');
+        assert.equal(first.cachedPromptTokens, 0, "the base model's entry is not reused by an adapter");
         sameAnswers(model, [first], [alone], 'with an adapter after the base model');
         const again = await turn(model, size, history, { prefixCache: cache, adapter, adapterVersion: 1 });
         assert.equal(again.cachedPromptTokens, again.promptIds.length - 1, 'the same version reuses all but the last prompt token');
         sameAnswers(model, [again], [alone], 'the same adapter version, reused');
         const bumped = await turn(model, size, history, { prefixCache: cache, adapter, adapterVersion: 2 });
-        assert.equal(bumped.cachedPromptTokens, 0, 'a new version of the adapter does not reuse the old version\'s entry');
+        assert.equal(bumped.cachedPromptTokens, 0, "a new version of the adapter does not reuse the old version's entry");
         const reloaded = LoraAdapter.load(path.join(modelDir(name), 'adapter'), model.config);
         const swapped = await turn(model, size, history, { prefixCache: cache, adapter: reloaded, adapterVersion: 1 });
         reloaded.dispose();
         assert.equal(swapped.cachedPromptTokens, 0, 'a hot-swapped adapter object does not reuse the one it replaced');
         cache.forget(adapter);
         const after = await turn(model, size, history, { prefixCache: cache, adapter, adapterVersion: 1 });
-        assert.equal(after.cachedPromptTokens, 0, 'forget drops an adapter\'s entries');
+        assert.equal(after.cachedPromptTokens, 0, "forget drops an adapter's entries");
         cache.dispose();
       } finally {
         adapter.dispose();

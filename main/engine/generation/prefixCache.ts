@@ -50,7 +50,8 @@ export class PrefixCache {
 
   /** @param maxBytes the most bytes of keys and values kept (see prefixCacheBudget.ts); 0 keeps nothing. */
   constructor(readonly maxBytes: number) {
-    if (!(maxBytes >= 0) || !Number.isFinite(maxBytes)) throw new RangeError(`PrefixCache: maxBytes is ${maxBytes}; expected a number >= 0`);
+    if (!(maxBytes >= 0) || !Number.isFinite(maxBytes))
+      throw new RangeError(`PrefixCache: maxBytes is ${maxBytes}; expected a number >= 0`);
   }
 
   /** Bytes the entries take. */

@@ -117,7 +117,8 @@ export class KVCache {
    */
   rowSlice(row: number, from: number, length: number): KVCache {
     if (!(row >= 0 && row < this.batch)) throw new RangeError(`rowSlice: row ${row} of ${this.batch}`);
-    if (!(length > 0 && from >= 0 && from + length <= this.len)) throw new RangeError(`rowSlice: ${length} positions of ${this.len}, starting at ${from}`);
+    if (!(length > 0 && from >= 0 && from + length <= this.len))
+      throw new RangeError(`rowSlice: ${length} positions of ${this.len}, starting at ${from}`);
     const out = new KVCache(this.numLayers);
     try {
       for (let l = 0; l < this.numLayers; l++) {
@@ -174,8 +175,24 @@ export class KVCache {
     const out = new KVCache(numLayers);
     try {
       for (let l = 0; l < numLayers; l++) {
-        out.keysT[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.keysT[l]!, 3, L - p.len)), 0) as tf.Tensor4D));
-        out.values[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.values[l]!, 2, L - p.len)), 0) as tf.Tensor4D));
+        out.keysT[l] = tf.keep(
+          tf.tidy(
+            () =>
+              tf.concat(
+                parts.map((p) => padSlots(p.keysT[l]!, 3, L - p.len)),
+                0,
+              ) as tf.Tensor4D,
+          ),
+        );
+        out.values[l] = tf.keep(
+          tf.tidy(
+            () =>
+              tf.concat(
+                parts.map((p) => padSlots(p.values[l]!, 2, L - p.len)),
+                0,
+              ) as tf.Tensor4D,
+          ),
+        );
       }
     } catch (err) {
       out.dispose();
