@@ -4,10 +4,11 @@ import type { WireMessage, WireTool } from '../protocol/openai.js';
 import { effectiveVotes, type TrainingConfig } from '../protocol/training.js';
 import type { Feedback, Judgement, NewSample } from '../store/learnStore.js';
 import type { StoredTurn } from '../store/turnStore.js';
-import { runHintJudge, runPrmJudge, type JudgeBackend, type JudgeRunOptions } from './judge.js';
+import { JudgeInputError, runHintJudge, runPrmJudge, type JudgeBackend, type JudgeRunOptions } from './judge.js';
 import { droppedHintReason, explains } from './hintExplains.js';
 import { hintCandidates, topKOverlap } from './judgeParsing.js';
 import type { JudgeCase, JudgePrompts } from './judgePrompts.js';
+import { judgeView } from './judgeView.js';
 
 /** What turning a turn into samples needs. */
 export interface SampleBuildContext {
@@ -38,6 +39,8 @@ export interface BuiltSamples {
   judgements: Array<Omit<Judgement, 'createdAt'>>;
   /** Why a judge's hint does not train (hint_min_gap), when it does not. */
   hintDropped?: string;
+  /** A judge that failed on a turn with explicit feedback, which then trained without it (why). */
+  judgeFailed?: string;
 }
 
 /** The chat-template inputs a stored turn was rendered from. */
@@ -84,6 +87,30 @@ interface JudgeRun {
   opts: (salt: number) => JudgeRunOptions;
   /** New judge results, appended as the judges run. */
   judgements: BuiltSamples['judgements'];
+  /** Set when a judge failed on a turn with explicit feedback (see {@link besideFeedback}). */
+  judgeFailed?: string;
+}
+
+/**
+ * Runs a judge. On a turn with explicit feedback (👍/👎 or a typed hint) the feedback does not
+ * depend on the judge's reading (issue 38): a judge that fails there, because it cannot read the
+ * turn or because its model is down, leaves the feedback to train alone, and null is returned;
+ * the failure is kept in `judgeFailed`. A PRM that can never read the turn is recorded with no
+ * score, so it is not asked again for the record. Without feedback the failure is thrown, as
+ * the turn has nothing else to train with.
+ */
+async function besideFeedback<T>(run: JudgeRun, kind: 'prm' | 'hint', judge: () => Promise<T>): Promise<T | null> {
+  if (!run.ev.feedback) return judge();
+  try {
+    return await judge();
+  } catch (err) {
+    if (run.ctx.signal?.aborted) throw err;
+    const why = (err as Error).message;
+    run.judgeFailed = `the ${kind === 'prm' ? 'PRM' : 'hint judge'} failed (${why}); the turn's feedback trains without it`;
+    if (kind === 'prm' && err instanceof JudgeInputError)
+      run.judgements.push({ kind: 'prm', judge: run.ctx.judge.description, votes: [{ raw: why, score: null }], score: null, hint: null });
+    return null;
+  }
 }
 
 /**
@@ -98,11 +125,10 @@ interface JudgeRun {
 export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): Promise<BuiltSamples> {
   const { turn } = ev;
   const cfg = ctx.config;
-  const ns = turn.nextState;
   const run: JudgeRun = {
     ctx,
     ev,
-    jcase: ns ? { response: turn.responseText, toolCalls: turn.toolCalls ?? [], nextStateRole: ns.role, nextStateText: ns.text } : null,
+    jcase: judgeView(turn),
     opts: (salt) => ({
       votes: effectiveVotes(cfg),
       temperature: cfg.judge_temperature,
@@ -114,14 +140,14 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
   };
   const { reward, rewardSource } = cfg.method === 'rl' || cfg.method === 'combine' ? await evaluativeSignal(run) : NO_REWARD;
   const directive = cfg.method === 'opd' || cfg.method === 'combine' ? await directiveSignal(run) : NO_HINT;
-  const { judgements } = run;
-  if (reward === null && directive.hint === null) return { samples: [], judgements };
+  const { judgements, judgeFailed } = run;
+  if (reward === null && directive.hint === null) return { samples: [], judgements, judgeFailed };
   const scored = directive.hint !== null ? await teacherScores(ctx, turn, turn.responseIds, directive.hint) : null;
   // A judge's hint that does not explain the complaint trains nothing (hint_min_gap); the judge's record keeps it.
   const hintDropped = (scored && droppedHintReason(cfg, directive.hintSource, scored.logprobs, turn.responseLogprobs)) ?? undefined;
   const { hint, hintSource } = hintDropped ? NO_HINT : directive;
   const teacher = hintDropped ? null : scored;
-  if (reward === null && hint === null) return { samples: [], judgements, hintDropped };
+  if (reward === null && hint === null) return { samples: [], judgements, hintDropped, judgeFailed };
   const kind = reward !== null && hint !== null ? 'both' : reward !== null ? 'rl' : 'opd';
   const own: NewSample = {
     kind,
@@ -139,7 +165,7 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
           ...(await rolloutSamples(ctx, turn, hint, hintSource, 'policy', cfg.policy_rollouts)),
         ]
       : [];
-  return { judgements, samples: [own, ...rollouts], hintDropped };
+  return { judgements, samples: [own, ...rollouts], hintDropped, judgeFailed };
 }
 
 type TeacherScores = Awaited<ReturnType<typeof teacherScores>>;
@@ -224,18 +250,19 @@ async function policyLogprobs(ctx: SampleBuildContext, turn: StoredTurn, ids: nu
 const NO_REWARD = { reward: null, rewardSource: null } as const;
 const NO_HINT = { hint: null, hintSource: null } as const;
 
-/** The evaluative signal: 👍/👎, else the PRM's ±1, else 0 by the at-least-one rule, else none. */
+/** The evaluative signal: 👍/👎, else the PRM's ±1, else its 0 by the at-least-one rule, else none. */
 async function evaluativeSignal(run: JudgeRun): Promise<{ reward: number | null; rewardSource: NewSample['rewardSource'] }> {
   const { ctx, ev, jcase } = run;
   let prm = ev.judgements.find((j) => j.kind === 'prm')?.score ?? null;
   if (jcase && !ev.judgements.some((j) => j.kind === 'prm')) {
-    const r = await runPrmJudge(ctx.judge, ctx.prompts, jcase, run.opts(1));
-    run.judgements.push({ kind: 'prm', judge: ctx.judge.description, votes: r.votes, score: r.score, hint: null });
-    prm = r.score;
+    const r = await besideFeedback(run, 'prm', () => runPrmJudge(ctx.judge, ctx.prompts, jcase, run.opts(1)));
+    if (r) run.judgements.push({ kind: 'prm', judge: ctx.judge.description, votes: r.votes, score: r.score, hint: null });
+    prm = r?.score ?? null;
   }
   if (ev.feedback?.rating) return { reward: ev.feedback.rating === 'up' ? 1 : -1, rewardSource: 'feedback' };
   if (prm === 1 || prm === -1) return { reward: prm, rewardSource: 'prm' };
-  if (jcase && ev.firstWithNextState) return { reward: 0, rewardSource: 'at_least_one' };
+  // The at-least-one rule keeps a turn the PRM was unsure of, not one it could not judge.
+  if (prm === 0 && jcase && ev.firstWithNextState) return { reward: 0, rewardSource: 'at_least_one' };
   return NO_REWARD;
 }
 
@@ -248,7 +275,8 @@ async function directiveSignal(run: JudgeRun): Promise<{ hint: string | null; hi
   const earlier = ev.judgements.find((j) => j.kind === 'hint');
   if (earlier) hint = earlier.hint;
   else {
-    const r = await runHintJudge(ctx.judge, ctx.prompts, jcase, run.opts(2));
+    const r = await besideFeedback(run, 'hint', () => runHintJudge(ctx.judge, ctx.prompts, jcase, run.opts(2)));
+    if (!r) return NO_HINT;
     hint = ctx.config.hint_selection === 'overlap' ? await selectByOverlap(ctx, ev.turn, hintCandidates(r.votes)) : r.hint;
     run.judgements.push({ kind: 'hint', judge: ctx.judge.description, votes: r.votes, score: null, hint });
   }

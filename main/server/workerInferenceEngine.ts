@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/index.js';
-import type { ChatGenerationRequest, ChatGenerationResult } from '../engine/index.js';
+import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../engine/index.js';
 import type {
   AdapterPayload,
   FromInferenceWorker,
@@ -15,6 +15,8 @@ import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEn
 export interface WorkerEngineOptions {
   modelDir: string;
   backend?: BackendName;
+  /** Bytes the worker's prefix cache may keep; 0 turns it off. Default: see InferenceWorkerData.prefixCacheBytes. */
+  prefixCacheBytes?: number;
   /** Requests allowed to wait while `maxBatch` run; more get 429. Default 16. */
   maxQueue?: number;
   /** Requests generating at once, decoded as one batch. Default 8; 1 runs them one at a time. */
@@ -49,6 +51,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private worker!: Worker;
   private readonly queue: Job[] = [];
   private readonly running = new Map<string, Job>();
+  /** Prompts being prepared: they answer at once, outside the queue. */
+  private readonly preparing = new Map<string, { resolve: (p: PreparedPrompt) => void; reject: (e: Error) => void }>();
   private closing = false;
   private avgMs = 1000;
   private readonly maxQueue: number;
@@ -93,7 +97,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
   }
 
   private spawn(): Promise<void> {
-    const data: InferenceWorkerData = { modelDir: this.opts.modelDir, backend: this.opts.backend };
+    const data: InferenceWorkerData = { modelDir: this.opts.modelDir, backend: this.opts.backend, prefixCacheBytes: this.opts.prefixCacheBytes };
     prepareGpuEnvironment();
     const worker = new Worker(new URL('../workers/inferenceWorker.js', import.meta.url), { workerData: data });
     this.worker = worker;
@@ -122,6 +126,16 @@ export class WorkerInferenceEngine implements InferenceEngine {
           reject(new InferenceError(`the inference worker exited with code ${code} while loading the model`, 500, 'worker_failed'));
         else if (!this.closing) this.onCrash(`the inference worker exited unexpectedly (code ${code})`);
       });
+    });
+  }
+
+  prepare(request: ChatGenerationRequest): Promise<PreparedPrompt> {
+    if (this.closing) return Promise.reject(new InferenceError('the server is shutting down', 503, 'shutting_down'));
+    return new Promise((resolve, reject) => {
+      const id = `p${++nextId}`;
+      const err = this.post({ type: 'prepare', id, request });
+      if (err) return reject(new InferenceError(`the request could not be handed to the model: ${err.message}`, 400, 'invalid_request'));
+      this.preparing.set(id, { resolve, reject });
     });
   }
 
@@ -191,6 +205,13 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private onMessage(m: FromInferenceWorker): void {
     if (m.type === 'adapterLoaded') return this.versions.onLoaded(m.version);
     if (m.type === 'adapterFailed') return this.versions.onFailed(m.version, m.message);
+    const prep = 'id' in m ? this.preparing.get(m.id) : undefined;
+    if (prep && 'id' in m) {
+      this.preparing.delete(m.id);
+      if (m.type === 'prepared') prep.resolve(m.prompt);
+      else if (m.type === 'failed') prep.reject(new InferenceError(m.message, m.status, m.code));
+      return;
+    }
     const job = 'id' in m ? this.running.get(m.id) : undefined;
     if (!job) return;
     if (m.type === 'started') {
@@ -213,6 +234,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private onCrash(reason: string): void {
     this.opts.log?.(`clawloop: ${reason}; restarting it`);
     this.failAll([...this.running.values(), ...this.queue.splice(0)], () => new InferenceError(reason, 500, 'worker_crashed'));
+    for (const p of this.preparing.values()) p.reject(new InferenceError(reason, 500, 'worker_crashed'));
+    this.preparing.clear();
     this.worker.removeAllListeners();
     this.spawn().catch((err) => this.opts.log?.(`clawloop: restarting the inference worker failed: ${(err as Error).message}`));
   }

@@ -5,6 +5,7 @@ import type { TextTokenizer } from '../text/tokenizer.js';
 import { ContextLengthError, generate, type GeneratedToken } from './generate.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { Model } from '../model/model.js';
+import type { PrefixCache } from './prefixCache.js';
 import { tokenBytes } from '../text/tokenBytes.js';
 
 /** A chat request after validation and normalisation (engine types, no wire format). */
@@ -25,6 +26,15 @@ export interface ChatGenerationRequest {
   /** Return per-token log-probs in OpenAI's shape, with this many alternatives (0–20). */
   logprobs?: boolean;
   topLogprobs?: number;
+  /** The prompt as {@link prepareChatPrompt} rendered it for this request; generation then skips rendering. */
+  prepared?: PreparedPrompt;
+}
+
+/** A chat request's prompt, rendered and tokenized, and the completion budget left in the context. */
+export interface PreparedPrompt {
+  text: string;
+  ids: number[];
+  maxTokens: number;
 }
 
 /** One generated token as reported to clients asking for log-probs. */
@@ -58,6 +68,9 @@ export interface ChatGenerationResult {
   toolCalls: ParsedToolCall[];
   finishReason: ChatFinishReason;
   maxTokens: number;
+  /** Prompt tokens whose keys and values came from the prefix cache, not computed (0 without one). */
+  cachedPromptTokens: number;
+  /** From the start of generation to the first token's logits (time to first token, less queueing and sampling). */
   prefillMs: number;
   decodeMs: number;
 }
@@ -80,18 +93,28 @@ export interface ChatGenerationHooks {
   adapter?: LoraAdapter | null;
   /** Decode together with the other generations running on this batcher (continuous batching). */
   batcher?: DecodeBatcher;
+  /** Reuse cached keys and values of the prompt's longest known prefix (see PrefixCache). Default: none. */
+  prefixCache?: PrefixCache;
+  /** The adapter's version, for the prefix cache: another version never reuses its entries. Default 0. */
+  adapterVersion?: number;
   /** Called once the prompt is tokenized and fits. */
   onStart?: (info: { promptTokens: number; maxTokens: number }) => void;
   /** Called as text and tokens become final. */
   onDelta?: (delta: ChatDelta) => void;
 }
 
-/** The prompt of a chat request, rendered and tokenized, and the completion budget left in the context. */
-function renderPrompt(
-  model: Model,
-  req: ChatGenerationRequest,
-  tools: ToolSpec[] | undefined,
-): { text: string; ids: number[]; maxTokens: number } {
+/** The tools a request offers the model, or undefined when it offers none. */
+function requestTools(req: ChatGenerationRequest): ToolSpec[] | undefined {
+  return req.tools && req.tools.length ? req.tools : undefined;
+}
+
+/**
+ * Renders and tokenizes a chat request's prompt and checks that it leaves room to answer: a
+ * prompt that does not fit is a 400 `context_length_exceeded` (OpenAI's wording, on which OpenClaw
+ * compacts). The server calls this before it opens a stream or records anything.
+ */
+export function prepareChatPrompt(model: Model, req: ChatGenerationRequest): PreparedPrompt {
+  const tools = requestTools(req);
   let rendered: { text: string; ids: number[] };
   try {
     rendered = model.encodeChat({ messages: req.messages, tools, addGenerationPrompt: true, extra: req.templateVars });
@@ -135,8 +158,8 @@ export async function runChatGeneration(
   req: ChatGenerationRequest,
   hooks: ChatGenerationHooks = {},
 ): Promise<ChatGenerationResult> {
-  const tools = req.tools && req.tools.length ? req.tools : undefined;
-  const prompt = renderPrompt(model, req, tools);
+  const tools = requestTools(req);
+  const prompt = req.prepared ?? prepareChatPrompt(model, req);
   const { maxTokens } = prompt;
   hooks.onStart?.({ promptTokens: prompt.ids.length, maxTokens });
   const parser = new ChatOutputParser({ toolCalls: tools !== undefined, startInReasoning: /<think>\s*$/.test(prompt.text) });
@@ -153,6 +176,8 @@ export async function runChatGeneration(
     signal: hooks.signal,
     adapter: hooks.adapter ?? null,
     batcher: hooks.batcher,
+    prefixCache: hooks.prefixCache,
+    adapterVersion: hooks.adapterVersion,
     topLogprobs: wantLogprobs ? (req.topLogprobs ?? 0) : 0,
   });
   let r = await it.next().catch((err) => {
@@ -180,6 +205,7 @@ export async function runChatGeneration(
     toolCalls: parser.toolCalls,
     finishReason,
     maxTokens,
+    cachedPromptTokens: res.cachedPromptTokens,
     prefillMs: res.prefillMs,
     decodeMs: res.decodeMs,
   };

@@ -4,7 +4,7 @@ import { inspectModelFolder, ModelFolderError } from '../../engine/formats/index
 import type { Settings } from '../../protocol/app.js';
 import { resourcePath } from '../../resources.js';
 import { ApiError } from '../apiError.js';
-import { openClawProvider } from '../openclawProvider.js';
+import { openClawFitNote, openClawProvider } from '../openclawProvider.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 
@@ -34,7 +34,13 @@ export const info: Handler<'info'> = (ctx) => {
     base_url: baseUrl,
     served_model_name: ctx.options.servedModelName,
     api_key_set: ctx.options.apiKey !== null,
-    openclaw_provider: openClawProvider(baseUrl, ctx.options.servedModelName, m.contextLength, ctx.options.apiKey),
+    openclaw_provider: openClawProvider({
+      baseUrl,
+      modelId: ctx.options.servedModelName,
+      contextLength: m.contextLength,
+      apiKey: ctx.options.apiKey,
+    }),
+    openclaw_note: openClawFitNote(ctx.options.servedModelName, m.contextLength),
     started_at: ctx.startedAt,
   };
 };
