@@ -29,7 +29,7 @@ const unreadable: JudgeBackend = {
   },
 };
 
-const fb = (rating: Feedback['rating'], hint: string | null): Feedback => ({ rating, hint, updatedAt: 1 });
+const fb = (rating: Feedback['rating'], hint: string | null): Feedback => ({ rating, hint, judgeHintRejected: false, updatedAt: 1 });
 
 describe('explicit feedback does not depend on the judge (issue 38)', () => {
   let t: TestServer;
