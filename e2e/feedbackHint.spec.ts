@@ -5,6 +5,8 @@
 import { expect, sendMessage, test, withConfig } from './fixtures.js';
 
 test('a hint added a moment after the rating is recorded and trains together with it', async ({ app, core }, testInfo) => {
+  // A whole training step and its competence check (putting the setting back waits for them): slow on pure tfjs.
+  test.setTimeout(360_000);
   // The shipped wait (the e2e core takes ratings at once for the other specs).
   await withConfig(core, { feedback_wait_s: 20 }, async () => {
     await app.getByRole('button', { name: 'New conversation', exact: true }).click();

@@ -55,8 +55,10 @@ export const ReceiptSchema = z.object({
   hint_source: z.enum(['feedback', 'judge']).nullable(),
   step: z.number().int().nullable(),
   checkpoint_id: z.string().nullable(),
-  /** While live: the adapter version serving what this turn taught. */
+  /** While live: the adapter version serving what this turn taught (it moves on with every later version). */
   version: z.number().int().nullable(),
+  /** Once trained: the first adapter version that served what this turn taught (it stays); null until one did. */
+  first_version: z.number().int().nullable().optional(),
   reason: z.string().nullable(),
   /**
    * While a 👍/👎 without a hint waits for one (`feedback_wait_s`): the time (ms) until which a hint

@@ -35,6 +35,8 @@ export interface StepOutcome {
   live: boolean;
   /** The adapter version serving now. */
   liveVersion: number;
+  /** The first adapter version that served the step's checkpoint (stable, unlike `liveVersion`); null if it never served. */
+  firstVersion: number | null;
   /** Why the step's checkpoint is not live when the competence gate held it back (its reason), else null. */
   heldBack: string | null;
 }
@@ -149,12 +151,19 @@ export class AppQueries {
 
   stepOutcome(step: number): StepOutcome {
     const r = this.q(
-      `SELECT st.checkpoint_id AS cp, json_extract(c.competence, '$.held_back') AS held, json_extract(c.competence, '$.reason') AS reason
+      `SELECT st.checkpoint_id AS cp, json_extract(c.competence, '$.held_back') AS held, json_extract(c.competence, '$.reason') AS reason,
+              (SELECT MIN(v.version) FROM adapter_versions v WHERE v.checkpoint_id = st.checkpoint_id) AS first
          FROM steps st LEFT JOIN checkpoints c ON c.id = st.checkpoint_id WHERE st.step = ?`,
-    ).get(step) as { cp: string | null; held: number | null; reason: string | null } | undefined;
+    ).get(step) as { cp: string | null; held: number | null; reason: string | null; first: number | null } | undefined;
     const { steps, version } = this.liveLineage();
     const live = steps.has(step);
-    return { checkpointId: r?.cp ?? null, live, liveVersion: version, heldBack: !live && r?.held === 1 ? r.reason : null };
+    return {
+      checkpointId: r?.cp ?? null,
+      live,
+      liveVersion: version,
+      firstVersion: r?.first ?? null,
+      heldBack: !live && r?.held === 1 ? r.reason : null,
+    };
   }
 
   private lineage: { key: string; steps: Set<number>; version: number } | null = null;

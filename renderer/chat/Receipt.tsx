@@ -31,7 +31,10 @@ export function receiptText(r: ReceiptView, secondsLeft: number | null = null): 
     case 'trained':
       return `Judged ${signed(r.score, 0)}${hint} · trained in step ${r.step ?? '?'}`;
     case 'live':
-      return `Trained in step ${r.step ?? '?'} · live in v${r.version ?? '?'}`;
+      // The first version that served it stays put; the version serving now moves on with each step.
+      return r.first_version != null && r.first_version !== r.version
+        ? `Trained in step ${r.step ?? '?'} · live since v${r.first_version} (now v${r.version ?? '?'})`
+        : `Trained in step ${r.step ?? '?'} · live in v${r.version ?? '?'}`;
     case 'not_trained':
       return `Not trained: ${r.reason ?? 'no reason given'}`;
     default:

@@ -50,7 +50,7 @@ describe('restart', () => {
   it('after SIGKILL the restarted server has the same status, live adapter, queue and configuration', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-restart-'));
     const model = modelDir('qwen3-qknorm');
-    const first = await startServe(model, dataDir, ['--train-method', 'rl', '--batch-size', '2', '--lr', '0.001']);
+    const first = await startServe(model, dataDir, ['--train-method', 'rl', '--batch-size', '2', '--lr', '0.001', '--feedback-wait', '0']);
     await rated(first, 0, 'up');
     await rated(first, 1, 'down');
     await waitFor(async () => (await get<TrainingStatus>(first, '/api/training/status')).step === 1, 'step 1');

@@ -16,7 +16,7 @@ import { startServe, type ServeProcess } from '../helpers/serveProcess.js';
 describe('clawloop serve with the bundled model: the event stream shows the whole learning loop', () => {
   let t: ServeProcess;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-events-serve-'));
-  before(async () => (t = await startServe(defaultModelDir(), dataDir, ['--batch-size', '2'])));
+  before(async () => (t = await startServe(defaultModelDir(), dataDir, ['--batch-size', '2', '--feedback-wait', '0'])));
   after(() => {
     t.child.kill('SIGTERM');
     fs.rmSync(dataDir, { recursive: true, force: true });

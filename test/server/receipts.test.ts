@@ -53,7 +53,10 @@ describe('a turn’s receipt follows it through the learning loop, and a rollbac
     await stepsDone(2);
     const first = (await api<{ data: TurnView[] }>(t, 'GET', '/api/turns?trained=true')).body.data.find((x) => x.receipt.step === 1)!;
     await waitFor(async () => (await receipt(next.id)).stage === 'live', 'the second turn live');
-    assert.equal((await receipt(first.id)).stage, 'live');
+    const kept = await receipt(first.id);
+    assert.equal(kept.stage, 'live');
+    assert.ok(kept.version! > kept.first_version!, `live now in v${kept.version}, first in v${kept.first_version}`);
+    assert.equal(kept.first_version, 1, 'the first version that served step 1 stays v1 (after a rollback and back, and a later step)');
   });
 });
 
@@ -65,6 +68,7 @@ describe('a receipt of a turn with several samples (teacher rollouts)', () => {
       checkpointId: `step-00000${step}`,
       live: step === 2,
       liveVersion: 2,
+      firstVersion: step === 2 ? 2 : null,
       heldBack: step === 2 ? null : 'held back by the competence gate',
     });
     const facts = {
@@ -103,7 +107,7 @@ describe('a rating waits for its hint (feedback_wait_s), and the receipt says un
 
   it('feedback is closed once a step took a sample of the turn', () => {
     const sample = (status: string) => ({ status, step: null, reward: 1, hint: null, dropReason: null }) as unknown as StoredSample;
-    const outcome = () => ({ checkpointId: null, live: false, liveVersion: 0, heldBack: null });
+    const outcome = () => ({ checkpointId: null, live: false, liveVersion: 0, firstVersion: null, heldBack: null });
     const judged = { ...base, feedback: rated, learnState: 'done' as const };
     assert.equal(receiptOf({ ...judged, samples: [sample('queued')] }, outcome).feedback_open, true);
     assert.equal(receiptOf({ ...judged, samples: [sample('training')] }, outcome).feedback_open, false);

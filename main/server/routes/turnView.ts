@@ -89,6 +89,7 @@ function judgedReceipt(f: TurnFacts, outcome: (step: number) => ReturnType<AppQu
     step: lead.step,
     checkpoint_id: o.checkpointId,
     version: o.live ? o.liveVersion : null,
+    first_version: o.firstVersion,
     reason: o.live ? null : (o.heldBack ?? 'what this step learned is not in the live adapter (rolled back to an earlier version, or held back)'),
   };
 }
