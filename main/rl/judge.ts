@@ -7,6 +7,11 @@ export class JudgeInputError extends Error {
   override name = 'JudgeInputError';
 }
 
+/** The judge endpoint is down or busy (unreachable, 5xx, 408, 429): every turn would fail alike, so turns wait for it. */
+export class JudgeUnavailableError extends Error {
+  override name = 'JudgeUnavailableError';
+}
+
 /** Character budgets tried for the response and next state when a judge prompt is too long. */
 const CLIP_BUDGETS = [Infinity, 4000, 1000, 250, 60];
 
@@ -121,7 +126,7 @@ export class EndpointJudgeBackend implements JudgeBackend {
         signal,
       });
     } catch (err) {
-      throw new Error(`judge endpoint ${url} is unreachable: ${(err as Error).message}`);
+      throw new JudgeUnavailableError(`judge endpoint ${url} is unreachable: ${(err as Error).message}`);
     }
     const text = await res.text();
     if (!res.ok) {
@@ -129,7 +134,7 @@ export class EndpointJudgeBackend implements JudgeBackend {
       // A 4xx will not get better by retrying the same prompt (except the context, which ask() clips).
       if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 && !tooLong(new Error(text)))
         throw new JudgeInputError(msg);
-      throw new Error(msg);
+      throw res.status >= 500 || res.status === 408 || res.status === 429 ? new JudgeUnavailableError(msg) : new Error(msg);
     }
     let body: { choices?: Array<{ message?: { content?: string | null; reasoning_content?: string | null } }> };
     try {
