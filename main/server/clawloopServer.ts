@@ -6,6 +6,7 @@ import { EventStore } from '../store/eventStore.js';
 import type { LearnStore } from '../store/learnStore.js';
 import { ApiError } from './apiError.js';
 import { EventBus } from './eventBus.js';
+import { EventStreamSlots } from './eventStreamSlots.js';
 import { cleanupExportTemp } from './exportTarget.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import { Router } from './router.js';
@@ -40,7 +41,7 @@ export class ClawLoopServer {
   private readonly http: http.Server;
   private readonly inflight = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout | null;
-  private readonly shutdownHooks: Array<() => void> = [];
+  private readonly shutdownHooks = new Set<() => void>();
   private closed = false;
   private closing: Promise<void> | null = null;
 
@@ -81,7 +82,11 @@ export class ClawLoopServer {
       closing: () => this.closed,
       wakeTrainer: () => trainer?.wake(),
       log,
-      onShutdown: (f) => this.shutdownHooks.push(f),
+      onShutdown: (f) => {
+        this.shutdownHooks.add(f);
+        return () => this.shutdownHooks.delete(f);
+      },
+      eventStreams: new EventStreamSlots(this.options.maxEventStreamsPerClient, this.options.maxEventStreams),
     };
   }
 
@@ -131,6 +136,11 @@ export class ClawLoopServer {
     if (trainer) trainer.publishState();
   }
 
+  /** Shutdown hooks registered and not yet run or cancelled (one per open event stream): for leak checks. */
+  get shutdownHookCount(): number {
+    return this.shutdownHooks.size;
+  }
+
   get port(): number {
     return (this.http.address() as AddressInfo).port;
   }
@@ -163,7 +173,9 @@ export class ClawLoopServer {
 
   private async shutdown(opts: { abort?: boolean; graceMs?: number }): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const f of this.shutdownHooks.splice(0)) f();
+    const hooks = [...this.shutdownHooks];
+    this.shutdownHooks.clear();
+    for (const f of hooks) f();
     const stopped = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     const grace = opts.abort ? 0 : (opts.graceMs ?? 30_000);
