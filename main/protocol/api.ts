@@ -5,7 +5,16 @@
  * Pure data and zod schemas: the UI imports this module.
  */
 import { z } from 'zod';
-import { ApiKeyRequestSchema, ApiKeyResponseSchema, HealthSchema, InfoSchema, SettingsPatchSchema, SettingsSchema } from './app.js';
+import {
+  ApiKeyRequestSchema,
+  ApiKeyResponseSchema,
+  HealthSchema,
+  InfoSchema,
+  SettingsPatchSchema,
+  SettingsSchema,
+  SignInRequestSchema,
+  SignInResponseSchema,
+} from './app.js';
 import {
   CheckpointListSchema,
   ExportRequestSchema,
@@ -143,6 +152,22 @@ export const API = {
     auth: true,
     body: ApiKeyRequestSchema,
     response: json(ApiKeyResponseSchema),
+  },
+  'auth.link': {
+    method: 'GET',
+    path: '/api/sign-in/{token}',
+    summary:
+      'The one-time link `clawloop serve` prints: signs this browser in with an HttpOnly, SameSite=Strict cookie and dies on use (a browser is sent on to the app). Never needs the API key.',
+    auth: false,
+    response: json(SignInResponseSchema),
+  },
+  'auth.signIn': {
+    method: 'POST',
+    path: '/api/sign-in',
+    summary: 'Exchanges the API key for the same cookie (the app asks for the key when it has none). Never needs the API key.',
+    auth: false,
+    body: SignInRequestSchema,
+    response: json(SignInResponseSchema),
   },
   'training.status': {
     method: 'GET',

@@ -7,6 +7,7 @@ import type { LearnStore } from '../store/learnStore.js';
 import { ApiError } from './apiError.js';
 import { EventBus } from './eventBus.js';
 import { EventStreamSlots } from './eventStreamSlots.js';
+import { SignInLinks } from './signIn.js';
 import { cleanupExportTemp } from './exportTarget.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import { Router } from './router.js';
@@ -42,6 +43,7 @@ export class ClawLoopServer {
   private readonly inflight = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout | null;
   private readonly shutdownHooks = new Set<() => void>();
+  private readonly signInLinks = new SignInLinks();
   private closed = false;
   private closing: Promise<void> | null = null;
 
@@ -86,6 +88,7 @@ export class ClawLoopServer {
         this.shutdownHooks.add(f);
         return () => this.shutdownHooks.delete(f);
       },
+      signInLinks: this.signInLinks,
       eventStreams: new EventStreamSlots(this.options.maxEventStreamsPerClient, this.options.maxEventStreams),
     };
   }
@@ -134,6 +137,19 @@ export class ClawLoopServer {
     const live = trainer ? store.trainerState().liveCheckpointId : null;
     this.events.publish({ event: 'adapter.live', data: { version: engine.adapterVersion, checkpoint_id: live, reason: 'startup' } });
     if (trainer) trainer.publishState();
+  }
+
+  /**
+   * The address to open the app at: with an API key, a new one-time sign-in link (it dies on use
+   * and signs the browser in with a cookie, so the key is never in a URL); without, the app itself.
+   */
+  appLink(): string {
+    return this.options.apiKey ? `${this.origin}/api/sign-in/${this.signInToken()}` : `${this.origin}/`;
+  }
+
+  /** A new one-time sign-in token (GET /api/sign-in/{token}). */
+  signInToken(): string {
+    return this.signInLinks.issue();
   }
 
   /** Shutdown hooks registered and not yet run or cancelled (one per open event stream): for leak checks. */

@@ -2,6 +2,7 @@ import type { AppQueries } from '../store/appQueries.js';
 import type { LearnStore } from '../store/learnStore.js';
 import type { EventBus } from './eventBus.js';
 import type { EventStreamSlots } from './eventStreamSlots.js';
+import type { SignInLinks } from './signIn.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import type { ServerOptions } from './serverOptions.js';
 import type { SettingsFile } from './settingsFile.js';
@@ -32,6 +33,8 @@ export interface ServerContext {
   log(line: string): void;
   /** Runs `f` when the server starts shutting down (long-lived streams end themselves there); returns the function that cancels it. */
   onShutdown(f: () => void): () => void;
+  /** The one-time sign-in links of the web app. */
+  signInLinks: SignInLinks;
   /** The open /api/events streams, per client and in all (429 past the limits). */
   eventStreams: EventStreamSlots;
 }

@@ -45,6 +45,7 @@ export const exportSessionsJsonl: Handler<'export.sessions'> = (ctx, { res }) =>
   res.writeHead(200, {
     'content-type': 'application/x-ndjson; charset=utf-8',
     'content-disposition': 'attachment; filename="clawloop-sessions.jsonl"',
+    'cache-control': 'no-store',
   });
   for (const line of exportSessions(ctx.store.turns)) res.write(JSON.stringify(line) + '\n');
   res.end();
