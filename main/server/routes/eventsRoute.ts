@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GAP_EVENT } from '../../protocol/events.js';
 import type { ServerContext } from '../serverContext.js';
 import { RESPONDED, type Handler } from '../routeTypes.js';
+import { writable } from '../writable.js';
 
 const frame = (id: number, name: string, data: string) => `id: ${id}\nevent: ${name}\ndata: ${data}\n\n`;
 
@@ -92,18 +93,6 @@ async function replay(ctx: ServerContext, res: ServerResponse, s: StreamState): 
       s.replaying = false; // in the same tick as the last read: the live listener takes over from here
       return;
     }
-    await (flushed ? new Promise<void>((r) => setImmediate(r)) : drained(res));
+    await (flushed ? new Promise<void>((r) => setImmediate(r)) : writable(res));
   }
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
