@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { MAX_SESSION_ID, UNSAFE_ID_TEXT } from '../protocol/sessions.js';
+import { ApiError } from './apiError.js';
 
 /** Session and turn metadata of one request (docs/learning-loop.md §1; docs/openclaw.md, session and turn metadata). */
 export interface RlMetadata {
@@ -38,9 +40,21 @@ export function readRlMetadata(
     null;
   const type = (header(headers, 'x-turn-type') ?? bodyStr(body.turn_type) ?? 'side').toLowerCase();
   const done = (header(headers, 'x-session-done') ?? bodyStr(body.session_done) ?? '').toLowerCase();
+  if (sessionId !== null) checkSessionId(sessionId);
   return {
     sessionId: sessionId === 'unknown' ? null : sessionId,
     turnType: type === 'main' ? 'main' : 'side',
     sessionDone: TRUE.has(done),
   };
+}
+
+/** A session id is shown in the app and stored with every turn: bounded, and nothing that hides or reorders text. */
+function checkSessionId(id: string): void {
+  const why =
+    id.length > MAX_SESSION_ID
+      ? `is ${id.length} characters long; at most ${MAX_SESSION_ID} are accepted`
+      : UNSAFE_ID_TEXT.test(id)
+        ? 'holds control characters or invisible bidi/formatting characters'
+        : null;
+  if (why) throw new ApiError(400, `the session id ${why}`, 'invalid_request_error', 'invalid_session_id', 'session_id');
 }
