@@ -4,7 +4,8 @@
 //   2. the numerics tests (engine, RL losses) again on pure tfjs (CLAWLOOP_NATIVE=0), so they hold both ways;
 //   3. the GPU suites (test/gpu/) on the WebGPU adapter CLAWLOOP_WEBGPU_ADAPTER names, by default
 //      Mesa's software rasteriser, so machines without a GPU check the GPU backend too;
-//   4. the app's end-to-end suite (e2e/, Playwright in Chromium against a real clawloop serve).
+//   4. the app's end-to-end suite (e2e/, Playwright in Chromium against a real clawloop serve);
+//   5. with no filter, the formatter check (`npm run format:check`, counted as one test).
 // Ends with one line "N passed, N failed" summing the runs, after a line for each suite that was
 // skipped for a missing prerequisite (see scripts/summary-reporter.mjs). Arguments filter test files
 // by substring: `npm test -- engine/lora`; `npm test -- e2e` runs the end-to-end suite alone.
@@ -108,6 +109,7 @@ if (gpuFiles.length) {
 // The app's end-to-end suite (e2e/, Playwright in Debian's Chromium against a real clawloop serve),
 // counted in the same summary. It runs with the whole suite, or when a filter is `e2e`.
 if (e2eWanted) runE2e();
+if (!filters.length) runFormatCheck();
 fs.rmSync(path.dirname(countsFile), { recursive: true, force: true });
 if (!addonBuilt && engineFiles.length) {
   console.log(`note: the engine tests ran once, on pure tfjs (${nativeOff ? 'CLAWLOOP_NATIVE=0' : 'the native addon is not built'})`);
@@ -116,6 +118,18 @@ for (const [what, runs] of skipped) console.log(`skipped (${runs.join('; ')}): $
 console.log(`${total.passed} passed, ${total.failed} failed`);
 // A failure the runner itself did not see (a skip, a test its file's process never finished) fails the run too.
 process.exit(status || (total.failed ? 1 : 0));
+
+/** Prettier's check of every source file not yet listed in .prettier-pending (CONTRIBUTING.md). */
+function runFormatCheck() {
+  const res = spawnSync('npm', ['run', '--silent', 'format:check'], { stdio: 'inherit', cwd: root, shell: process.platform === 'win32' });
+  if (res.status === 0) {
+    total.passed += 1;
+    return;
+  }
+  console.error("format: these files are not in Prettier's format; run `npm run format` (CONTRIBUTING.md)");
+  total.failed += 1;
+  status = 1;
+}
 
 function runE2e() {
   const chromium = process.env.CLAWLOOP_CHROMIUM ?? '/usr/bin/chromium';

@@ -12,6 +12,10 @@ const COMMANDS: Record<string, Command> = {
     summary: 'serve a model through an OpenAI-compatible API and record conversations',
     load: async () => import('./serveCommand.js').then((m) => ({ usage: m.SERVE_USAGE, run: m.serveCommand })),
   },
+  openclaw: {
+    summary: 'point OpenClaw at the running ClawLoop (merges its entry into openclaw.json)',
+    load: async () => import('./openclawCommand.js').then((m) => ({ usage: m.OPENCLAW_USAGE, run: m.openclawCommand })),
+  },
   export: {
     summary: 'write recorded conversations as JSON Lines',
     load: async () => import('./exportCommand.js').then((m) => ({ usage: m.EXPORT_USAGE, run: m.exportCommand })),

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { BACKENDS } from '../protocol/app.js';
 import { DEFAULT_SERVER_OPTIONS, type ServerOptions } from '../server/serverOptions.js';
 import { launchClawLoop, type Launched } from '../server/launch.js';
-import { openClawProvider } from '../server/openclawProvider.js';
+import { openClawFitNote, openClawProvider } from '../server/openclawProvider.js';
+import { LOG_FORMATS, type LogFormat } from '../server/requestLog.js';
 import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';
 import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.js';
 import { removeServerFile, writeServerFile } from './serverFile.js';
@@ -44,6 +45,8 @@ GET /healthz) and records every conversation in the data folder.
                             e.g. a host name others reach this machine by (repeatable)
   --export-dir DIR          allow exports to be written under DIR (repeatable; default: only the
                             data folder's exports/)
+  --log-format FORMAT       each request's console line as text (default) or json (one object a line)
+  --quiet                   log only refused and failed requests, not every request
 
 Learning (stored in the data folder; these flags override the stored settings):
   --train-method M          ${TRAIN_METHODS.join(' | ')} (default ${DEFAULT_TRAINING_CONFIG.method})
@@ -69,7 +72,7 @@ A second signal aborts them.`;
 
 /** The provider entry to paste into ~/.openclaw/openclaw.json, as printed. */
 export function openClawProviderEntry(baseUrl: string, modelId: string, contextLength: number, apiKey: string | null): string {
-  return JSON.stringify(openClawProvider(baseUrl, modelId, contextLength, apiKey), null, 2);
+  return JSON.stringify(openClawProvider({ baseUrl, modelId, contextLength, apiKey }), null, 2);
 }
 
 const SERVE_FLAGS = {
@@ -89,6 +92,8 @@ const SERVE_FLAGS = {
   cors: { type: 'string', multiple: true },
   'allowed-host': { type: 'string', multiple: true },
   'export-dir': { type: 'string', multiple: true },
+  'log-format': { type: 'string' },
+  quiet: { type: 'boolean' },
   'train-method': { type: 'string' },
   'batch-size': { type: 'string' },
   lr: { type: 'string' },
@@ -128,6 +133,8 @@ function serverOptions(values: ServeFlags, stored: StoredSettings): Partial<Serv
     appDir: appDir(),
     allowedHosts: listFlag(values['allowed-host']),
     exportDirs: listFlag(values['export-dir']).map((d) => path.resolve(d)),
+    logFormat: logFormatFlag(values['log-format']),
+    quiet: values.quiet === true,
   };
   if (options.apiKey === '') options.apiKey = null;
   return options;
@@ -193,14 +200,32 @@ function logStartup(io: Io, launched: Launched, dataDir: string, options: Partia
     io.log(`clawloop: warning: listening on ${options.host} without an API key; anyone who can reach this port can use the model`);
   }
   io.log(`clawloop: serving ${server.options.servedModelName} at ${server.url}`);
-  io.log(`clawloop: the app: ${server.appLink()}${server.options.appDir ? '' : ' (not built: run npm run build)'}`);
   io.log(
-    `\nPoint OpenClaw at it: merge this into ~/.openclaw/openclaw.json (then delete ~/.openclaw/agents/main/agent/models.json if an older URL is cached there):\n`,
+    `clawloop: the app: ${server.appLink()}${server.options.appDir ? '' : ' (not built: run npm run build)'}`,
   );
   // The log never shows the key (logs get pasted into issues): the entry names where it is.
   const keyStandIn = options.apiKey ? `<the key in ${path.join(dataDir, API_KEY_FILE)} (or given with --api-key)>` : null;
-  io.log(openClawProviderEntry(server.url, server.options.servedModelName, info.contextLength, keyStandIn));
+  logOpenClaw(io, server.url, server.options.servedModelName, info.contextLength, keyStandIn);
+}
+
+/** How to point OpenClaw at the server, or why this model cannot serve it and what to do. */
+function logOpenClaw(io: Io, url: string, modelId: string, contextLength: number, apiKey: string | null): void {
+  const note = openClawFitNote(modelId, contextLength);
+  if (note) {
+    io.log(`\nclawloop: OpenClaw: ${note}\n`);
+    return;
+  }
+  io.log(
+    `\nPoint OpenClaw at it: run \`npx clawloop openclaw\` (it merges this into ~/.openclaw/openclaw.json, keeping a backup), or merge it yourself:\n`,
+  );
+  io.log(openClawProviderEntry(url, modelId, contextLength, apiKey));
   io.log('');
+}
+
+function logFormatFlag(raw: string | undefined): LogFormat {
+  if (raw === undefined) return 'text';
+  if ((LOG_FORMATS as readonly string[]).includes(raw)) return raw as LogFormat;
+  throw new UsageError(`--log-format is '${raw}'; valid formats: ${LOG_FORMATS.join(', ')}`);
 }
 
 /** Runs until SIGINT or SIGTERM, then closes: requests in flight finish, or are aborted on a second signal. */

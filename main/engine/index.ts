@@ -24,10 +24,12 @@ export { greedyContinuations, type GreedyItem } from './generation/greedyBatch.j
 export { greedyAlongReferences, type AlongItem } from './generation/greedyAlong.js';
 export {
   ChatRequestError,
+  prepareChatPrompt,
   runChatGeneration,
   type ChatDelta,
   type ChatGenerationRequest,
   type ChatGenerationResult,
+  type PreparedPrompt,
   type TokenReport,
 } from './generation/chatGeneration.js';
 export { greedyTokens, scoreResponses, tokenLogprobs } from './generation/score.js';

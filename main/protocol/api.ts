@@ -1,7 +1,7 @@
 /**
  * Every route ClawLoop serves, with the schema of its request and response: the one table the
  * server dispatches from (main/server/routeTable.ts adds a handler to each entry), docs/api.md is
- * generated from (scripts/gen-api-docs.ts) and the UI's API client is typed by.
+ * generated from (scripts/docs/apiDocs.ts, `npm run docs:api`) and the UI's API client is typed by.
  * Pure data and zod schemas: the UI imports this module.
  */
 import { z } from 'zod';

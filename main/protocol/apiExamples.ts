@@ -182,6 +182,8 @@ export const EXAMPLES: Record<string, RouteExample> = {
       served_model_name: 'clawloop-mini',
       api_key_set: false,
       openclaw_provider: { models: { mode: 'merge', providers: { clawloop: { baseUrl: 'http://127.0.0.1:30000/v1' } } } },
+      openclaw_note:
+        'clawloop-mini reads 1024 tokens, and OpenClaw needs a model that reads at least 4000 (its leanest prompt alone is about 8,400 characters). Serve a model with a longer context to use OpenClaw: clawloop serve --model DIR (for example a Qwen3 folder). Other OpenAI clients work with this model as it is.',
       started_at: 1763899000000,
     },
   },

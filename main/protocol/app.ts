@@ -34,8 +34,10 @@ export const InfoSchema = z.object({
   base_url: z.string(),
   served_model_name: z.string(),
   api_key_set: z.boolean(),
-  /** The provider entry to merge into ~/.openclaw/openclaw.json. */
+  /** The provider entry to merge into ~/.openclaw/openclaw.json (`clawloop openclaw` merges it). */
   openclaw_provider: z.record(z.string(), z.unknown()),
+  /** Why OpenClaw cannot use the served model as it is (a context window under its minimum), or null. */
+  openclaw_note: z.string().nullable(),
   started_at: z.number().int(),
 });
 export type Info = z.infer<typeof InfoSchema>;

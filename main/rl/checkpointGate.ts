@@ -1,11 +1,11 @@
 import type { LoraAdapter } from '../engine/index.js';
 import type { Competence } from '../protocol/checkpoints.js';
 import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js';
-import { restoreCheckpoint } from './checkpointing.js';
 import { closeCall, confirmedLive, confirmOnWholeSet } from './competenceConfirm.js';
 import { familyScores, familySummary, familyVerdict, type FamilyScore } from './competenceFamilies.js';
 import { competenceVerdict, percent as pct, type CompetenceMeasure } from './competenceGate.js';
 import { confirmReference, hingesOnRise, referenceAfterLive } from './competenceReference.js';
+import { restoreCheckpoint } from './restoreCheckpoint.js';
 import type { TrainerContext } from './trainerContext.js';
 
 /**

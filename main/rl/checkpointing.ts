@@ -1,14 +1,8 @@
 import { checkpointsToDelete, deleteCheckpointDir } from './checkpointFiles.js';
 import { gateAfterRollback } from './checkpointGate.js';
+import { restoreCheckpoint } from './restoreCheckpoint.js';
 import type { TrainerContext } from './trainerContext.js';
 import { TrainingConfigError } from './trainingConfig.js';
-
-/** Makes checkpoint `id` the trained policy; the LoRA settings follow the checkpoint's adapter. */
-export function restoreCheckpoint(ctx: TrainerContext, id: string): void {
-  ctx.policy.restore(ctx.opts.dataDir, id, ctx.model.config, ctx.config);
-  const lora = ctx.policy.adapter!.config;
-  ctx.config = { ...ctx.config, lora_rank: lora.r, lora_alpha: lora.alpha, lora_targets: lora.targets, lora_dropout: lora.dropout };
-}
 
 /**
  * At start: trains and serves from the live checkpoint. One that does not load leaves the base

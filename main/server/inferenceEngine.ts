@@ -1,4 +1,4 @@
-import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult } from '../engine/index.js';
+import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../engine/index.js';
 import type { AdapterPayload, ModelInfo } from '../workers/inferenceMessages.js';
 
 export interface GenerateHandlers {
@@ -25,6 +25,13 @@ export interface InferenceEngine {
    * them. Rejects when the version cannot be loaded; the previous version then keeps serving.
    */
   setAdapter(adapter: AdapterPayload): Promise<void>;
+  /**
+   * Renders and tokenizes a request's prompt at once, outside the queue, and checks that it fits:
+   * rejects with a 400 {@link InferenceError} (`context_length_exceeded`) when it does not, so the
+   * server can refuse before it opens a stream or records anything. Pass the result as the
+   * request's `prepared` to `generate`.
+   */
+  prepare(req: ChatGenerationRequest): Promise<PreparedPrompt>;
   /**
    * Runs requests in arrival order (several at once when the engine batches). Refusals ({@link QueueFullError} when the queue
    * is full, shutting down, already aborted) are thrown synchronously, before any promise exists.

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { API, RouteName } from '../protocol/api.js';
+import type { RequestLogFields } from './requestLog.js';
 import type { ServerContext } from './serverContext.js';
 
 /** Returned by a handler that wrote its response itself (streams, files). */
@@ -14,6 +15,8 @@ export interface RouteRequest<Q = unknown, B = unknown> {
   params: Record<string, string>;
   query: Q;
   body: B;
+  /** What the route adds to the request's console line. */
+  log: RequestLogFields;
 }
 
 type Spec<N extends RouteName> = (typeof API)[N];

@@ -5,6 +5,7 @@ import { sendError, sendJson } from './http.js';
 import { checkApiKey, checkHost, checkJsonContentType, checkOrigin } from './requestGuards.js';
 import { toApiError } from './toApiError.js';
 import { decodeSegment, parseJsonText, parseRequestUrl, readBodyText, validate } from './requestParsing.js';
+import { RequestLog, type RequestLogFields } from './requestLog.js';
 import type { Handlers, RouteRequest } from './routeTypes.js';
 import { RESPONDED } from './routeTypes.js';
 import type { ServerContext } from './serverContext.js';
@@ -31,11 +32,13 @@ const API_PREFIX = /^\/(api|v1)(\/|$)/;
 export class Router {
   private readonly routes: CompiledRoute[];
   private readonly staticRoute: CompiledRoute | null;
+  private readonly requestLog: RequestLog;
 
   constructor(
     private readonly ctx: ServerContext,
     private readonly handlers: Handlers,
   ) {
+    this.requestLog = new RequestLog({ format: ctx.options.logFormat, quiet: ctx.options.quiet, write: (l) => ctx.log(l) });
     const all = (Object.entries(API) as Array<[RouteName, RouteSpec]>).flatMap(([name, spec]) =>
       [spec.path, ...(spec.aliases ?? [])].map((p) => compile(name, spec, p)),
     );
@@ -44,18 +47,21 @@ export class Router {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const log = this.requestLog.begin(req, res, (req.url ?? '/').split('?')[0]);
     try {
-      await this.dispatch(req, res);
+      await this.dispatch(req, res, log);
     } catch (err) {
       if (!(err instanceof ApiError)) {
         this.ctx.log(`clawloop: unhandled error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}`);
       }
       req.resume();
-      sendError(res, toApiError(err));
+      const e = toApiError(err);
+      log.error ??= e.code ? `${e.message} (${e.code})` : e.message;
+      sendError(res, e);
     }
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, log: RequestLogFields): Promise<void> {
     const o = this.ctx.options;
     checkHost(req, o);
     const { path, query } = parseRequestUrl(req.url);
@@ -71,6 +77,7 @@ export class Router {
       params,
       query: route.spec.query ? validate(route.spec.query, Object.fromEntries(query), 'query') : {},
       body: await this.body(route.spec, req),
+      log,
     };
     const handler = this.handlers[route.name] as (ctx: ServerContext, r: RouteRequest) => unknown;
     const result = await handler(this.ctx, r);

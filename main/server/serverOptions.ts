@@ -1,3 +1,5 @@
+import type { LogFormat } from './requestLog.js';
+
 /** Options of the ClawLoop HTTP server; `clawloop serve` maps its flags onto these. */
 export interface ServerOptions {
   /** Interface to bind. Default '127.0.0.1' (this machine only); '0.0.0.0' exposes it to the network. */
@@ -38,6 +40,10 @@ export interface ServerOptions {
   maxEventStreamsPerClient: number;
   /** Largest time to receive a whole request (headers and body), ms. Default 60000. */
   requestTimeoutMs: number;
+  /** How each request's console line is written: 'text' (default) or 'json' (one object per line). */
+  logFormat: LogFormat;
+  /** Write only refused and failed requests, not successful ones. Default false. */
+  quiet: boolean;
 }
 
 export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
@@ -57,6 +63,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   requestTimeoutMs: 60_000,
   maxEventStreams: 64,
   maxEventStreamsPerClient: 16,
+  logFormat: 'text',
+  quiet: false,
 };
 
 /** The body limit that follows from a model's context length: 64 bytes per token, at least 1 MiB. */

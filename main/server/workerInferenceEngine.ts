@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/index.js';
-import type { ChatGenerationRequest, ChatGenerationResult } from '../engine/index.js';
+import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../engine/index.js';
 import type {
   AdapterPayload,
   FromInferenceWorker,
@@ -49,6 +49,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private worker!: Worker;
   private readonly queue: Job[] = [];
   private readonly running = new Map<string, Job>();
+  /** Prompts being prepared: they answer at once, outside the queue. */
+  private readonly preparing = new Map<string, { resolve: (p: PreparedPrompt) => void; reject: (e: Error) => void }>();
   private closing = false;
   private avgMs = 1000;
   private readonly maxQueue: number;
@@ -125,6 +127,16 @@ export class WorkerInferenceEngine implements InferenceEngine {
     });
   }
 
+  prepare(request: ChatGenerationRequest): Promise<PreparedPrompt> {
+    if (this.closing) return Promise.reject(new InferenceError('the server is shutting down', 503, 'shutting_down'));
+    return new Promise((resolve, reject) => {
+      const id = `p${++nextId}`;
+      const err = this.post({ type: 'prepare', id, request });
+      if (err) return reject(new InferenceError(`the request could not be handed to the model: ${err.message}`, 400, 'invalid_request'));
+      this.preparing.set(id, { resolve, reject });
+    });
+  }
+
   generate(request: ChatGenerationRequest, handlers: GenerateHandlers, reserved?: number): Promise<ChatGenerationResult> {
     // Refusals are thrown synchronously, so a streaming route can still answer with a real status.
     if (this.closing) throw new InferenceError('the server is shutting down', 503, 'shutting_down');
@@ -191,6 +203,13 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private onMessage(m: FromInferenceWorker): void {
     if (m.type === 'adapterLoaded') return this.versions.onLoaded(m.version);
     if (m.type === 'adapterFailed') return this.versions.onFailed(m.version, m.message);
+    const prep = 'id' in m ? this.preparing.get(m.id) : undefined;
+    if (prep && 'id' in m) {
+      this.preparing.delete(m.id);
+      if (m.type === 'prepared') prep.resolve(m.prompt);
+      else if (m.type === 'failed') prep.reject(new InferenceError(m.message, m.status, m.code));
+      return;
+    }
     const job = 'id' in m ? this.running.get(m.id) : undefined;
     if (!job) return;
     if (m.type === 'started') {
@@ -213,6 +232,8 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private onCrash(reason: string): void {
     this.opts.log?.(`clawloop: ${reason}; restarting it`);
     this.failAll([...this.running.values(), ...this.queue.splice(0)], () => new InferenceError(reason, 500, 'worker_crashed'));
+    for (const p of this.preparing.values()) p.reject(new InferenceError(reason, 500, 'worker_crashed'));
+    this.preparing.clear();
     this.worker.removeAllListeners();
     this.spawn().catch((err) => this.opts.log?.(`clawloop: restarting the inference worker failed: ${(err as Error).message}`));
   }

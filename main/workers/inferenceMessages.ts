@@ -1,9 +1,10 @@
 /**
  * Messages between the HTTP thread and the inference worker (main/workers/inferenceWorker.ts).
- * Every request carries an `id`; the worker answers with `started`, any number of `delta`s, then
- * exactly one of `done` or `failed`.
+ * Every request carries an `id`; the worker answers `prepare` with `prepared` or `failed` at once
+ * (it is not queued), and `generate` with `started`, any number of `delta`s, then exactly one of
+ * `done` or `failed`.
  */
-import type { BackendName, ChatDelta, ChatGenerationRequest, ChatGenerationResult, LoraConfig } from '../engine/index.js';
+import type { BackendName, ChatDelta, ChatGenerationRequest, ChatGenerationResult, LoraConfig, PreparedPrompt } from '../engine/index.js';
 
 export interface InferenceWorkerData {
   modelDir: string;
@@ -35,6 +36,8 @@ export interface AdapterPayload {
 }
 
 export type ToInferenceWorker =
+  /** Render and tokenize a request's prompt and check that it fits, before it is queued. */
+  | { type: 'prepare'; id: string; request: ChatGenerationRequest }
   | { type: 'generate'; id: string; request: ChatGenerationRequest; adapterVersion: number }
   /** Make a version available; requests name the version they were admitted with. */
   | { type: 'setAdapter'; adapter: AdapterPayload }
@@ -49,6 +52,7 @@ export type FromInferenceWorker =
   /** The answer to `setAdapter`: the version is ready to serve, or could not be loaded (the old one stays). */
   | { type: 'adapterLoaded'; version: number }
   | { type: 'adapterFailed'; version: number; message: string }
+  | { type: 'prepared'; id: string; prompt: PreparedPrompt }
   | { type: 'started'; id: string; promptTokens: number; maxTokens: number }
   | { type: 'delta'; id: string; delta: ChatDelta }
   | { type: 'done'; id: string; result: ChatGenerationResult }

@@ -5,7 +5,15 @@
  * batching). All model math of serving happens here, never on the HTTP thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ChatRequestError, DecodeBatcher, LoraAdapter, Model, parameterCount, runChatGeneration } from '../engine/index.js';
+import {
+  ChatRequestError,
+  DecodeBatcher,
+  LoraAdapter,
+  Model,
+  parameterCount,
+  prepareChatPrompt,
+  runChatGeneration,
+} from '../engine/index.js';
 import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './inferenceMessages.js';
 
 if (!parentPort) throw new Error('inferenceWorker.js must run as a worker thread');
@@ -48,15 +56,32 @@ async function handleGenerate(id: string, request: Parameters<typeof runChatGene
     });
     send({ type: 'done', id, result });
   } catch (err) {
-    if (err instanceof ChatRequestError) send({ type: 'failed', id, status: err.status, code: err.code, message: err.message });
-    else send({ type: 'failed', id, status: 500, code: 'internal_error', message: `generation failed: ${(err as Error).message}` });
+    sendFailure(id, err, 'generation');
   } finally {
     aborts.delete(id);
   }
 }
 
+function sendFailure(id: string, err: unknown, what: string): void {
+  if (err instanceof ChatRequestError) send({ type: 'failed', id, status: err.status, code: err.code, message: err.message });
+  else send({ type: 'failed', id, status: 500, code: 'internal_error', message: `${what} failed: ${(err as Error).message}` });
+}
+
+/** Renders and tokenizes a prompt at once (between decode steps), so a refusal comes before the request is queued. */
+function handlePrepare(id: string, request: Parameters<typeof prepareChatPrompt>[1]): void {
+  if (!model) return sendFailure(id, new Error('the model is not loaded yet'), 'preparing the prompt');
+  try {
+    send({ type: 'prepared', id, prompt: prepareChatPrompt(model, request) });
+  } catch (err) {
+    sendFailure(id, err, 'preparing the prompt');
+  }
+}
+
 port.on('message', (m: ToInferenceWorker) => {
   switch (m.type) {
+    case 'prepare':
+      handlePrepare(m.id, m.request);
+      break;
     case 'generate': {
       aborts.set(m.id, new AbortController());
       // Runs alongside the generations already running; the HTTP thread caps how many.

@@ -14,6 +14,7 @@ const INFO = {
   served_model_name: 'mini',
   api_key_set: false,
   openclaw_provider: {},
+  openclaw_note: null,
   started_at: 1,
 };
 

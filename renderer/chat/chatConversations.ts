@@ -1,8 +1,12 @@
 /** The conversation list: load, create, open, rename, delete; and the drafts being typed. */
 import type { KeyValueStorage } from '../api/apiKey.js';
 import { safeGet } from '../api/apiKey.js';
-import { ACTIVE_CONVERSATION_KEY, errorText, type ChatContext, type ChatData, type ChatDeps, type ConversationSummary, type GetChat, type SetChat } from './chatStore.js';
+import type { ChatContext, ChatData, ChatDeps, ConversationSummary, GetChat, SetChat } from './chatStore.js';
+import { errorText } from './errorText.js';
 import { threadFromTurns } from './thread.js';
+
+/** Where the open conversation's id is kept, so a reload opens it again. */
+export const ACTIVE_CONVERSATION_KEY = 'clawloop.activeConversation';
 
 export interface ConversationActions {
   loadConversations(): Promise<void>;

@@ -6,7 +6,8 @@
 import type { ClawLoopEvent, EventData } from '../api/events.js';
 import type { TurnView } from '../api/contract.js';
 import { omit } from './chatConversations.js';
-import { errorText, type ChatContext, type ChatDeps, type GetChat, type SetChat } from './chatStore.js';
+import type { ChatContext, ChatDeps, GetChat, SetChat } from './chatStore.js';
+import { errorText } from './errorText.js';
 
 export interface FeedbackActions {
   /** 👍 or 👎; the same rating again clears it. */

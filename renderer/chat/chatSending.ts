@@ -5,7 +5,8 @@
  */
 import { CoreUnreachableError } from '../api/transport.js';
 import type { ChatDelta } from '../api/chatStream.js';
-import { errorText, type ChatContext, type ChatDeps, type GetChat, type SetChat } from './chatStore.js';
+import type { ChatContext, ChatDeps, GetChat, SetChat } from './chatStore.js';
+import { errorText } from './errorText.js';
 import { lastUserIndex, newAnswer, requestMessages, titleFrom, type AnswerItem, type ChatItem } from './thread.js';
 
 export interface SendingActions {

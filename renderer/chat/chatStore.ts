@@ -10,7 +10,7 @@ import type { KeyValueStorage } from '../api/apiKey.js';
 import type { ClawLoopEvent } from '../api/events.js';
 import type { TurnView } from '../api/contract.js';
 import type { ChatItem } from './thread.js';
-import { conversationActions, loadDrafts, type ConversationActions } from './chatConversations.js';
+import { ACTIVE_CONVERSATION_KEY, conversationActions, loadDrafts, type ConversationActions } from './chatConversations.js';
 import { sendingActions, type SendingActions } from './chatSending.js';
 import { feedbackActions, type FeedbackActions } from './chatFeedback.js';
 
@@ -65,8 +65,6 @@ export interface ChatContext {
   deps: ChatDeps;
 }
 
-export const ACTIVE_CONVERSATION_KEY = 'clawloop.activeConversation';
-
 export function createChatStore(deps: ChatDeps): ChatStore {
   return createStore<ChatState>()((set, get) => ({
     conversations: [],
@@ -87,8 +85,4 @@ export function createChatStore(deps: ChatDeps): ChatStore {
 /** Routes a core event to the chat store (receipts move, new turns appear). */
 export function chatOnEvent(store: ChatStore, ev: ClawLoopEvent): void {
   store.getState().onEvent(ev);
-}
-
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -78,8 +78,10 @@ function OpenClawEntry({ info }: { info: Info | null }) {
   return (
     <section className="card" aria-labelledby="openclaw-title">
       <h2 id="openclaw-title">OpenClaw</h2>
+      {info?.openclaw_note && <p role="note">{info.openclaw_note}</p>}
       <p>
-        Merge this into <code>~/.openclaw/openclaw.json</code>, then delete <code>~/.openclaw/agents/main/agent/models.json</code> if an older URL is cached there.
+        Run <code>npx clawloop openclaw</code> to merge this into <code>~/.openclaw/openclaw.json</code> (it keeps a backup and shows what
+        it changed), or merge it by hand. OpenClaw uses a changed entry at once.
       </p>
       {snippet && (
         <>

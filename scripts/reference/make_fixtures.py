@@ -1,6 +1,7 @@
 """Writes the tiny reference models and the expected outputs the engine tests compare against.
 
-Run with Debian's PyTorch: `npm run fixtures` (= /usr/bin/python3 scripts/reference/make_fixtures.py).
+Run with Debian's PyTorch (python3-torch, the reference): `npm run fixtures`, which runs the
+`python3` on PATH (on Debian, /usr/bin/python3).
 Everything is deterministic (fixed seeds), and the output is committed so `npm test` needs no Python.
 
 For each model under test/fixtures/models/<name>/:
@@ -15,7 +16,12 @@ import json
 import os
 import sys
 
-import torch
+try:
+    import torch
+except ImportError:
+    sys.exit(f"{sys.executable} has no PyTorch. The reference is Debian's python3-torch: "
+             "apt-get install python3-torch libopenblas0-pthread python3-jinja2, then run "
+             "`npm run fixtures` with /usr/bin/python3 first on PATH.")
 
 sys.path.insert(0, os.path.dirname(__file__))
 import model as ref  # noqa: E402

@@ -2,13 +2,20 @@
 
 Writes test/fixtures/rl/losses.json: for each case the inputs, the loss, its gradient with
 respect to the logits, and the step metrics. Written independently of main/rl/losses.ts.
-Run with Debian's PyTorch: /usr/bin/python3 scripts/reference/make_loss_fixtures.py
+Run with Debian's PyTorch (python3-torch, the reference): `npm run fixtures`, which runs the
+`python3` on PATH (on Debian, /usr/bin/python3).
 """
 import json
 import math
 import os
+import sys
 
-import torch
+try:
+    import torch
+except ImportError:
+    sys.exit(f"{sys.executable} has no PyTorch. The reference is Debian's python3-torch: "
+             "apt-get install python3-torch libopenblas0-pthread python3-jinja2, then run "
+             "`npm run fixtures` with /usr/bin/python3 first on PATH.")
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TAIL_EPS = 1e-12

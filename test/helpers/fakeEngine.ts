@@ -1,4 +1,4 @@
-import type { ChatGenerationRequest, ChatGenerationResult } from '../../main/engine/generation/chatGeneration.js';
+import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../../main/engine/generation/chatGeneration.js';
 import type { OutputEvent } from '../../main/engine/text/chatOutputParser.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from '../../main/server/inferenceEngine.js';
 import type { AdapterPayload, ModelInfo } from '../../main/workers/inferenceMessages.js';
@@ -59,6 +59,11 @@ export class FakeEngine implements InferenceEngine {
   }
 
   releaseAdapter(): void {}
+
+  /** Three tokens a prompt, as the scripted replies report. */
+  prepare(req: ChatGenerationRequest): Promise<PreparedPrompt> {
+    return Promise.resolve({ text: JSON.stringify(req.messages), ids: [1, 2, 3], maxTokens: 100 });
+  }
 
   generate(req: ChatGenerationRequest, h: GenerateHandlers): Promise<ChatGenerationResult> {
     if (this.running && this.waiting.length >= this.maxQueue) throw new QueueFullError(250, this.waiting.length);

@@ -41,6 +41,8 @@ export async function startTestServer(
     train?: TrainingConfigPatch;
     /** Reuse a data folder (e.g. to restart on it). */
     dataDir?: string;
+    /** Receives the server's console lines (one per request among them). */
+    log?: (line: string) => void;
   } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-server-'));
@@ -61,7 +63,14 @@ export async function startTestServer(
     trainer = await TrainerClient.start({ modelDir: dir, dataDir, configPatch: opts.train, onAdapter: (a) => engine.setAdapter(a), log });
     await engine.setAdapter(trainer.initialAdapter);
   }
-  const server = await ClawLoopServer.start({ engine, store: learn, trainer, dataDir, options: { port: 0, ...opts.options } });
+  const server = await ClawLoopServer.start({
+    engine,
+    store: learn,
+    trainer,
+    dataDir,
+    options: { port: 0, ...opts.options },
+    log: opts.log,
+  });
   return {
     server,
     url: server.url,

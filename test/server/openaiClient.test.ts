@@ -127,6 +127,26 @@ describe('OpenAI client against a real server and model', () => {
     );
   });
 
+  it('a streamed prompt that does not fit is a plain 400 before any stream starts, and nothing is recorded', async () => {
+    const turns = t.store.turnCount();
+    const sessions = t.store.sessions().length;
+    // Fewer characters than the context times the longest token, so only the exact count refuses it.
+    const content = 'word '.repeat(3000);
+    const res = await fetch(`${t.url}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-id': 'overflow', 'x-turn-type': 'main' },
+      body: JSON.stringify({ model: 'qwen3-qknorm', stream: true, messages: [{ role: 'user', content }] }),
+    });
+    assert.equal(res.status, 400);
+    assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+    assert.equal(res.headers.get('x-clawloop-completion-id'), null, 'no completion id for a request that was not recorded');
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'context_length_exceeded');
+    assert.match(body.error.message, /^This model's maximum context length is 2048 tokens\. However, your messages resulted in \d+ tokens/);
+    assert.equal(t.store.turnCount(), turns);
+    assert.equal(t.store.sessions().length, sessions, 'the session is not opened either');
+  });
+
   it('max_tokens larger than the remaining context is clamped, not refused', async () => {
     const r = await client.chat.completions.create({
       model: 'qwen3-qknorm',

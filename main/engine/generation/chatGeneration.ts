@@ -25,6 +25,15 @@ export interface ChatGenerationRequest {
   /** Return per-token log-probs in OpenAI's shape, with this many alternatives (0–20). */
   logprobs?: boolean;
   topLogprobs?: number;
+  /** The prompt as {@link prepareChatPrompt} rendered it for this request; generation then skips rendering. */
+  prepared?: PreparedPrompt;
+}
+
+/** A chat request's prompt, rendered and tokenized, and the completion budget left in the context. */
+export interface PreparedPrompt {
+  text: string;
+  ids: number[];
+  maxTokens: number;
 }
 
 /** One generated token as reported to clients asking for log-probs. */
@@ -86,12 +95,18 @@ export interface ChatGenerationHooks {
   onDelta?: (delta: ChatDelta) => void;
 }
 
-/** The prompt of a chat request, rendered and tokenized, and the completion budget left in the context. */
-function renderPrompt(
-  model: Model,
-  req: ChatGenerationRequest,
-  tools: ToolSpec[] | undefined,
-): { text: string; ids: number[]; maxTokens: number } {
+/** The tools a request offers the model, or undefined when it offers none. */
+function requestTools(req: ChatGenerationRequest): ToolSpec[] | undefined {
+  return req.tools && req.tools.length ? req.tools : undefined;
+}
+
+/**
+ * Renders and tokenizes a chat request's prompt and checks that it leaves room to answer: a
+ * prompt that does not fit is a 400 `context_length_exceeded` (OpenAI's wording, on which OpenClaw
+ * compacts). The server calls this before it opens a stream or records anything.
+ */
+export function prepareChatPrompt(model: Model, req: ChatGenerationRequest): PreparedPrompt {
+  const tools = requestTools(req);
   let rendered: { text: string; ids: number[] };
   try {
     rendered = model.encodeChat({ messages: req.messages, tools, addGenerationPrompt: true, extra: req.templateVars });
@@ -135,8 +150,8 @@ export async function runChatGeneration(
   req: ChatGenerationRequest,
   hooks: ChatGenerationHooks = {},
 ): Promise<ChatGenerationResult> {
-  const tools = req.tools && req.tools.length ? req.tools : undefined;
-  const prompt = renderPrompt(model, req, tools);
+  const tools = requestTools(req);
+  const prompt = req.prepared ?? prepareChatPrompt(model, req);
   const { maxTokens } = prompt;
   hooks.onStart?.({ promptTokens: prompt.ids.length, maxTokens });
   const parser = new ChatOutputParser({ toolCalls: tools !== undefined, startInReasoning: /<think>\s*$/.test(prompt.text) });

@@ -4,7 +4,7 @@ import type { Settings } from '../../protocol/app.js';
 import { resourcePath } from '../../resources.js';
 import { ApiError } from '../apiError.js';
 import { newApiKey } from '../apiKeyFile.js';
-import { openClawProvider } from '../openclawProvider.js';
+import { openClawFitNote, openClawProvider } from '../openclawProvider.js';
 import { keyCookie } from '../signIn.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
@@ -35,8 +35,14 @@ export const info: Handler<'info'> = (ctx) => {
     base_url: baseUrl,
     served_model_name: ctx.options.servedModelName,
     api_key_set: ctx.options.apiKey !== null,
-    // Never the key itself (docs/security.md): a stand-in that says where it is.
-    openclaw_provider: openClawProvider(baseUrl, ctx.options.servedModelName, m.contextLength, ctx.options.apiKey ? keyStandIn(ctx) : null),
+    openclaw_provider: openClawProvider({
+      baseUrl,
+      modelId: ctx.options.servedModelName,
+      contextLength: m.contextLength,
+      // Never the key itself (docs/security.md): a stand-in that says where it is.
+      apiKey: ctx.options.apiKey ? keyStandIn(ctx) : null,
+    }),
+    openclaw_note: openClawFitNote(ctx.options.servedModelName, m.contextLength),
     started_at: ctx.startedAt,
   };
 };

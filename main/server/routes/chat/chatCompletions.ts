@@ -1,4 +1,4 @@
-import type { ChatGenerationResult, TokenReport } from '../../../engine/index.js';
+import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt, TokenReport } from '../../../engine/index.js';
 import { ApiError } from '../../apiError.js';
 import type { GenerateHandlers } from '../../inferenceEngine.js';
 import { sendJson } from '../../http.js';
@@ -9,6 +9,7 @@ import { completionId, toolCallId } from '../../wireFormat.js';
 import { completionOf, type AnswerHead } from './chatAnswer.js';
 import { reserveAdapter } from './adapterChoice.js';
 import { checkPromptFits, toGenerationRequest } from './chatRequest.js';
+import { prepareCompaction } from './compactionFit.js';
 import { ChunkEmitter, finishStream } from './chatStream.js';
 import { openTurn, recordTurn, type CaptureInput } from './turnCapture.js';
 
@@ -27,9 +28,17 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
     gen: toGenerationRequest(r.body),
     adapterVersion: ctx.engine.adapterVersion,
   };
-  checkPromptFits(c.gen, ctx.engine.info);
+  r.log.sessionId = c.meta.sessionId;
+  r.log.turnType = c.meta.turnType;
+  r.log.turnKind = c.meta.source;
+  // Rendered and tokenized before anything is recorded or streamed: a prompt that does not fit is a
+  // plain 400 at every size, and no completion id is handed out for it.
+  const fitted = c.meta.source === 'openclaw-compaction' ? await prepareCompaction(ctx, c.gen) : await prepareAsIs(ctx, c.gen);
+  c.gen = { ...fitted.req, prepared: fitted.prepared };
+  r.log.promptTokens = fitted.prepared.ids.length;
   c.reserved = await reserveAdapter(ctx, r.body.adapter);
   if (c.reserved !== undefined) c.adapterVersion = c.reserved;
+  r.log.adapterVersion = c.adapterVersion;
   let episode: number;
   try {
     episode = openTurn(ctx, c);
@@ -49,13 +58,25 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
   r.res.on('close', () => {
     if (!r.res.writableFinished) ac.abort();
   });
-  const record = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) =>
+  const record = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => {
+    r.log.completionTokens = result.responseIds.length;
+    r.log.finishReason = result.finishReason;
     recordTurn(ctx, c, episode, result, callIds, queueMs);
+  };
   const reply: Reply = { ctx, r, c, head, headers, signal: ac.signal, record };
   if (r.body.stream) await streamed(reply);
   else await whole(reply);
   return RESPONDED;
 };
+
+/** The prompt as the request gives it, refused when it cannot fit (a cheap character bound first, then the exact count). */
+async function prepareAsIs(
+  ctx: ServerContext,
+  req: ChatGenerationRequest,
+): Promise<{ req: ChatGenerationRequest; prepared: PreparedPrompt }> {
+  checkPromptFits(req, ctx.engine.info);
+  return { req, prepared: await ctx.engine.prepare(req) };
+}
 
 /** Everything an answer needs: the request, the turn being captured, the answer's fixed parts, how to record it. */
 interface Reply {
@@ -108,5 +129,12 @@ async function streamed({ ctx, r, c, head, headers, signal, record }: Reply): Pr
     onDelta: (d) => emitter.delta(d),
   });
   const sse = emitter.open(r.res, headers, ctx.options.keepAliveMs);
-  await finishStream(sse, head, done, (result) => record(result, emitter.callIds, queueMs), r.body.stream_options?.include_usage !== false);
+  await finishStream(
+    sse,
+    head,
+    done,
+    (result) => record(result, emitter.callIds, queueMs),
+    r.body.stream_options?.include_usage !== false,
+    (message) => (r.log.error = message),
+  );
 }

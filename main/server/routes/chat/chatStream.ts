@@ -63,6 +63,7 @@ export async function finishStream(
   done: Promise<ChatGenerationResult>,
   record: (r: ChatGenerationResult) => void,
   includeUsage: boolean,
+  onError: (message: string) => void,
 ): Promise<void> {
   try {
     const result = await done;
@@ -73,6 +74,7 @@ export async function finishStream(
     sse.done();
   } catch (err) {
     const e = toApiError(err);
+    onError(e.code ? `${e.message} (${e.code})` : e.message);
     if (e.status !== 499) sse.fail(e.body());
     else sse.end();
   }

@@ -5,6 +5,7 @@ import type { TurnRecord } from '../../../store/turnStore.js';
 import type { RlMetadata } from '../../rlMetadata.js';
 import type { ServerContext } from '../../serverContext.js';
 import { isDiskFull, storageError } from '../../storageError.js';
+import { openClawNextState } from '../../openclawCalls.js';
 import { lastMessageState } from '../../wireFormat.js';
 
 /** What a request contributes to the record before and after it is answered. */
@@ -31,7 +32,7 @@ export function openTurn(ctx: ServerContext, c: CaptureInput): number {
   try {
     const episode = ctx.store.turns.openSession(c.meta.sessionId, c.arrivedAt);
     if (c.meta.turnType === 'main') {
-      const state = { ...lastMessageState(c.body.messages), at: c.arrivedAt };
+      const state = { ...nextStateOf(c), at: c.arrivedAt };
       const linked = ctx.store.turns.linkNextState(c.meta.sessionId, episode, state);
       if (linked) {
         ctx.events.publish({ event: 'feedback.received', data: { turn_id: linked, kind: 'next_state', text: state.text } });
@@ -42,6 +43,12 @@ export function openTurn(ctx: ServerContext, c: CaptureInput): number {
   } catch (err) {
     throw storageError(err, ctx.dataDir);
   }
+}
+
+/** The previous main turn's next state: the request's last message (for OpenClaw, its last one that is not internal context). */
+function nextStateOf(c: CaptureInput): { role: string; text: string } {
+  const fromOpenClaw = c.meta.source.startsWith('openclaw-') ? openClawNextState(c.body.messages) : null;
+  return fromOpenClaw ?? lastMessageState(c.body.messages);
 }
 
 /**
