@@ -5,16 +5,8 @@
  * Pure data and zod schemas: the UI imports this module.
  */
 import { z } from 'zod';
-import {
-  ApiKeyRequestSchema,
-  ApiKeyResponseSchema,
-  HealthSchema,
-  InfoSchema,
-  SettingsPatchSchema,
-  SettingsSchema,
-  SignInRequestSchema,
-  SignInResponseSchema,
-} from './app.js';
+import { ApiKeyRequestSchema, ApiKeyResponseSchema, HealthSchema, InfoSchema, SettingsPatchSchema, SettingsSchema } from './app.js';
+import { SignInRequestSchema, SignInResponseSchema } from './app.js';
 import {
   CheckpointListSchema,
   ExportRequestSchema,
@@ -156,8 +148,7 @@ export const API = {
   'auth.link': {
     method: 'GET',
     path: '/api/sign-in/{token}',
-    summary:
-      'The one-time link `clawloop serve` prints: signs this browser in with an HttpOnly, SameSite=Strict cookie and dies on use (a browser is sent on to the app). Never needs the API key.',
+    summary: 'The one-time link `clawloop serve` prints: signs a browser in with an HttpOnly, SameSite=Strict cookie; dies on use.',
     auth: false,
     response: json(SignInResponseSchema),
   },

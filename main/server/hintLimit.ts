@@ -1,9 +1,6 @@
 import type { StoredTurn } from '../store/turnStore.js';
 import { ApiError } from './apiError.js';
 
-/** The most bytes a hint may have whatever the model (the request schema's own cap is 4,000 characters). */
-export const HINT_MAX_BYTES = 4000;
-
 /**
  * Tokens kept free for the hint marker and the chat template's wrapping of it (the teacher appends
  * "\n\n[user's hint / instruction]\n" and the hint to the last user message, or adds a message).
@@ -17,7 +14,7 @@ const HINT_WRAPPING_TOKENS = 32;
  */
 export function maxHintBytes(turn: StoredTurn, contextLength: number): number {
   const room = contextLength - turn.promptIds.length - turn.responseIds.length - HINT_WRAPPING_TOKENS;
-  return Math.max(0, Math.min(HINT_MAX_BYTES, room));
+  return Math.max(0, room); // the request schema also caps a hint at 4,000 characters
 }
 
 /** A 400 when the hint is longer than {@link maxHintBytes}: one the teacher might not read would train nothing. */
