@@ -72,6 +72,10 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
         ? app.getByRole('row').filter({ hasText: 'v0 (base model)' })
         : app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: from }) });
     await previous.getByRole('button', { name: 'Roll back' }).click();
+    await app
+      .getByRole('dialog', { name: /^Make v\d+ .* live\?$/ })
+      .getByRole('button', { name: /^Roll back to v\d+$/ })
+      .click();
     await expect(liveStatus(app)).not.toHaveText(`Live: v${trainedVersion}`);
     const rolledBack = await headerLiveVersion(app);
     expect(rolledBack).toBeGreaterThan(trainedVersion);
@@ -125,6 +129,8 @@ test('Roll back to before this, from an answer, asks first and makes the version
     const trained = await headerLiveVersion(app);
     await answer.getByRole('button', { name: 'Roll back to before this' }).click();
     const dialog = app.getByRole('dialog', { name: /Roll back to before this answer/ });
+    // It names what goes live: the checkpoint the step trained from, or the base model.
+    await expect(dialog).toContainText(/(v\d+ \(step \d+\)|v0, the base model with no adapter) goes live now/);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(dialog).toBeHidden();
     await expect(liveStatus(app)).toHaveText(`Live: v${trained}`);

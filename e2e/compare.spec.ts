@@ -1,8 +1,9 @@
 /** Compare: one prompt answered by two versions side by side; the pick is recorded as feedback. */
-import { ensureCheckpoint, expect, openScreen, test } from './fixtures.js';
+import { ensureCheckpoint, expect, openScreen, test, withGateOff } from './fixtures.js';
 
 test('Compare asks both versions and records the pick as 👍 and 👎', async ({ app, core }) => {
-  await ensureCheckpoint(core);
+  // A live version other than the base model (a checkpoint held back would leave v0 live: v0 against itself).
+  await withGateOff(core, () => ensureCheckpoint(core));
   await openScreen(app, 'Checkpoints');
   await app.getByRole('row').filter({ has: app.getByRole('button', { name: 'Compare' }) }).first().getByRole('button', { name: 'Compare' }).click();
   const panel = app.getByRole('region', { name: 'Compare two versions' });

@@ -20,7 +20,8 @@ async function startCore(args: string[] = []): Promise<{ core: Core; close(): Pr
   // One sample per rated answer, so that a step follows the second one as the specs expect: the
   // bundled model's policy rollouts add a sample for some hints (the judge's, when it explains the
   // complaint); the spec about them turns them on.
-  await coreApi(core, 'PUT', '/api/training/config', { policy_rollouts: 0 });
+  // A rating is taken at once (no wait for a hint): the spec about that wait turns it on.
+  await coreApi(core, 'PUT', '/api/training/config', { policy_rollouts: 0, feedback_wait_s: 0 });
   return { core, close: () => process.stop() };
 }
 

@@ -7,6 +7,15 @@ export interface ChatReply {
   adapterVersion: number;
 }
 
+/** What the benchmark reads of a session's turns. */
+export interface SessionTurns {
+  turns: Array<{
+    id: string;
+    judgements: Array<{ kind: 'prm' | 'hint'; score: number | null; hint: string | null }>;
+    samples: Array<{ hint: string | null; response: 'turn' | 'teacher' | 'policy' }>;
+  }>;
+}
+
 export class BenchClient {
   constructor(
     readonly baseUrl: string,
@@ -91,11 +100,16 @@ export class BenchClient {
 
   /** Every checkpoint with the competence gate's verdict (GET /api/checkpoints). */
   async checkpoints(): Promise<
-    Array<{ id: string; step: number; competence: { accuracy: number; held_back: boolean; seconds: number } | null }>
+    Array<{ id: string; step: number; created_at: number; competence: { accuracy: number; held_back: boolean; seconds: number } | null }>
   > {
     return (
       await this.json<{
-        data: Array<{ id: string; step: number; competence: { accuracy: number; held_back: boolean; seconds: number } | null }>;
+        data: Array<{
+          id: string;
+          step: number;
+          created_at: number;
+          competence: { accuracy: number; held_back: boolean; seconds: number } | null;
+        }>;
       }>('/api/checkpoints')
     ).data;
   }
@@ -105,12 +119,30 @@ export class BenchClient {
     return (await this.json<{ data: Array<{ step: number; skipped: boolean; step_ms?: number }> }>('/api/metrics')).data;
   }
 
-  /** Ends a session with the user's final message as the next state of its last turn. */
-  async endSession(sessionId: string, message: string): Promise<void> {
+  /** Ends a session with the user's final message as the next state of its last turn (null: none). */
+  async endSession(sessionId: string, message: string | null): Promise<void> {
     await this.json(`/api/sessions/${encodeURIComponent(sessionId)}/end`, {
       method: 'POST',
-      body: JSON.stringify({ message: { role: 'user', content: message } }),
+      body: JSON.stringify(message === null ? {} : { message: { role: 'user', content: message } }),
     });
+  }
+
+  /** 👍/👎 and an optional typed hint on a main turn, as the app sends them (POST /v1/feedback). */
+  async feedback(completionId: string, rating: 'up' | 'down', hint: string | null): Promise<void> {
+    await this.json('/v1/feedback', {
+      method: 'POST',
+      body: JSON.stringify({ completion_id: completionId, rating, ...(hint === null ? {} : { hint }) }),
+    });
+  }
+
+  /** A session's turns with their judgements and samples (GET /api/sessions/{id}). */
+  async session(sessionId: string): Promise<SessionTurns> {
+    return this.json<SessionTurns>(`/api/sessions/${encodeURIComponent(sessionId)}`);
+  }
+
+  /** Makes a checkpoint, or 'base', live at once (POST /api/checkpoints/{id}/rollback). */
+  async rollback(checkpoint: string): Promise<void> {
+    await this.json(`/api/checkpoints/${encodeURIComponent(checkpoint)}/rollback`, { method: 'POST', body: '{}' });
   }
 
   status(): Promise<TrainingStatus> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BenchClient } from './benchClient.js';
+import type { TalkedTurn } from './funnelProbe.js';
 import type { HeldOutEval } from './heldOutEval.js';
 import type { PersonalizeOptions } from './personalize.js';
 import type { SimulatedUser } from './simulatedUser.js';
@@ -9,12 +10,22 @@ import type { SimulatedUser } from './simulatedUser.js';
  * session, until it has had `interactions` responses: each reply of the user is the next state of
  * the response before it. A session ends when a response satisfies the persona or after the
  * persona's turn limit. The held-out score is measured every `curveEvery` interactions.
+ *
+ * With `channel: 'explicit'` the user instead rates each answer through POST /v1/feedback (👍, or
+ * 👎 with its complaint typed as the hint, the words the implicit channel would have replied), as
+ * a person does in the app; its next message is a plain {@link RETRY} and a session ends with no
+ * final message, so no wish reaches the judges by the next state.
  */
+/** The explicit channel's next message after a 👎: asks again without saying what was wrong. */
+export const RETRY = 'Try again.';
+
 export class Conversation {
   interaction = 0;
   sessions = 0;
   /** Whether each response satisfied the persona, in order. */
   readonly online: boolean[] = [];
+  /** Every main turn: where it was, its prompt and the user's truth (for the funnel). */
+  readonly talked: TalkedTurn[] = [];
   /** The held-out score after each measurement: [interactions, score]. */
   readonly curve: Array<[number, number]>;
   /** Accuracy on the competence subset after each measurement: [interactions, accuracy]. */
@@ -71,7 +82,7 @@ export class Conversation {
     const { o, client, user } = this;
     this.sessions++;
     const sessionId = `bench-${this.sessions}-${randomUUID()}`;
-    const messages: Array<{ role: string; content: string }> = [{ role: 'user', content: user.nextTask().question }];
+    const messages: Array<{ role: 'user' | 'assistant'; content: string }> = [{ role: 'user', content: user.nextTask().question }];
     for (let turn = 1; ; turn++) {
       await this.pace();
       // Seeded per interaction, so the same seed replays the same conversation.
@@ -79,6 +90,9 @@ export class Conversation {
       this.interaction++;
       const reaction = user.react(reply.content);
       this.online.push(reaction.ok);
+      this.talked.push({ sessionId, completionId: reply.id, messages: [...messages], ok: reaction.ok, violated: reaction.violated });
+      const explicit = (o.channel ?? 'implicit') === 'explicit';
+      if (explicit) await client.feedback(reply.id, reaction.ok ? 'up' : 'down', reaction.ok ? null : reaction.reply);
       o.log(
         `bench: #${this.interaction} session ${this.sessions} turn ${turn} (adapter v${reply.adapterVersion}): ${reaction.ok ? 'satisfied' : `violates ${reaction.failed.join(', ')}`}`,
       );
@@ -87,10 +101,10 @@ export class Conversation {
         if (this.streak >= 3 && this.sessionsTo3 === null) this.sessionsTo3 = this.sessions;
       } else this.streak = 0;
       if (reaction.ok || turn >= o.persona.maxTurnsPerSession || this.interaction >= o.interactions) {
-        await client.endSession(sessionId, reaction.reply);
+        await client.endSession(sessionId, explicit ? null : reaction.reply);
         return;
       }
-      messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: reaction.reply });
+      messages.push({ role: 'assistant', content: reply.content }, { role: 'user', content: explicit ? RETRY : reaction.reply });
     }
   }
 }

@@ -226,7 +226,39 @@ export function shippedPersonas(): string[] {
     .sort();
 }
 
-/** Loads a persona from a file path, or a shipped persona by name. */
+/**
+ * The blind test set (resources/personas/blind/, issue 38): personas written by someone who never
+ * saw the project's data, generators or judges. Nothing lists them but this function, and only the
+ * benchmark calls it, when asked (`--personas blind`): they must never train or tune anything.
+ * Loaded by name as `blind/<name>`.
+ */
+export const BLIND_SET = 'blind';
+
+/** The blind set's persona names (`blind/<name>`); its first-messages.json is not a persona. */
+export function blindPersonas(): string[] {
+  const dir = resourcePath('personas', BLIND_SET);
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && f !== 'first-messages.json')
+    .map((f) => `${BLIND_SET}/${f.slice(0, -5)}`)
+    .sort();
+}
+
+/**
+ * A comma-separated persona list as the benchmark takes it: names, files, `shipped` (every shipped
+ * persona) or `blind` (the blind set), in order, without repeats.
+ */
+export function personaList(spec: string): string[] {
+  const out = spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .flatMap((s) => (s === BLIND_SET ? blindPersonas() : s === 'shipped' ? shippedPersonas() : [s]));
+  return [...new Set(out)];
+}
+
+/** Loads a persona from a file path, or a shipped persona by name (`blind/<name>` for the blind set). */
 export function loadPersona(fileOrName: string): Persona {
   let file = fileOrName;
   if (!fs.existsSync(file)) {

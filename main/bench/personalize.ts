@@ -16,7 +16,10 @@ import { competenceQuestions, competenceSample, loadCompetenceSet } from '../tas
 import { loadKnowledgeBase } from '../tasks/knowledgeBase.js';
 import { BenchClient } from './benchClient.js';
 import { Conversation } from './conversation.js';
+import { funnelOf, type Channel, type Funnel, type TurnRecord } from './funnel.js';
+import { measureCeiling, turnRecords } from './funnelProbe.js';
 import { HeldOutEval, type EvalResult } from './heldOutEval.js';
+import { liveDelay, type LiveDelay } from './liveDelay.js';
 import type { Persona } from './persona.js';
 import { heldOutTasks, SimulatedUser } from './simulatedUser.js';
 
@@ -40,6 +43,8 @@ export interface PersonalizeOptions {
   pace: boolean;
   /** Tokens per response. */
   maxTokens: number;
+  /** How the simulated user gives feedback: its next message (implicit, default) or 👍/👎 and a typed hint (explicit). */
+  channel?: Channel;
   /** Extra training settings (over the model's recommended ones). */
   trainingPatch?: TrainingConfigPatch;
   /** Competence prompts per curve point (before and after use the whole set). Default 60. */
@@ -79,6 +84,12 @@ export interface PersonalizeResult {
   /** The competence gate: on or off (and why), checkpoints held back, seconds per check. */
   gate: { on: boolean; detail: string; checked: number; held_back: number; check_s_mean: number | null; step_s_mean: number | null };
   sessions: number;
+  /** Where the signal went: judge against the user's truth, hints, the hint ceiling, before and after. */
+  funnel: Funnel;
+  /** Every main turn behind the funnel: the user's truth, the PRM's score and the hint, in order. */
+  funnel_turns: Array<TurnRecord & { sessionId: string }>;
+  /** Seconds from a checkpoint's save to its serving (the competence gate is in between). */
+  trained_to_live: LiveDelay;
   /** Share of the interactions whose response satisfied the persona, in order. */
   online: boolean[];
   training: { steps: number; adapter_version: number; config: Record<string, unknown> };
@@ -103,7 +114,8 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
       modelDir: o.modelDir,
       dataDir,
       backend: o.backend,
-      trainingPatch: { ...o.trainingPatch, method: o.method },
+      // The simulated user sends a rating and its hint in one request: no wait for a hint.
+      trainingPatch: { feedback_wait_s: 0, ...o.trainingPatch, method: o.method },
       options: { host: '127.0.0.1', port: 0, maxQueue: 256, maxBatch: 64, sessionIdleMs: 0 },
       log: (l) => (/warning|error|competence gate/i.test(l) ? o.log(l) : undefined),
     });
@@ -121,11 +133,20 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
     talk.curve.push([talk.interaction, after.score]);
     talk.accuracyCurve.push([talk.interaction, after.subsetAccuracy]);
     const status = await client.status();
+    const gate = await gateSummary(client, status);
+    const checkpoints = await client.checkpoints();
+    const records = await turnRecords(client, talk.talked);
+    // Last: measuring the base model's ceiling makes the base model live.
+    const ceiling = await measureCeiling(client, o.persona, records, { maxTokens: o.maxTokens, withBase: true });
+    const res = outcome(o, before, after, talk, m);
     return {
-      ...outcome(o, before, after, talk, m),
+      ...res,
+      funnel: funnelOf(o.channel ?? 'implicit', records, o.persona.rules, ceiling, res),
+      funnel_turns: records.map(({ sessionId, ok, violated, prm, hint, hintTrained }) => ({ sessionId, ok, violated, prm, hint, hintTrained })),
+      trained_to_live: liveDelay(checkpoints, launched.server.events.page(0, Number.MAX_SAFE_INTEGER)),
       wall_s: (performance.now() - t0) / 1000,
       cpu_s: cpuSeconds(cpu0),
-      gate: await gateSummary(client, status),
+      gate,
       training: { steps: status.step, adapter_version: status.adapter_version, config: { ...config } },
       timing: { load_s: loadS, eval_s: m.held.seconds, talk_s: talk.talkMs / 1000, wait_s: talk.waitMs / 1000 },
       data_dir: o.keepData ? dataDir : null,

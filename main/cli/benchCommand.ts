@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseBackendName } from '../engine/index.js';
+import { CHANNELS, type Channel } from '../bench/funnel.js';
+import { funnelLines } from '../bench/funnelReport.js';
 import { loadPersona, PersonaError, shippedPersonas } from '../bench/persona.js';
 import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS, runPersonalize, type PersonalizeOptions, type PersonalizeResult } from '../bench/personalize.js';
 import { renderLineChart } from '../bench/pngChart.js';
@@ -17,10 +19,14 @@ and the judges are the served model itself. Reports the persona's score (share o
 held-out prompts that satisfy every rule) and the task accuracy before and after, the sessions it
 took to get three satisfying responses in a row, and the wall time.
 
-  --persona FILE|NAME   a persona JSON file, or a shipped one: ${shippedPersonas().join(', ') || '(none found)'}
+  --persona FILE|NAME   a persona JSON file, or a shipped one: ${shippedPersonas().join(', ') || '(none found)'};
+                        blind/NAME for one of the held-out blind set (never tune on it)
   --method M            ${TRAIN_METHODS.join(' | ')}
   --interactions N      model responses the user gets (main turns)
   --seed S              seeds the questions, replies and sampling (default 1)
+  --channel C           how the user gives feedback: implicit (its next message, which the judges
+                        read; default) or explicit (👍/👎 and, on 👎, its complaint typed as a hint
+                        through POST /v1/feedback, as in the app)
   --json OUT            write the result as JSON
   --plot OUT.png        plot the score against interactions
   --model DIR           the model (default: the bundled clawloop-mini)
@@ -71,6 +77,7 @@ const BENCH_FLAGS = {
   method: { type: 'string' },
   interactions: { type: 'string' },
   seed: { type: 'string' },
+  channel: { type: 'string' },
   json: { type: 'string' },
   plot: { type: 'string' },
   model: { type: 'string' },
@@ -117,6 +124,8 @@ function personalizeOptions(values: BenchFlags, io: Io): PersonalizeOptions {
   if (persona.unknownFields.length)
     io.log(`clawloop bench: note: ${persona.file} has fields ClawLoop does not use: ${persona.unknownFields.join(', ')}`);
   const trainingPatch = trainingPatchOf(values);
+  const channel = (values.channel ?? 'implicit') as Channel;
+  if (!CHANNELS.includes(channel)) throw new UsageError(`--channel must be one of ${CHANNELS.join(', ')}; got '${values.channel}'`);
   const interactions = numberFlag(required(values.interactions, '--interactions'), '--interactions', {
     min: 1,
     max: 10_000,
@@ -125,6 +134,7 @@ function personalizeOptions(values: BenchFlags, io: Io): PersonalizeOptions {
   return {
     persona,
     method,
+    channel,
     interactions,
     evalPrompts: numberFlag(values['eval-prompts'], '--eval-prompts', { min: DEFAULT_EVAL_PROMPTS, max: 10_000, integer: true }) ?? DEFAULT_EVAL_PROMPTS,
     curveEvery: numberFlag(values['curve-every'], '--curve-every', { min: 0, integer: true }) ?? 6,
@@ -173,6 +183,7 @@ function summary(result: PersonalizeResult): string {
       `  accuracy               ${pct(result.accuracy_before)} -> ${pct(result.accuracy_after)} (${result.accuracy_on})`,
       `  competence gate        ${result.gate.on ? `on: ${result.gate.checked} checked, ${result.gate.held_back} held back, ${result.gate.check_s_mean?.toFixed(1) ?? '-'} s per check (a step: ${result.gate.step_s_mean?.toFixed(1) ?? '-'} s)` : result.gate.detail}`,
       `  3 satisfying in a row  ${result.sessions_to_3_in_a_row === null ? 'never' : `after ${result.sessions_to_3_in_a_row} sessions`}`,
+      ...funnelLines(result),
       `  training               ${result.training.steps} steps, adapter v${result.training.adapter_version}`,
       `  wall time              ${(result.wall_s / 60).toFixed(1)} min, ${(result.cpu_s / 60).toFixed(1)} CPU-min (load ${result.timing.load_s.toFixed(0)} s, measuring ${result.timing.eval_s.toFixed(0)} s, talking ${result.timing.talk_s.toFixed(0)} s, waiting for the trainer ${result.timing.wait_s.toFixed(0)} s)`,
       `  score curve            ${result.curve.map(([x, y]) => `${x}:${y.toFixed(2)}`).join(' ')}`,

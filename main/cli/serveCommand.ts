@@ -7,6 +7,7 @@ import { LOG_FORMATS, type LogFormat } from '../server/requestLog.js';
 import { DEFAULT_TRAINING_CONFIG, TRAIN_METHODS, type TrainingConfigPatch } from '../protocol/training.js';
 import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.js';
 import { removeServerFile, writeServerFile } from './serverFile.js';
+import { DataDirLock } from './dataDirLock.js';
 import { SettingsFile, type StoredSettings } from '../server/settingsFile.js';
 import { API_KEY_FILE, loadOrCreateApiKey } from '../server/apiKeyFile.js';
 import { secureDataFolder } from '../store/dataFolderMode.js';
@@ -60,6 +61,7 @@ Learning (stored in the data folder; these flags override the stored settings):
   --kl-coef X               KL to the base model (default: 0.02 for rl, 0 otherwise)
   --max-staleness N         drop samples more than N adapter versions old (default ${DEFAULT_TRAINING_CONFIG.max_staleness})
   --keep-checkpoints K      checkpoints kept besides pinned ones (default ${DEFAULT_TRAINING_CONFIG.keep_checkpoints})
+  --feedback-wait S         seconds a 👍/👎 waits for a hint before training takes it (default ${DEFAULT_TRAINING_CONFIG.feedback_wait_s}; 0 = at once)
   --judge-model DIR         judge with another local model (default: the judge the model folder's
                             clawloop_training.json names, else the served model, adapter off)
   --judge-url URL           judge with an OpenAI-compatible endpoint; with --judge-model-name NAME
@@ -107,6 +109,7 @@ const SERVE_FLAGS = {
   'kl-coef': { type: 'string' },
   'max-staleness': { type: 'string' },
   'keep-checkpoints': { type: 'string' },
+  'feedback-wait': { type: 'string' },
   'judge-model': { type: 'string' },
   'judge-url': { type: 'string' },
   'judge-model-name': { type: 'string' },
@@ -155,11 +158,14 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const options = serverOptions(values, stored);
   options.apiKey = accessKey(values, options, dataDir, io);
   const resetTrainingConfig = values['reset-training-config'] === true;
+  const lock = DataDirLock.acquire(dataDir, io.log); // one ClawLoop per data folder; released at exit
   const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, resetTrainingConfig, options, log: io.log });
   writeServerFile(dataDir, { pid: process.pid, url: launched.server.url, started_at: Date.now() });
+  lock.setPort(Number(new URL(launched.server.origin).port));
   logStartup(io, launched, dataDir, options);
   await untilSignalled(io, launched);
   removeServerFile(dataDir);
+  lock.release();
   io.log('clawloop: stopped; database closed');
   return 0;
 }
@@ -216,7 +222,7 @@ function logOpenClaw(io: Io, url: string, modelId: string, contextLength: number
     return;
   }
   io.log(
-    `\nPoint OpenClaw at it: run \`npx clawloop openclaw\` (it merges this into ~/.openclaw/openclaw.json, keeping a backup), or merge it yourself:\n`,
+    `\nPoint OpenClaw at it: run \`node bin/clawloop.js openclaw\` from the ClawLoop folder (it merges this into ~/.openclaw/openclaw.json, keeping a backup), or merge it yourself:\n`,
   );
   io.log(openClawProviderEntry(url, modelId, contextLength, apiKey));
   io.log('');
@@ -291,6 +297,7 @@ function trainingFlags(v: Record<string, string | string[] | boolean | undefined
   num('kl-coef', 'kl_coef');
   num('max-staleness', 'max_staleness', true);
   num('keep-checkpoints', 'keep_checkpoints', true);
+  num('feedback-wait', 'feedback_wait_s', true);
   if (s('judge-model') && s('judge-url')) throw new UsageError('give either --judge-model or --judge-url, not both');
   if (s('judge-model')) p.judge = { kind: 'model', dir: path.resolve(s('judge-model')!) };
   if (s('judge-url')) {

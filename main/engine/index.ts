@@ -20,6 +20,8 @@ export { LoraAdapter, type LoraConfig } from './model/lora.js';
 // Generation and scoring
 export { generate, generateText } from './generation/generate.js';
 export { DecodeBatcher } from './generation/decodeBatcher.js';
+export { PrefixCache, type PrefixCacheStats } from './generation/prefixCache.js';
+export { defaultPrefixCacheBytes, kvBytesPerToken, prefixCacheBytesFromEnv } from './generation/prefixCacheBudget.js';
 export { greedyContinuations, type GreedyItem } from './generation/greedyBatch.js';
 export { greedyAlongReferences, type AlongItem } from './generation/greedyAlong.js';
 export {

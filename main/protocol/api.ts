@@ -29,6 +29,7 @@ import {
   TurnListSchema,
   TurnQuerySchema,
   TurnViewSchema,
+  ExportQuerySchema,
 } from './sessions.js';
 import { StepRecordSchema, TrainingConfigPatchSchema, TrainingConfigSchema, TrainingStatusSchema } from './training.js';
 
@@ -307,8 +308,10 @@ export const API = {
   'export.sessions': {
     method: 'GET',
     path: '/api/export/sessions.jsonl',
-    summary: 'Every session as JSON Lines (the same as `clawloop export`).',
+    summary:
+      'Every session as JSON Lines (the same as `clawloop export`); with filters (those of GET /api/turns), only the turns they match.',
     auth: true,
+    query: ExportQuerySchema,
     response: { kind: 'jsonl', line: ExportLineSchema },
   },
   app: {

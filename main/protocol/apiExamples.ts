@@ -53,7 +53,7 @@ const turn = {
   next_state: { role: 'user', text: 'thanks!' },
   closed: false,
   learn_note: null,
-  feedback: { rating: 'up', hint: 'no bold text please', updated_at: 1763900005000 },
+  feedback: { rating: 'up', hint: 'no bold text please', reject_judge_hint: false, updated_at: 1763900005000 },
   judgements: [
     {
       kind: 'prm',
@@ -78,7 +78,18 @@ const turn = {
       response: 'turn',
     },
   ],
-  receipt: { stage: 'live', score: 1, hint: 'no bold text please', step: 4, checkpoint_id: 'step-000004', version: 4, reason: null },
+  receipt: {
+    stage: 'live',
+    score: 1,
+    hint: 'no bold text please',
+    hint_source: 'feedback',
+    step: 4,
+    checkpoint_id: 'step-000004',
+    version: 4,
+    reason: null,
+    hint_until: null,
+    feedback_open: false,
+  },
 };
 
 const session = {
@@ -143,6 +154,7 @@ export const EXAMPLES: Record<string, RouteExample> = {
       completion_id: 'chatcmpl-5f0c2a9e8b7d41c3a2f1e0d9',
       rating: 'up',
       hint: 'no bold text please',
+      reject_judge_hint: false,
       updated_at: 1763900005000,
       session_id: 'chat-7',
       turn_type: 'main',

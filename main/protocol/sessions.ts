@@ -24,6 +24,10 @@ export const FeedbackRequestSchema = z
     completion_id: z.string().min(1).describe('the id of the answer, as returned by /v1/chat/completions (chatcmpl-…)'),
     rating: z.enum(['up', 'down']).nullable().optional().describe('"up", "down", or null to clear; left out keeps the current rating'),
     hint: z.string().max(4000).nullable().optional().describe('what would have made the answer better; null clears it'),
+    reject_judge_hint: z
+      .boolean()
+      .optional()
+      .describe("true: the hint judge's hint for this answer does not train (it trains on its rating alone); false: it may again; left out keeps the current choice"),
   })
   .strict();
 export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
@@ -32,6 +36,8 @@ export const FeedbackResponseSchema = z.object({
   completion_id: z.string(),
   rating: z.enum(['up', 'down']).nullable(),
   hint: z.string().nullable(),
+  /** The judge's hint for this answer is rejected (absent from cores before it: false). */
+  reject_judge_hint: z.boolean().optional(),
   updated_at: z.number().int(),
   session_id: z.string().nullable(),
   turn_type: z.enum(['main', 'side']),
@@ -59,11 +65,21 @@ export const ReceiptSchema = z.object({
   score: z.number().nullable(),
   /** The hint the turn trains with (typed or extracted by the hint judge), once judged. */
   hint: z.string().nullable(),
+  /** Who wrote `hint`: the user ('feedback') or the hint judge ('judge'); null without a hint. */
+  hint_source: z.enum(['feedback', 'judge']).nullable(),
   step: z.number().int().nullable(),
   checkpoint_id: z.string().nullable(),
   /** While live: the adapter version serving what this turn taught. */
   version: z.number().int().nullable(),
   reason: z.string().nullable(),
+  /**
+   * While a 👍/👎 without a hint waits for one (`feedback_wait_s`): the time (ms) until which a hint
+   * joins the rating as one piece of feedback. While a judge's hint waits for review: the time until
+   * which it can be rejected before a step may take it. Null otherwise.
+   */
+  hint_until: z.number().int().nullable(),
+  /** Whether the feedback can still change: false once a training step took the answer. */
+  feedback_open: z.boolean(),
 });
 export type Receipt = z.infer<typeof ReceiptSchema>;
 
@@ -86,7 +102,7 @@ const SampleView = z.object({
   status: z.enum(['queued', 'training', 'trained', 'dropped']),
   drop_reason: z.string().nullable(),
   step: z.number().int().nullable(),
-  /** What the sample trains on: the turn's response, or an answer written again by the OPD teacher (teacher_rollouts) or the policy (policy_rollouts). */
+  /** What the sample trains on: the turn's response, or an answer the policy wrote again (policy_rollouts); 'teacher' only in data from versions with teacher_rollouts. */
   response: z.enum(['turn', 'teacher', 'policy']),
 });
 
@@ -108,7 +124,9 @@ export const TurnViewSchema = z.object({
   next_state: z.object({ role: z.string(), text: z.string() }).nullable(),
   closed: z.boolean(),
   learn_note: z.string().nullable(),
-  feedback: z.object({ rating: z.enum(['up', 'down']).nullable(), hint: z.string().nullable(), updated_at: z.number().int() }).nullable(),
+  feedback: z
+    .object({ rating: z.enum(['up', 'down']).nullable(), hint: z.string().nullable(), reject_judge_hint: z.boolean().optional(), updated_at: z.number().int() })
+    .nullable(),
   judgements: z.array(JudgementView),
   samples: z.array(SampleView),
   receipt: ReceiptSchema,
@@ -183,9 +201,20 @@ export const TurnQuerySchema = z
     max_reward: z.coerce.number().min(-1).max(1).optional().describe('highest reward (from −1 to 1)'),
     limit: z.coerce.number().int().min(1).max(500).default(50).describe('how many turns (1–500, default 50)'),
     before: z.coerce.number().int().optional().describe('only turns created before this time (ms), for the next page'),
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('only turns whose messages or answer contain this text (ASCII letters in any case)'),
   })
   .strict();
 export type TurnQuery = z.input<typeof TurnQuerySchema>;
+
+/** GET /api/export/sessions.jsonl: the Data screen's filters; none exports everything. */
+export const ExportQuerySchema = TurnQuerySchema.omit({ limit: true, before: true });
+export type ExportQuery = z.input<typeof ExportQuerySchema>;
 
 export const TurnListSchema = z.object({ object: z.literal('list'), data: z.array(TurnViewSchema), has_more: z.boolean() });
 export type TurnList = z.infer<typeof TurnListSchema>;

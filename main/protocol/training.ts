@@ -64,12 +64,6 @@ export const TrainingConfigSchema = z
       .describe(
         'the RL reward skips response tokens the model sampled with at least this probability (it was sure of them: mostly competence, like the digits of a sum, not style); null: the reward pushes every token',
       ),
-    replay_samples: z
-      .number()
-      .int()
-      .min(0)
-      .max(64)
-      .describe('samples the live adapter already learned from, replayed with every step (0: none)'),
     ppo_epochs: z
       .number()
       .int()
@@ -78,14 +72,6 @@ export const TrainingConfigSchema = z
       .describe(
         'optimizer passes over each batch (PPO epochs): later passes reuse the rollout log-probs, so the ratio clip (eps_low, eps_high) bounds how far they move each token; 1: one step per batch, as the reference',
       ),
-    lr_backoff: z
-      .number()
-      .gt(0)
-      .max(1)
-      .nullable()
-      .describe(
-        'multiply the learning rate by this for each checkpoint the competence gate held back in a row (null: the rate stays learning_rate)',
-      ),
     /** OPD as a per-token advantage (default) or as top-K reverse KL with a tail bin. */
     opd_loss: z.enum(['advantage', 'topk_reverse_kl']),
     opd_top_k: z.number().int().min(1).max(64),
@@ -93,14 +79,6 @@ export const TrainingConfigSchema = z
     hint_selection: z.enum(['longest', 'overlap']),
     /** The OPD teacher: the frozen base model (default) or the current policy (self-distillation). */
     teacher: z.enum(['base', 'policy']),
-    teacher_rollouts: z
-      .number()
-      .int()
-      .min(0)
-      .max(4)
-      .describe(
-        "answers the OPD teacher writes itself for each hinted turn (the prompt with the hint, sampled), each trained on as one more OPD sample: the teacher's log-prob minus the policy's on the teacher's tokens shows the policy the whole answer the hint asks for, not only which of its own tokens to avoid; 0: OPD learns from the user's turn alone, as the reference",
-      ),
     policy_rollouts: z
       .number()
       .int()
@@ -114,7 +92,7 @@ export const TrainingConfigSchema = z
       .min(0)
       .max(10)
       .describe(
-        "a judge's hint is rolled out (teacher_rollouts, policy_rollouts) only when it explains the complaint: the turn's own OPD sample pushes its answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies would have the teacher write more of what the user disliked, or reward the policy's answers for it. Meant for teacher: policy (with the base model as teacher the mean also carries the adapter's drift). A typed hint is always rolled out; 0: every hint is",
+        "a judge's hint is rolled out (policy_rollouts) only when it explains the complaint: the turn's own OPD sample pushes its answer down, its mean advantage (log π_teacher − log π_old) at most minus this many nats per token. A hint the answer already satisfies would reward the policy's answers for what the user disliked. Meant for teacher: policy (with the base model as teacher the mean also carries the adapter's drift). A typed hint is always rolled out; 0: every hint is",
       ),
     hint_min_gap: z
       .number()
@@ -129,6 +107,14 @@ export const TrainingConfigSchema = z
     entropy_coef: z.number().min(0),
     eps_low: z.number().gt(0).lt(1),
     eps_high: z.number().gt(0),
+    feedback_wait_s: z
+      .number()
+      .int()
+      .min(0)
+      .max(600)
+      .describe(
+        'seconds the trainer waits after a 👍/👎 without a hint before it takes the answer for training, so a hint typed just after the rating joins it as one piece of feedback (a hint sent with or after the rating ends the wait); 0: a rating is taken at once',
+      ),
     /** Drop samples generated more than this many adapter versions ago; null = keep all. */
     max_staleness: z.number().int().min(0).nullable(),
     /** Checkpoints kept besides pinned ones. */
@@ -158,13 +144,6 @@ export const TrainingConfigSchema = z
       .nullable()
       .describe(
         "how far (a fraction: 0.15 = 15 points) a checkpoint's accuracy on one task family of the competence set (the prompts' \"family\") may fall below the base model's on the same prompts and still go live: a loss the overall margin averages away when it falls on one task; null: families are not checked. A set without families is not checked per family",
-      ),
-    competence_confirm: z
-      .number()
-      .min(0)
-      .max(1)
-      .describe(
-        "a close call is confirmed on the whole set: when a candidate's drop on the sample is within this much (a fraction: 0.02 = 2 points) of the margin, either side, it also answers the rest of the competence set and the verdict is on all of it; 0: the sample decides",
       ),
     competence_max_tokens: z
       .number()
@@ -198,17 +177,15 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   w_opd: 1,
   opd_clip: null,
   rl_skip_confident: null,
-  replay_samples: 0,
   ppo_epochs: 1,
-  lr_backoff: null,
   opd_loss: 'advantage',
   opd_top_k: 8,
   hint_selection: 'longest',
   teacher: 'base',
-  teacher_rollouts: 0,
   policy_rollouts: 0,
   rollout_min_gap: 0.05,
   hint_min_gap: null,
+  feedback_wait_s: 20,
   kl_coef: null,
   entropy_coef: 0,
   eps_low: 0.2,
@@ -219,7 +196,6 @@ export const DEFAULT_TRAINING_CONFIG: TrainingConfig = {
   competence_margin: 0.03,
   competence_prompts: 48,
   competence_family_margin: 0.15,
-  competence_confirm: 0,
   competence_max_tokens: 160,
 };
 
@@ -271,7 +247,8 @@ export const StepRecordSchema = StoredStepMetrics.extend({
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
-export const TRAINING_STATES = ['off', 'starting', 'idle', 'judging', 'training', 'paused', 'error'] as const;
+/** `stopping`: the core is shutting down and lets the step in progress finish first. */
+export const TRAINING_STATES = ['off', 'starting', 'idle', 'judging', 'training', 'paused', 'error', 'stopping'] as const;
 export type TrainingState = (typeof TRAINING_STATES)[number];
 
 /** GET /api/training/status (and the body of pause / resume). */

@@ -1,7 +1,6 @@
 import type { LoraAdapter } from '../engine/index.js';
 import type { Competence } from '../protocol/checkpoints.js';
 import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js';
-import { closeCall, confirmedLive, confirmOnWholeSet } from './competenceConfirm.js';
 import { familyScores, familySummary, familyVerdict, type FamilyScore } from './competenceFamilies.js';
 import { competenceVerdict, percent as pct, type CompetenceMeasure } from './competenceGate.js';
 import { confirmReference, hingesOnRise, referenceAfterLive } from './competenceReference.js';
@@ -74,18 +73,14 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   const checked = hingesOnRise(m.accuracy, m.n, stored, c.competence_margin) ? await confirmReference(ctx, stored) : null;
   if (checked) store.setCompetenceReference(checked.reference);
   const ref = checked?.reference ?? stored;
-  const confirmed = closeCall(m.accuracy, ref.accuracy, c) ? await confirmOnWholeSet(ctx, adapter, m) : null;
-  const decided = confirmed ? { m: confirmed.measure, ref: confirmed.reference } : { m, ref };
-  const overall = competenceVerdict(decided.m.accuracy, decided.m.n, decided.ref, c.competence_margin);
-  const families = familiesOf(ctx, decided.m, confirmed !== null);
+  const overall = competenceVerdict(m.accuracy, m.n, ref, c.competence_margin);
+  const families = familiesOf(ctx, m);
   const v = overall.heldBack || !families ? overall : familyVerdict(families, c.competence_family_margin!);
-  const seconds = m.seconds + (checked?.seconds ?? 0) + (confirmed?.seconds ?? 0);
-  const competence: Competence = { accuracy: decided.m.accuracy, n: decided.m.n, held_back: v.heldBack, reason: v.reason, seconds };
+  const seconds = m.seconds + (checked?.seconds ?? 0);
+  const competence: Competence = { accuracy: m.accuracy, n: m.n, held_back: v.heldBack, reason: v.reason, seconds };
   // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
-  const scoredOn = confirmed ? gate.wholeSet(c).key : key;
-  if (v.heldBack) holdBack(ctx, cp, competence, scoredOn);
-  else await goLive(ctx, cp, competence, scoredOn, m, referenceAfterLive(ref, cp.id, m.accuracy, gate.readsWholeSet(c)));
-  if (confirmed && !v.heldBack) confirmedLive(ctx, cp.id, confirmed.measure);
+  if (v.heldBack) holdBack(ctx, cp, competence, key);
+  else await goLive(ctx, cp, competence, key, m, referenceAfterLive(ref, cp.id, m.accuracy, gate.readsWholeSet(c)));
   ctx.emit({
     type: 'event',
     event: {
@@ -105,29 +100,25 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
       },
     },
   });
-  const close = confirmed
-    ? `a close call on the sample (${pct(m.accuracy)}), so on all ${confirmed.measure.n} prompts: ${pct(confirmed.measure.accuracy)} against ${pct(confirmed.reference.accuracy)}, `
-    : '';
   ctx.log(
-    `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${seconds.toFixed(1)} s): ${close}` +
+    `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${seconds.toFixed(1)} s): ` +
       (v.heldBack ? v.reason! : `live as adapter version ${cp.adapterVersion}`) +
       (families ? `; by family: ${familySummary(families)}` : ''),
   );
 }
 
 /**
- * Each family's scores on the prompts the overall verdict is on (the sample, or the whole set after
- * a confirmation), against the base model's and the live policy's answers to them; null when
- * families are not checked.
+ * Each family's scores on the prompts the overall verdict is on (the sample), against the base
+ * model's and the live policy's answers to them; null when families are not checked.
  */
-function familiesOf(ctx: TrainerContext, m: CompetenceMeasure, whole: boolean): FamilyScore[] | null {
+function familiesOf(ctx: TrainerContext, m: CompetenceMeasure): FamilyScore[] | null {
   const { gate, config: c } = ctx;
   if (!gate.checksFamilies(c)) return null;
-  const base = whole ? gate.wholeSet(c).base : gate.baseMeasure(c);
-  const live = whole ? gate.wholeSet(c).live?.measure : gate.liveMeasure(c, ctx.policy.checkpoint);
+  const base = gate.baseMeasure(c);
+  const live = gate.liveMeasure(c, ctx.policy.checkpoint);
   if (!base || !live)
     throw new Error("the competence gate has no base model's or live policy's answers to compare each task family's with");
-  return familyScores(gate.items(ctx.model, c, whole), { candidate: m.correct, base: base.correct, live: live.correct });
+  return familyScores(gate.items(ctx.model, c), { candidate: m.correct, base: base.correct, live: live.correct });
 }
 
 /** Makes the checkpoint live with the reference from now on; `m` is its measure on the sample, which the next check goes by. */

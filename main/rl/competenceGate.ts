@@ -116,9 +116,9 @@ export class CompetenceGate {
     return c.competence_prompts >= this.set!.items.length;
   }
 
-  /** The prompts a check answers (`whole`: the whole set's, in the order measures keep their answers). */
-  items(model: Model, c: TrainingConfig, whole = false): CompetenceItem[] {
-    return this.sample(model, whole ? this.set!.items.length : c.competence_prompts).items;
+  /** The prompts a check answers, in the order measures keep their answers. */
+  items(model: Model, c: TrainingConfig): CompetenceItem[] {
+    return this.sample(model, c.competence_prompts).items;
   }
 
   /**
@@ -153,12 +153,12 @@ export class CompetenceGate {
   }
 
   /**
-   * What close calls are confirmed against (competence_confirm): measures on the whole set, kept
-   * while the set and decoding stay the same (in memory: after a restart they are measured again).
+   * What a rise of the reference is checked against (competenceReference.ts): measures on the whole
+   * set, kept while the set and decoding stay the same (in memory: after a restart they are measured again).
    */
   wholeSet(c: TrainingConfig): WholeSetMeasures {
     const key = `${this.set!.hash}:all:${c.competence_max_tokens}`;
-    if (this.whole?.key !== key) this.whole = { key, base: null, live: null, best: null, accuracies: new Map() };
+    if (this.whole?.key !== key) this.whole = { key, base: null, accuracies: new Map() };
     return this.whole;
   }
 
@@ -214,14 +214,10 @@ export interface MeasureOptions {
   known?: CompetenceMeasure | null;
 }
 
-/** The whole set's measures a confirmation needs (main/rl/competenceConfirm.ts). */
+/** The whole set's measures a check of the reference's rise needs (main/rl/competenceReference.ts). */
 export interface WholeSetMeasures {
   key: string;
   base: CompetenceMeasure | null;
-  /** The live policy's, while it stays live. */
-  live: { checkpoint: string | null; measure: CompetenceMeasure } | null;
-  /** The best accuracy of the live policies measured on the whole set (the base model's included). */
-  best: { accuracy: number; source: string } | null;
   /** Accuracies on the whole set by policy ('base' or a checkpoint id): what a reference's rise is measured against. */
   accuracies: Map<string, number>;
 }

@@ -20,8 +20,8 @@ export function explains(
   teacherLogprobs: ArrayLike<number>,
   oldLogprobs: ArrayLike<number>,
 ): boolean {
-  if (hintSource === 'feedback' || cfg.rollout_min_gap === 0) return true;
-  return pushesDown(teacherLogprobs, oldLogprobs, cfg.rollout_min_gap);
+  // rollout_min_gap 0 rolls out every hint (hint_min_gap says that with null).
+  return hintPasses(hintSource, meanGap(teacherLogprobs, oldLogprobs), cfg.rollout_min_gap === 0 ? null : cfg.rollout_min_gap);
 }
 
 /**
@@ -36,16 +36,19 @@ export function droppedHintReason(
   teacherLogprobs: ArrayLike<number>,
   oldLogprobs: ArrayLike<number>,
 ): string | null {
-  if (hintSource === 'feedback' || cfg.hint_min_gap === null) return null;
   const gap = meanGap(teacherLogprobs, oldLogprobs);
-  if (gap !== null && gap <= -cfg.hint_min_gap) return null;
+  if (hintPasses(hintSource, gap, cfg.hint_min_gap)) return null;
   const by = gap === null ? 'no token could be compared' : `${gap >= 0 ? '+' : ''}${gap.toFixed(3)} nats per token`;
   return `the judge's hint does not explain the complaint (under it the answer is not less likely by ${cfg.hint_min_gap} nats per token: ${by}), so it does not train (hint_min_gap)`;
 }
 
-/** Whether the hinted teacher finds the answer less likely than the policy did, by at least `minGap` nats per token on the mean. */
-function pushesDown(teacherLogprobs: ArrayLike<number>, oldLogprobs: ArrayLike<number>, minGap: number): boolean {
-  const gap = meanGap(teacherLogprobs, oldLogprobs);
+/**
+ * The one test both settings make: a typed hint passes; a judge's hint passes when the hinted
+ * teacher finds the answer less likely than the policy did, `gap` (the mean of
+ * log π_teacher − log π_old per token) at most −minGap. With minGap null every hint passes.
+ */
+function hintPasses(hintSource: NewSample['hintSource'], gap: number | null, minGap: number | null): boolean {
+  if (hintSource === 'feedback' || minGap === null) return true;
   return gap !== null && gap <= -minGap;
 }
 

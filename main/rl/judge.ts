@@ -1,6 +1,7 @@
 import { ChatRequestError, type Model, runChatGeneration } from '../engine/index.js';
-import { clipJudgeCase, fillJudgePrompt, type JudgeCase, type JudgePrompt, type JudgePrompts } from './judgePrompts.js';
+import { fillJudgePrompt, type JudgeCase, type JudgePrompt, type JudgePrompts } from './judgePrompts.js';
 import { majorityScore, parseBoxedScore, parseHint, selectLongestHint, type HintVote } from './judgeParsing.js';
+import { compactJudgeCase, VIEW_BUDGETS } from './judgeView.js';
 
 /** The judge cannot read this case at all (its prompt does not fit even with the texts clipped). */
 export class JudgeInputError extends Error {
@@ -12,43 +13,73 @@ export class JudgeUnavailableError extends Error {
   override name = 'JudgeUnavailableError';
 }
 
-/** Character budgets tried for the response and next state when a judge prompt is too long. */
-const CLIP_BUDGETS = [Infinity, 4000, 1000, 250, 60];
-
 function tooLong(err: unknown): boolean {
   return (
     (err instanceof ChatRequestError && err.code === 'context_length_exceeded') || /maximum context length/i.test((err as Error).message)
   );
 }
 
+type VoteOptions = { temperature: number; maxTokens: number; seed: number; signal?: AbortSignal };
+
+/** Why a turn cannot be judged by this judge at all (the turn is then skipped with it). */
+function doesNotFit(backend: JudgeBackend, detail: string): JudgeInputError {
+  return new JudgeInputError(`the judge prompt does not fit ${backend.description}'s context ${detail} (a judge with a longer context reads it)`);
+}
+
 /**
- * Asks one vote, clipping the case's texts (keeping head and tail) until the prompt fits the
- * judge's context. The budget that worked is reused for the remaining votes.
+ * The judge's prompt for a case's compact view at the largest budget of {@link VIEW_BUDGETS}, from
+ * `budget.i` on, that fits: counted against the judge's context (its answer's `maxTokens`
+ * included) when the backend can count; otherwise the largest not yet refused (see {@link ask}).
+ * Throws JudgeInputError when even the smallest view cannot fit, so the turn is skipped with the
+ * reason instead of retried.
  */
-async function ask(
-  backend: JudgeBackend,
-  prompt: JudgePrompt,
-  c: JudgeCase,
-  opts: { temperature: number; maxTokens: number; seed: number; signal?: AbortSignal },
-  budget: { i: number },
-): Promise<string> {
-  for (; budget.i < CLIP_BUDGETS.length; budget.i++) {
-    const { system, user } = fillJudgePrompt(prompt, clipJudgeCase(c, CLIP_BUDGETS[budget.i]));
+function fitPrompt(backend: JudgeBackend, prompt: JudgePrompt, c: JudgeCase, maxTokens: number, budget: { i: number }) {
+  const smallest = VIEW_BUDGETS.at(-1);
+  for (; budget.i < VIEW_BUDGETS.length; budget.i++) {
+    const filled = fillJudgePrompt(prompt, compactJudgeCase(c, VIEW_BUDGETS[budget.i]));
+    const room = backend.context;
+    if (!room) return filled;
+    const tokens = room.countTokens(filled.system, filled.user);
+    if (tokens + maxTokens <= room.tokens) return filled;
+    if (budget.i === VIEW_BUDGETS.length - 1) {
+      const figures = `${tokens} tokens with every text of the turn clipped to ${smallest} characters, plus ${maxTokens} for the answer`;
+      throw doesNotFit(backend, `of ${room.tokens} tokens: ${figures}`);
+    }
+  }
+  throw doesNotFit(backend, `even with the turn's texts clipped to ${smallest} characters`);
+}
+
+/**
+ * Asks one vote on the compact view that fits the judge's context. A backend that cannot count
+ * tokens (an endpoint) is asked the largest view first and a smaller one after each context
+ * refusal, until the smallest is refused too. The budget that worked is reused for the remaining votes.
+ */
+async function ask(backend: JudgeBackend, prompt: JudgePrompt, c: JudgeCase, opts: VoteOptions, budget: { i: number }): Promise<string> {
+  for (;;) {
+    const { system, user } = fitPrompt(backend, prompt, c, opts.maxTokens, budget);
     try {
       return await backend.complete(system, user, opts);
     } catch (err) {
       if (!tooLong(err)) throw err;
+      budget.i++;
     }
   }
-  throw new JudgeInputError(
-    `the judge prompt does not fit ${backend.description}'s context even with the turn's texts clipped to ${CLIP_BUDGETS.at(-1)} characters`,
-  );
+}
+
+/** How a judge counts its prompt against its context. */
+export interface JudgeContext {
+  /** The judge's context window (tokens). */
+  tokens: number;
+  /** Tokens of the rendered (system, user) conversation, generation prompt included. */
+  countTokens(system: string, user: string): number;
 }
 
 /** Something that completes a (system, user) conversation: the judge's model. */
 export interface JudgeBackend {
   /** Stored with every judgement, e.g. "base model (adapter off)". */
   readonly description: string;
+  /** The judge's context, when it can be counted locally; absent for an endpoint (its refusals tell). */
+  readonly context?: JudgeContext;
   complete(
     system: string,
     user: string,
@@ -61,10 +92,23 @@ export interface JudgeBackend {
  * frozen policy before any training), or another model folder.
  */
 export class ModelJudgeBackend implements JudgeBackend {
+  readonly context: JudgeContext;
   constructor(
     private readonly model: Model,
     readonly description: string,
-  ) {}
+  ) {
+    this.context = {
+      tokens: model.config.maxPositions,
+      countTokens: (system, user) =>
+        model.encodeChat({
+          messages: [
+            { role: 'system', content: system },
+            { role: 'user', content: user },
+          ],
+          addGenerationPrompt: true,
+        }).ids.length,
+    };
+  }
 
   async complete(
     system: string,

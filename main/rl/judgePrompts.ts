@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The judges' prompts. Placeholders: {response} (the assistant's output at turn t, tool calls
- * included), {next_state} (what came next), {next_state_role} (a description of who produced it).
+ * The judges' prompts. Placeholders: {user_message} (the user's last message before turn t),
+ * {response} (the assistant's output at turn t, tool calls included), {next_state} (what came
+ * next), {next_state_role} (a description of who produced it). A prompt may leave any of them out.
  *
  * A model folder may override them with `clawloop_judges.json`:
  *   {"prm": {"system": "...", "user": "..."}, "hint": {"system": "...", "user": "..."}}
@@ -20,7 +21,10 @@ export interface JudgePrompts {
   hint: JudgePrompt;
 }
 
-const CONTEXT = `Below is one response of an AI assistant and the event that came right after it.
+const CONTEXT = `Below is one response of an AI assistant, the user's message it answered, and the event that came right after it.
+
+## The user's last message
+{user_message}
 
 ## The assistant's response
 {response}
@@ -74,8 +78,10 @@ export function loadJudgePrompts(modelDir: string | null): JudgePrompts {
   return { prm: pick('prm'), hint: pick('hint') };
 }
 
-/** What the judges read about one turn. */
+/** What the judges read about one turn (judgeView.ts builds it from a stored turn). */
 export interface JudgeCase {
+  /** The user's last message before the answer ('' or left out when there is none). */
+  userMessage?: string;
   /** The assistant's answer text at turn t. */
   response: string;
   /** Tool calls of turn t (shown to the judge as text). */
@@ -95,22 +101,11 @@ export function fillJudgePrompt(p: JudgePrompt, c: JudgeCase): { system: string;
   const calls = c.toolCalls.map((tc) => `[calls tool ${tc.name} with ${tc.arguments}]`);
   const response = [c.response.trim(), ...calls].filter(Boolean).join('\n') || '(empty response)';
   const vars: Record<string, string> = {
+    user_message: c.userMessage?.trim() || '(none)',
     response,
     next_state: c.nextStateText.trim() || '(empty)',
     next_state_role: roleDescription(c.nextStateRole),
   };
-  const fill = (s: string) => s.replace(/\{(response|next_state|next_state_role)\}/g, (_, k: string) => vars[k]);
+  const fill = (s: string) => s.replace(/\{(user_message|response|next_state|next_state_role)\}/g, (_, k: string) => vars[k]);
   return { system: fill(p.system), user: fill(p.user) };
-}
-
-/** Keeps the head and tail of a text within `maxChars` (the judge sees how it starts and ends). */
-function clip(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const head = Math.floor(maxChars * 0.6);
-  return `${text.slice(0, head)} [… ${text.length - maxChars} characters left out …] ${text.slice(text.length - (maxChars - head))}`;
-}
-
-/** A case with its response and next state clipped to `maxChars` each. */
-export function clipJudgeCase(c: JudgeCase, maxChars: number): JudgeCase {
-  return { ...c, response: clip(c.response, maxChars), nextStateText: clip(c.nextStateText, maxChars) };
 }

@@ -3,8 +3,6 @@ import { effectiveKlCoef, type StepMetrics } from '../protocol/training.js';
 import { applyRetention } from './checkpointing.js';
 import { gateCheckpoint, gateOn, prepareGate } from './checkpointGate.js';
 import { checkpointId, saveCheckpoint } from './checkpointFiles.js';
-import { learningRateNow } from './learningRate.js';
-import { replayItems } from './replay.js';
 import { batchStats, buildTrainBatch, refreshStale } from './trainBatch.js';
 import type { TrainerContext } from './trainerContext.js';
 
@@ -17,7 +15,7 @@ import type { TrainerContext } from './trainerContext.js';
  */
 export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
   const { config: c, store } = ctx;
-  const taken = store.takeBatch(c.batch_size, ctx.policy.version, c.max_staleness);
+  const taken = store.takeBatch(c.batch_size, ctx.policy.version, c.max_staleness, ctx.judgeHintCutoff());
   if (!taken.length) return;
   ctx.setState('training');
   const step = ctx.lastStep + 1;
@@ -31,8 +29,8 @@ export async function runOptimizerStep(ctx: TrainerContext): Promise<void> {
     const batch = await refreshStale(ctx.model, adapter, taken);
     const stale = taken.filter((b) => b.stale).length;
     if (stale) ctx.log(`step ${step}: re-scored ${stale} sample(s) older than ${c.max_staleness} versions under the current adapter`);
-    const lr = learningRateNow(ctx);
-    const trainBatch = await buildTrainBatch(ctx.model, c, [...batch, ...replayItems(ctx, step)]);
+    const lr = c.learning_rate;
+    const trainBatch = await buildTrainBatch(ctx.model, c, batch);
     const r = await policyPasses(ctx, adapter, optimizer, trainBatch, lr);
     const base: Omit<StepMetrics, 'grad_norm' | 'step_ms'> = {
       ...r.metrics,

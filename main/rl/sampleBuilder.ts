@@ -4,10 +4,11 @@ import type { WireMessage, WireTool } from '../protocol/openai.js';
 import { effectiveVotes, type TrainingConfig } from '../protocol/training.js';
 import type { Feedback, Judgement, NewSample } from '../store/learnStore.js';
 import type { StoredTurn } from '../store/turnStore.js';
-import { runHintJudge, runPrmJudge, type JudgeBackend, type JudgeRunOptions } from './judge.js';
+import { JudgeInputError, runHintJudge, runPrmJudge, type JudgeBackend, type JudgeRunOptions } from './judge.js';
 import { droppedHintReason, explains } from './hintExplains.js';
 import { hintCandidates, topKOverlap } from './judgeParsing.js';
 import type { JudgeCase, JudgePrompts } from './judgePrompts.js';
+import { judgeView } from './judgeView.js';
 
 /** What turning a turn into samples needs. */
 export interface SampleBuildContext {
@@ -15,7 +16,7 @@ export interface SampleBuildContext {
   model: Model;
   /** The policy being trained, for the 'policy' teacher and the overlap-guided hint selection. */
   policy: LoraAdapter | null;
-  /** The adapter version of `policy`: the π_old of a teacher rollout is this version's. */
+  /** The adapter version of `policy`: a policy rollout's π_old is this version's. */
   policyVersion: number;
   judge: JudgeBackend;
   prompts: JudgePrompts;
@@ -40,6 +41,8 @@ export interface BuiltSamples {
   hintDropped?: string;
   /** Set when the hint was dropped because the teacher cannot read it with the turn: an error to report. */
   hintUnreadable?: boolean;
+  /** A judge that failed on a turn with explicit feedback, which then trained without it (why). */
+  judgeFailed?: string;
 }
 
 /** The chat-template inputs a stored turn was rendered from. */
@@ -86,6 +89,30 @@ interface JudgeRun {
   opts: (salt: number) => JudgeRunOptions;
   /** New judge results, appended as the judges run. */
   judgements: BuiltSamples['judgements'];
+  /** Set when a judge failed on a turn with explicit feedback (see {@link besideFeedback}). */
+  judgeFailed?: string;
+}
+
+/**
+ * Runs a judge. On a turn with explicit feedback (👍/👎 or a typed hint) the feedback does not
+ * depend on the judge's reading (issue 38): a judge that fails there, because it cannot read the
+ * turn or because its model is down, leaves the feedback to train alone, and null is returned;
+ * the failure is kept in `judgeFailed`. A PRM that can never read the turn is recorded with no
+ * score, so it is not asked again for the record. Without feedback the failure is thrown, as
+ * the turn has nothing else to train with.
+ */
+async function besideFeedback<T>(run: JudgeRun, kind: 'prm' | 'hint', judge: () => Promise<T>): Promise<T | null> {
+  if (!run.ev.feedback) return judge();
+  try {
+    return await judge();
+  } catch (err) {
+    if (run.ctx.signal?.aborted) throw err;
+    const why = (err as Error).message;
+    run.judgeFailed = `the ${kind === 'prm' ? 'PRM' : 'hint judge'} failed (${why}); the turn's feedback trains without it`;
+    if (kind === 'prm' && err instanceof JudgeInputError)
+      run.judgements.push({ kind: 'prm', judge: run.ctx.judge.description, votes: [{ raw: why, score: null }], score: null, hint: null });
+    return null;
+  }
 }
 
 /**
@@ -93,18 +120,17 @@ interface JudgeRun {
  * - RL part: reward ±1 from 👍/👎, else the PRM's majority score; a 0 is kept (reward 0) only for the
  *   first turn of a session with a next state (the at-least-one rule).
  * - OPD part: a typed hint, else the hint judge's selected hint; the teacher's log-probs of the
- *   same response ids under the hint-augmented prompt; with `teacher_rollouts`, also that many
- *   OPD samples on answers the teacher writes itself.
+ *   same response ids under the hint-augmented prompt; with `policy_rollouts`, also that many
+ *   OPD samples on answers the policy writes again.
  * The PRM also runs when feedback overrides it, so judge agreement can be measured.
  */
 export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): Promise<BuiltSamples> {
   const { turn } = ev;
   const cfg = ctx.config;
-  const ns = turn.nextState;
   const run: JudgeRun = {
     ctx,
     ev,
-    jcase: ns ? { response: turn.responseText, toolCalls: turn.toolCalls ?? [], nextStateRole: ns.role, nextStateText: ns.text } : null,
+    jcase: judgeView(turn),
     opts: (salt) => ({
       votes: effectiveVotes(cfg),
       temperature: cfg.judge_temperature,
@@ -116,8 +142,8 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
   };
   const { reward, rewardSource } = cfg.method === 'rl' || cfg.method === 'combine' ? await evaluativeSignal(run) : NO_REWARD;
   const directive = cfg.method === 'opd' || cfg.method === 'combine' ? await directiveSignal(run) : NO_HINT;
-  const { judgements } = run;
-  if (reward === null && directive.hint === null) return { samples: [], judgements };
+  const { judgements, judgeFailed } = run;
+  if (reward === null && directive.hint === null) return { samples: [], judgements, judgeFailed };
   // A hint the teacher cannot read with the turn (too long for the model) trains nothing; the reward still does.
   const overflow = directive.hint !== null ? hintOverflow(ctx.model, turn, directive.hint) : null;
   const scored = directive.hint !== null && !overflow ? await teacherScores(ctx, turn, turn.responseIds, directive.hint) : null;
@@ -127,7 +153,7 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
   const { hint, hintSource } = hintDropped ? NO_HINT : directive;
   const teacher = hintDropped ? null : scored;
   const hintUnreadable = overflow !== null || undefined;
-  if (reward === null && hint === null) return { samples: [], judgements, hintDropped, hintUnreadable };
+  if (reward === null && hint === null) return { samples: [], judgements, hintDropped, hintUnreadable, judgeFailed };
   const kind = reward !== null && hint !== null ? 'both' : reward !== null ? 'rl' : 'opd';
   const own: NewSample = {
     kind,
@@ -139,13 +165,10 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
     adapterVersion: turn.adapterVersion,
   };
   const rollouts =
-    cfg.teacher_rollouts + cfg.policy_rollouts > 0 && hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
-      ? [
-          ...(await rolloutSamples(ctx, turn, hint, hintSource, 'teacher', cfg.teacher_rollouts)),
-          ...(await rolloutSamples(ctx, turn, hint, hintSource, 'policy', cfg.policy_rollouts)),
-        ]
+    cfg.policy_rollouts > 0 && hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
+      ? await rolloutSamples(ctx, turn, hint, hintSource, cfg.policy_rollouts)
       : [];
-  return { judgements, samples: [own, ...rollouts], hintDropped, hintUnreadable };
+  return { judgements, samples: [own, ...rollouts], hintDropped, hintUnreadable, judgeFailed };
 }
 
 type TeacherScores = Awaited<ReturnType<typeof teacherScores>>;
@@ -164,41 +187,35 @@ function teacherFields(cfg: TrainingConfig, teacher: TeacherScores | null) {
 const teacherAdapter = (ctx: SampleBuildContext) => (ctx.config.teacher === 'policy' ? ctx.policy : null);
 
 /**
- * Answers written again for a hinted turn, each an OPD sample on its own tokens, sampled with the
- * model's defaults and a seed drawn from the turn:
- * - by the teacher (`teacher_rollouts`: the prompt with the hint): the advantage
- *   log π_teacher − log π_old is large where the policy would not have written what the hint asks
- *   for; on-policy OPD only says which of the policy's own tokens the teacher dislikes, a rollout
- *   shows it what to write instead;
- * - by the policy (`policy_rollouts`: the turn's own prompt): more of its own answers judged under
- *   the same hint, so the styles it would fall back to are pushed as well as the one it served.
+ * Answers the policy writes again for a hinted turn (`policy_rollouts`: the turn's own prompt,
+ * sampled with the model's defaults and a seed drawn from the turn), each an OPD sample on its own
+ * tokens scored by the hinted teacher: more of its own answers judged under the same hint, so the
+ * styles it would fall back to are pushed as well as the one it served. Generation records each
+ * sampled token's log-prob under the full distribution, as serving records a turn's: that is π_old.
  */
 async function rolloutSamples(
   ctx: SampleBuildContext,
   turn: StoredTurn,
   hint: string,
   hintSource: NewSample['hintSource'],
-  writer: 'teacher' | 'policy',
   count: number,
 ): Promise<NewSample[]> {
   const { model, config: cfg } = ctx;
   const g = model.generation;
-  const promptIds = writer === 'teacher' ? teacherPromptIds(model, turn, hint) : turn.promptIds;
   const out: NewSample[] = [];
   for (let k = 0; k < count; k++) {
-    const answer = await generateText(model.lm, model.tokenizer, promptIds, {
+    const answer = await generateText(model.lm, model.tokenizer, turn.promptIds, {
       maxNewTokens: Math.max(128, 2 * turn.responseIds.length),
       temperature: g.temperature ?? 1,
       topP: g.topP ?? 1,
       topK: g.topK ?? 0,
-      seed: judgeSeed(turn, (writer === 'teacher' ? 3 : 11) + k),
+      seed: judgeSeed(turn, 11 + k),
       stopTokenIds: g.eosTokenIds,
-      adapter: writer === 'teacher' ? teacherAdapter(ctx) : ctx.policy,
+      adapter: ctx.policy,
       signal: ctx.signal,
     });
     if (ctx.signal?.aborted) return [];
     if (!answer.tokens.length) continue;
-    const old = writer === 'policy' ? answer.logprobs : await policyLogprobs(ctx, turn, answer.tokens);
     const teacher = await teacherScores(ctx, turn, answer.tokens, hint);
     out.push({
       kind: 'opd',
@@ -208,40 +225,28 @@ async function rolloutSamples(
       hintSource,
       ...teacherFields(cfg, teacher),
       adapterVersion: ctx.policyVersion,
-      response: { ids: answer.tokens, logprobs: old, writer },
+      response: { ids: answer.tokens, logprobs: answer.logprobs, writer: 'policy' },
     });
   }
   return out;
 }
 
-/**
- * log π_old of another writer's answer: the policy's log-probs of its tokens after the turn's
- * prompt. The policy's own answers carry them already: generation records each sampled token's
- * log-prob under the full distribution, as serving records a turn's.
- */
-async function policyLogprobs(ctx: SampleBuildContext, turn: StoredTurn, ids: number[]): Promise<number[]> {
-  const [s] = await scoreResponses(ctx.model.lm, [{ promptIds: turn.promptIds, responseIds: ids }], {
-    adapter: ctx.policy,
-    signal: ctx.signal,
-  });
-  return Array.from(s.logprobs);
-}
-
 const NO_REWARD = { reward: null, rewardSource: null } as const;
 const NO_HINT = { hint: null, hintSource: null } as const;
 
-/** The evaluative signal: 👍/👎, else the PRM's ±1, else 0 by the at-least-one rule, else none. */
+/** The evaluative signal: 👍/👎, else the PRM's ±1, else its 0 by the at-least-one rule, else none. */
 async function evaluativeSignal(run: JudgeRun): Promise<{ reward: number | null; rewardSource: NewSample['rewardSource'] }> {
   const { ctx, ev, jcase } = run;
   let prm = ev.judgements.find((j) => j.kind === 'prm')?.score ?? null;
   if (jcase && !ev.judgements.some((j) => j.kind === 'prm')) {
-    const r = await runPrmJudge(ctx.judge, ctx.prompts, jcase, run.opts(1));
-    run.judgements.push({ kind: 'prm', judge: ctx.judge.description, votes: r.votes, score: r.score, hint: null });
-    prm = r.score;
+    const r = await besideFeedback(run, 'prm', () => runPrmJudge(ctx.judge, ctx.prompts, jcase, run.opts(1)));
+    if (r) run.judgements.push({ kind: 'prm', judge: ctx.judge.description, votes: r.votes, score: r.score, hint: null });
+    prm = r?.score ?? null;
   }
   if (ev.feedback?.rating) return { reward: ev.feedback.rating === 'up' ? 1 : -1, rewardSource: 'feedback' };
   if (prm === 1 || prm === -1) return { reward: prm, rewardSource: 'prm' };
-  if (jcase && ev.firstWithNextState) return { reward: 0, rewardSource: 'at_least_one' };
+  // The at-least-one rule keeps a turn the PRM was unsure of, not one it could not judge.
+  if (prm === 0 && jcase && ev.firstWithNextState) return { reward: 0, rewardSource: 'at_least_one' };
   return NO_REWARD;
 }
 
@@ -249,12 +254,13 @@ async function evaluativeSignal(run: JudgeRun): Promise<{ reward: number | null;
 async function directiveSignal(run: JudgeRun): Promise<{ hint: string | null; hintSource: NewSample['hintSource'] }> {
   const { ctx, ev, jcase } = run;
   if (ev.feedback?.hint) return { hint: ev.feedback.hint, hintSource: 'feedback' };
-  if (!jcase) return NO_HINT;
+  if (!jcase || ev.feedback?.judgeHintRejected) return NO_HINT; // the user rejected the judge's hint
   let hint: string | null;
   const earlier = ev.judgements.find((j) => j.kind === 'hint');
   if (earlier) hint = earlier.hint;
   else {
-    const r = await runHintJudge(ctx.judge, ctx.prompts, jcase, run.opts(2));
+    const r = await besideFeedback(run, 'hint', () => runHintJudge(ctx.judge, ctx.prompts, jcase, run.opts(2)));
+    if (!r) return NO_HINT;
     hint = ctx.config.hint_selection === 'overlap' ? await selectByOverlap(ctx, ev.turn, hintCandidates(r.votes)) : r.hint;
     run.judgements.push({ kind: 'hint', judge: ctx.judge.description, votes: r.votes, score: null, hint });
   }

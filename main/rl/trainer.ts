@@ -160,12 +160,12 @@ export class Trainer {
       await resumePendingGate(this.ctx); // a checkpoint saved before a restart or a failed check
       return true;
     }
-    if (store.queuedCount() >= c.batch_size) {
+    if (store.readySampleCount(this.ctx.judgeHintCutoff()) >= c.batch_size) {
       await runOptimizerStep(this.ctx);
       return true;
     }
     if (Date.now() < this.backoffUntil) return false;
-    const ready = store.nextReadyTurn();
+    const ready = store.nextReadyTurn({ now: Date.now(), waitMs: c.feedback_wait_s * 1000 });
     if (ready) {
       await this.judgeTurn(ready);
       return true;

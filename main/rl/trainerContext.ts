@@ -6,7 +6,7 @@ import type { JudgeSetup } from './judgeSetup.js';
 import { LivePolicy } from './livePolicy.js';
 import type { TrainerEvent } from './trainerEvents.js';
 import { trainingStatus } from './trainerStatus.js';
-import { mergeTrainingConfig, modelTrainingDefaults } from './trainingConfig.js';
+import { dropRetiredSettings, mergeTrainingConfig, modelTrainingDefaults } from './trainingConfig.js';
 
 export interface TrainerOptions {
   modelDir: string;
@@ -54,6 +54,14 @@ export class TrainerContext {
     this.gate = CompetenceGate.load(opts.modelDir);
   }
 
+  /**
+   * Samples trained with a judge's hint that arrived after this time (ms) wait: the user may
+   * reject the hint for feedback_wait_s, as a rating waits for its hint.
+   */
+  judgeHintCutoff(now = Date.now()): number {
+    return this.config.feedback_wait_s > 0 ? now - this.config.feedback_wait_s * 1000 : Number.MAX_SAFE_INTEGER;
+  }
+
   get store(): LearnStore {
     return this.opts.store;
   }
@@ -84,8 +92,10 @@ export class TrainerContext {
 function startingConfig(opts: TrainerOptions, stored: TrainingConfig | null, onProblem: (why: string) => void): TrainingConfig {
   const defaults = modelTrainingDefaults(opts.modelDir);
   if (stored) {
+    const { config, dropped } = dropRetiredSettings(stored);
+    if (dropped.length) onProblem(dropped.join('; '));
     try {
-      return mergeTrainingConfig(defaults, { ...stored, ...(opts.configPatch ?? {}) });
+      return mergeTrainingConfig(defaults, { ...(config as object), ...(opts.configPatch ?? {}) });
     } catch (err) {
       onProblem(`the stored training settings are not valid (${(err as Error).message}); starting from the defaults`);
     }

@@ -52,6 +52,34 @@ export function checkLoraShapeUnchanged(current: TrainingConfig, next: TrainingC
 }
 
 /**
+ * Settings of experiments that were not shipped and have since been removed, with the record that
+ * says why. A stored configuration or a model folder's recommendations that still name one load
+ * without it.
+ */
+export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
+  lr_backoff: 'docs/experiments/004-style-ceiling.md',
+  replay_samples: 'docs/experiments/011-gate-per-family.md',
+  teacher_rollouts: 'docs/experiments/009-teacher-rollouts.md',
+  competence_confirm: 'docs/experiments/019-close-calls-whole-set.md',
+};
+
+/** `raw` without the retired settings, and a sentence for each one that was on (not 0, null or false). */
+export function dropRetiredSettings(raw: unknown): { config: unknown; dropped: string[] } {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { config: raw, dropped: [] };
+  const config: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  const dropped: string[] = [];
+  for (const [key, record] of Object.entries(RETIRED_SETTINGS)) {
+    if (!(key in config)) continue;
+    const value = config[key];
+    delete config[key];
+    if (value !== 0 && value !== null && value !== false) {
+      dropped.push(`the setting ${key} = ${JSON.stringify(value)} was removed (not shipped: ${record}); training goes on without it`);
+    }
+  }
+  return { config, dropped };
+}
+
+/**
  * A model folder may recommend training settings in `clawloop_training.json` (any subset of the
  * training configuration, e.g. a higher learning rate for a small model). They replace the
  * built-in defaults for a fresh data folder; settings stored by an earlier run and command-line
@@ -70,7 +98,7 @@ export function modelTrainingDefaults(modelDir: string): TrainingConfig {
     throw new TrainingConfigError(`${file}: not valid JSON (${(err as Error).message})`, 'body');
   }
   try {
-    return mergeTrainingConfig(DEFAULT_TRAINING_CONFIG, raw);
+    return mergeTrainingConfig(DEFAULT_TRAINING_CONFIG, dropRetiredSettings(raw).config);
   } catch (err) {
     if (err instanceof TrainingConfigError) throw new TrainingConfigError(`${file}: ${err.message}`, err.field);
     throw err;

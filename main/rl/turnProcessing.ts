@@ -49,6 +49,7 @@ export async function processTurn(ctx: TrainerContext, ready: ReadyTurn, signal:
     });
     const now = Date.now();
     for (const j of built.judgements) store.insertJudgement(turn.id, j, now);
+    if (built.judgeFailed) ctx.log(`turn ${turn.id}: ${built.judgeFailed}`);
     if (signal.aborted) return; // the trainer is stopping; the turn is redone at the next start
     const note = built.samples.length ? null : (built.hintDropped ?? null);
     if (store.commitTurn(turn.id, epoch, built.samples, now, note)) emitJudged(ctx, turn.id, built);
@@ -106,13 +107,22 @@ function repeatedFailureReason(err: unknown, failures: number): string | null {
   return `judging failed ${failures} times in a row: ${(err as Error).message}`;
 }
 
-/** The PRM of a turn whose reward came from feedback, recorded to measure judge agreement. */
+/**
+ * The PRM of a turn whose reward came from feedback, recorded to measure judge agreement. A PRM
+ * that can never read the turn is recorded with no score, so the turn is not asked about again.
+ */
 export async function logPrm(ctx: TrainerContext, turn: StoredTurn): Promise<void> {
   ctx.setState('judging');
-  const built = await buildSamples(
-    { ...sampleContext(ctx), config: { ...ctx.config, method: 'rl' } },
-    { turn, feedback: null, judgements: [], firstWithNextState: false },
-  );
-  const prm = built.judgements.find((j) => j.kind === 'prm');
+  let prm;
+  try {
+    const built = await buildSamples(
+      { ...sampleContext(ctx), config: { ...ctx.config, method: 'rl' } },
+      { turn, feedback: null, judgements: [], firstWithNextState: false },
+    );
+    prm = built.judgements.find((j) => j.kind === 'prm');
+  } catch (err) {
+    if (!(err instanceof JudgeInputError)) throw err;
+    prm = { kind: 'prm' as const, judge: ctx.judge.backend.description, votes: [{ raw: err.message, score: null }], score: null, hint: null };
+  }
   if (prm) ctx.store.insertJudgement(turn.id, prm, Date.now());
 }

@@ -90,10 +90,16 @@ export async function launchClawLoop(o: LaunchOptions): Promise<Launched> {
     throw err;
   }
   let closed: Promise<void> | null = null;
+  // Training stops before the port closes: while a step finishes the app still reaches the core
+  // and says so, and nothing can start another ClawLoop on the folder before this one is done.
   const close = (opts: { abort?: boolean } = {}) =>
     (closed ??= (async () => {
-      await server.close(opts);
+      const st = trainer.status;
+      if (st.state === 'training') {
+        o.log(`clawloop: finishing training step ${st.step + 1} before closing the port (a step is never cut short; on a CPU this can take a minute)`);
+      }
       await trainer.stop();
+      await server.close(opts);
       db.close();
     })());
   return { server, engine, trainer, close };

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { WireMessage } from '../protocol/openai.js';
 import { messageText } from '../engine/text/index.js';
+import { INTERNAL_CONTEXT, RUNTIME_LINE, stripEnvelope } from '../protocol/messageEnvelope.js';
 
 /** What kind of OpenClaw call a request is; `null` when it does not look like OpenClaw at all. */
 export type OpenClawCallKind = 'agent-turn' | 'tool-continuation' | 'compaction' | 'memory-flush' | 'heartbeat' | 'slug' | 'helper';
@@ -23,12 +24,6 @@ const HELPER_PROMPTS: Array<[OpenClawCallKind, RegExp]> = [
   // generateSlugViaLLM (hooks/llm-slug-generator).
   ['slug', /^Based on this conversation, generate a short 1-2 word filename slug/],
 ];
-/** Context OpenClaw adds as a user message of its own after the person's message (not the person's words). */
-const INTERNAL_CONTEXT = '<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>';
-/** The envelope OpenClaw puts before a person's message: `[Fri 2026-11-27 14:50 UTC] `. */
-const ENVELOPE = /^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [A-Za-z0-9+:/_-]+)?\] /;
-/** The runtime line OpenClaw appends to the message that starts a run: `Runtime: agent=main | … | sessionId=s1 | …`. */
-const RUNTIME_LINE = /\n\nRuntime: agent=[^\n]*$/;
 const RUNTIME_SESSION = /\bsessionId=([^\s|]+)/;
 
 function textOf(m: WireMessage | undefined): string {
@@ -42,7 +37,7 @@ function textOf(m: WireMessage | undefined): string {
 
 /** The person's words in an OpenClaw user message: without the time envelope and the runtime line. */
 export function personText(text: string): string {
-  return text.replace(RUNTIME_LINE, '').replace(ENVELOPE, '').trim();
+  return stripEnvelope(text).trim();
 }
 
 /** The user message that started the current run: the last one that is not OpenClaw's internal context. */

@@ -166,7 +166,8 @@ export class TrainerClient {
 
   private updateStatus(next: TrainingStatus): void {
     const prev = this.status;
-    this.status = next;
+    // Once stopping, the state says so to the end, whatever the worker reports meanwhile.
+    this.status = this.stopped ? { ...next, state: 'stopping' } : next;
     if (prev && (prev.state !== next.state || prev.error !== next.error || prev.queued_samples !== next.queued_samples))
       this.publishState();
   }
@@ -209,6 +210,7 @@ export class TrainerClient {
       this.worker.once('exit', () => resolve());
       this.post({ type: 'stop' });
     });
+    if (this.status) this.updateStatus(this.status);
     return this.stopped;
   }
 }

@@ -15,6 +15,8 @@ import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEn
 export interface WorkerEngineOptions {
   modelDir: string;
   backend?: BackendName;
+  /** Bytes the worker's prefix cache may keep; 0 turns it off. Default: see InferenceWorkerData.prefixCacheBytes. */
+  prefixCacheBytes?: number;
   /** Requests allowed to wait while `maxBatch` run; more get 429. Default 16. */
   maxQueue?: number;
   /** Requests generating at once, decoded as one batch. Default 8; 1 runs them one at a time. */
@@ -95,7 +97,11 @@ export class WorkerInferenceEngine implements InferenceEngine {
   }
 
   private spawn(): Promise<void> {
-    const data: InferenceWorkerData = { modelDir: this.opts.modelDir, backend: this.opts.backend };
+    const data: InferenceWorkerData = {
+      modelDir: this.opts.modelDir,
+      backend: this.opts.backend,
+      prefixCacheBytes: this.opts.prefixCacheBytes,
+    };
     prepareGpuEnvironment();
     const worker = new Worker(new URL('../workers/inferenceWorker.js', import.meta.url), { workerData: data });
     this.worker = worker;

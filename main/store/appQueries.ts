@@ -10,6 +10,8 @@ export interface TurnFilter {
   maxReward?: number;
   /** Only turns created before this time (ms): the next page. */
   before?: number;
+  /** Only turns whose request messages or answer contain this text (SQLite LIKE: ASCII letters in any case). */
+  text?: string;
   limit: number;
 }
 
@@ -22,7 +24,7 @@ export interface SessionSummary {
   endReason: 'done' | 'idle' | null;
   turns: number;
   mainTurns: number;
-  /** The last message of the session's first request (its opening user message), as stored (JSON content). */
+  /** The session's first request's messages, as stored (JSON): its opening user message is among them. */
   firstContent: string | null;
 }
 
@@ -62,11 +64,23 @@ export class AppQueries {
     const rows = this.q(
       `SELECT s.id, s.title, s.created_at, s.last_seen_at, s.ended_at, s.end_reason,
               COUNT(t.id) AS turns, COALESCE(SUM(t.type = 'main'), 0) AS main_turns,
-              (SELECT json_extract(t1.request_messages, '$[#-1].content') FROM turns t1 WHERE t1.session_id = s.id
+              (SELECT t1.request_messages FROM turns t1 WHERE t1.session_id = s.id
                  ORDER BY t1.created_at, t1.rowid LIMIT 1) AS first_content
          FROM sessions s LEFT JOIN turns t ON t.session_id = s.id GROUP BY s.id ORDER BY s.last_seen_at, s.id`,
     ).all() as Array<Record<string, unknown>>;
     return rows.map(toSummary);
+  }
+
+  /** Turns that came without a session, summed up as the pseudo-session "unknown"; null when there are none. */
+  unattached(): SessionSummary | null {
+    const r = this.q(
+      `SELECT COUNT(*) AS turns, COALESCE(SUM(type = 'main'), 0) AS main_turns, MIN(created_at) AS created_at, MAX(created_at) AS last_seen_at,
+              (SELECT t1.request_messages FROM turns t1 WHERE t1.session_id IS NULL
+                 ORDER BY t1.created_at, t1.rowid LIMIT 1) AS first_content
+         FROM turns WHERE session_id IS NULL`,
+    ).get() as Record<string, unknown>;
+    if (!r.turns) return null;
+    return toSummary({ ...r, id: 'unknown', title: null, ended_at: null, end_reason: null });
   }
 
   session(id: string): SessionSummary | null {
@@ -110,13 +124,18 @@ export class AppQueries {
       where.push(clause);
       args.push(...values);
     };
-    if (f.sessionId !== undefined) add('t.session_id = ?', f.sessionId);
+    if (f.sessionId === 'unknown') add('t.session_id IS NULL');
+    else if (f.sessionId !== undefined) add('t.session_id = ?', f.sessionId);
     if (f.hasFeedback !== undefined) add(`f.turn_id IS ${f.hasFeedback ? 'NOT ' : ''}NULL`);
     if (f.trained !== undefined)
       add(`${f.trained ? '' : 'NOT '}EXISTS (SELECT 1 FROM samples s WHERE s.turn_id = t.id AND s.status = 'trained')`);
     if (f.minReward !== undefined) add(`${REWARD_SQL} >= ?`, f.minReward);
     if (f.maxReward !== undefined) add(`${REWARD_SQL} <= ?`, f.maxReward);
     if (f.before !== undefined) add('t.created_at < ?', f.before);
+    if (f.text) {
+      const pattern = `%${f.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      add("(t.request_messages LIKE ? ESCAPE '\\' OR t.response_text LIKE ? ESCAPE '\\')", pattern, pattern);
+    }
     const sql = `SELECT t.id FROM turns t LEFT JOIN feedback f ON f.turn_id = t.id
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY t.created_at DESC, t.rowid DESC LIMIT ?`;
     return (this.q(sql).all(...args, f.limit + 1) as Array<{ id: string }>).map((r) => r.id);

@@ -26,9 +26,19 @@ function exportTurn(t: StoredTurn): ExportedSession['turns'][number] {
   };
 }
 
-/** Every session in creation order, then turns that came without a session (as session "unknown"). */
-export function* exportSessions(store: TurnStore): Generator<ExportedSession> {
-  for (const s of store.sessions()) yield { session_id: s.id, turns: store.sessionTurns(s.id).map(exportTurn) };
-  const loose = store.unattachedTurns();
-  if (loose.length) yield { session_id: 'unknown', turns: loose.map(exportTurn) };
+/**
+ * Every session in creation order, then turns that came without a session (as session "unknown").
+ * With `keep`, only the turns it keeps, and only sessions that keep one.
+ */
+export function* exportSessions(store: TurnStore, keep?: (t: StoredTurn) => boolean): Generator<ExportedSession> {
+  const line = (id: string, turns: StoredTurn[]) => {
+    const kept = keep ? turns.filter(keep) : turns;
+    return kept.length || (!keep && id !== 'unknown') ? { session_id: id, turns: kept.map(exportTurn) } : null;
+  };
+  for (const s of store.sessions()) {
+    const l = line(s.id, store.sessionTurns(s.id));
+    if (l) yield l;
+  }
+  const loose = line('unknown', store.unattachedTurns());
+  if (loose) yield loose;
 }

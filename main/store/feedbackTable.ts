@@ -8,6 +8,8 @@ export type Rating = 'up' | 'down';
 export interface Feedback {
   rating: Rating | null;
   hint: string | null;
+  /** The user rejected the hint judge's hint: the turn trains without it. */
+  judgeHintRejected: boolean;
   updatedAt: number;
 }
 
@@ -20,11 +22,11 @@ export class FeedbackTable {
   ) {}
 
   /**
-   * Sets (or, with both fields null, clears) a turn's feedback. The turn goes back to the
+   * Sets (or, with both fields null and no rejected judge's hint, clears) a turn's feedback. The turn goes back to the
    * trainer's queue: samples not yet trained on are rebuilt with the new feedback. Throws
    * NotFoundError for an unknown turn and ConflictError once the turn has been trained on.
    */
-  set(turnId: string, rating: Rating | null, hint: string | null, now: number): { turn: StoredTurn; feedback: Feedback | null } {
+  set(turnId: string, rating: Rating | null, hint: string | null, now: number, judgeHintRejected = false): { turn: StoredTurn; feedback: Feedback | null } {
     return this.db
       .transaction(() => {
         const turn = this.turns.getTurn(turnId);
@@ -39,11 +41,12 @@ export class FeedbackTable {
           );
         }
         const cleaned = hint?.trim() ? hint.trim() : null;
-        if (rating === null && cleaned === null) this.q('DELETE FROM feedback WHERE turn_id = ?').run(turnId);
+        if (rating === null && cleaned === null && !judgeHintRejected) this.q('DELETE FROM feedback WHERE turn_id = ?').run(turnId);
         else {
           this.q(
-            'INSERT INTO feedback (turn_id, rating, hint, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(turn_id) DO UPDATE SET rating = excluded.rating, hint = excluded.hint, updated_at = excluded.updated_at',
-          ).run(turnId, rating, cleaned, now);
+            `INSERT INTO feedback (turn_id, rating, hint, judge_hint_rejected, updated_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT(turn_id) DO UPDATE
+               SET rating = excluded.rating, hint = excluded.hint, judge_hint_rejected = excluded.judge_hint_rejected, updated_at = excluded.updated_at`,
+          ).run(turnId, rating, cleaned, judgeHintRejected ? 1 : 0, now);
         }
         this.q("DELETE FROM samples WHERE turn_id = ? AND status = 'queued'").run(turnId);
         this.q("UPDATE turns SET learn_state = 'new', learn_note = NULL, learn_epoch = learn_epoch + 1 WHERE id = ?").run(turnId);
@@ -53,8 +56,8 @@ export class FeedbackTable {
   }
 
   get(turnId: string): Feedback | null {
-    const r = this.q('SELECT rating, hint, updated_at FROM feedback WHERE turn_id = ?').get(turnId) as
-      { rating: Rating | null; hint: string | null; updated_at: number } | undefined;
-    return r ? { rating: r.rating, hint: r.hint, updatedAt: r.updated_at } : null;
+    const r = this.q('SELECT rating, hint, judge_hint_rejected, updated_at FROM feedback WHERE turn_id = ?').get(turnId) as
+      { rating: Rating | null; hint: string | null; judge_hint_rejected: number; updated_at: number } | undefined;
+    return r ? { rating: r.rating, hint: r.hint, judgeHintRejected: r.judge_hint_rejected === 1, updatedAt: r.updated_at } : null;
   }
 }

@@ -8,7 +8,7 @@ import { SampleQueue, type NewSample, type StoredSample } from './sampleQueue.js
 import { statementCache } from './statementCache.js';
 import { StepTable, type FinishedStep, type StepRow } from './stepTable.js';
 import { TrainerStateTable, type CompetenceReference, type TrainerStateRow } from './trainerStateTable.js';
-import { TurnQueue, type ReadyTurn } from './turnQueue.js';
+import { TurnQueue, type HintWait, type ReadyTurn } from './turnQueue.js';
 import { TurnStore, type StoredTurn } from './turnStore.js';
 
 export type {
@@ -62,8 +62,8 @@ export class LearnStore {
   // ---- feedback (HTTP thread): feedbackTable.ts ----
 
   /** See {@link FeedbackTable.set}. */
-  setFeedback(turnId: string, rating: Rating | null, hint: string | null, now: number): { turn: StoredTurn; feedback: Feedback | null } {
-    return this.feedbackTable.set(turnId, rating, hint, now);
+  setFeedback(turnId: string, rating: Rating | null, hint: string | null, now: number, judgeHintRejected = false): { turn: StoredTurn; feedback: Feedback | null } {
+    return this.feedbackTable.set(turnId, rating, hint, now, judgeHintRejected);
   }
   feedback(turnId: string): Feedback | null {
     return this.feedbackTable.get(turnId);
@@ -71,8 +71,9 @@ export class LearnStore {
 
   // ---- turn processing (trainer): turnQueue.ts, judgementTable.ts ----
 
-  nextReadyTurn(): ReadyTurn | null {
-    return this.turnQueue.nextReady();
+  /** See {@link TurnQueue.nextReady}. */
+  nextReadyTurn(wait?: HintWait): ReadyTurn | null {
+    return this.turnQueue.nextReady(wait);
   }
   pendingTurnCount(): number {
     return this.turnQueue.pendingCount();
@@ -108,18 +109,23 @@ export class LearnStore {
   requeueUnfinished(): number {
     return this.samples.requeueUnfinished();
   }
-  takeBatch(n: number, liveVersion: number, maxStaleness: number | null): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
-    return this.samples.takeBatch(n, liveVersion, maxStaleness);
+  /** See {@link SampleQueue.readyCount}. */
+  readySampleCount(judgeHintCutoff: number): number {
+    return this.samples.readyCount(judgeHintCutoff);
+  }
+  takeBatch(
+    n: number,
+    liveVersion: number,
+    maxStaleness: number | null,
+    judgeHintCutoff?: number,
+  ): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
+    return this.samples.takeBatch(n, liveVersion, maxStaleness, judgeHintCutoff);
   }
   releaseBatch(ids: number[]): void {
     this.samples.release(ids);
   }
   samplesOfTurn(turnId: string): StoredSample[] {
     return this.samples.ofTurn(turnId);
-  }
-  /** Samples the live adapter was trained on (newest first, at most `pool`): what a step may replay. */
-  replayPool(liveCheckpointId: string | null, pool: number): Array<{ sample: StoredSample; turn: StoredTurn }> {
-    return this.samples.trainedIn(this.stepTable.lineage(liveCheckpointId), pool);
   }
 
   // ---- steps (trainer): stepTable.ts ----

@@ -215,4 +215,12 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       UPDATE samples SET response_writer = 'teacher' WHERE response_ids IS NOT NULL;
     `,
   },
+  {
+    version: 8,
+    name: 'rejected judge hints',
+    sql: `
+      -- 1: the user rejected the hint judge's hint for this turn; it trains on its rating alone.
+      ALTER TABLE feedback ADD COLUMN judge_hint_rejected INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

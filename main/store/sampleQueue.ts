@@ -18,9 +18,9 @@ export interface NewSample {
   topK: number | null;
   adapterVersion: number;
   /**
-   * A response other than the turn's: an answer the OPD teacher (teacher_rollouts) or the policy
-   * (policy_rollouts) wrote again, with log π_old of each token under the policy of
-   * `adapterVersion`. Absent or null: the turn's own.
+   * A response other than the turn's: an answer the policy (policy_rollouts) wrote again, or in
+   * data from versions with teacher_rollouts the OPD teacher, with log π_old of each token under the
+   * policy of `adapterVersion`. Absent or null: the turn's own.
    */
   response?: SampleResponse | null;
 }
@@ -139,13 +139,26 @@ export class SampleQueue {
     return (this.q("SELECT COUNT(*) AS n FROM samples WHERE status = 'queued'").get() as { n: number }).n;
   }
 
+  /**
+   * Queued samples a step may take now: all but those trained with a judge's hint that arrived
+   * after `judgeHintCutoff` (ms), which wait so the user can see and reject the hint first.
+   */
+  readyCount(judgeHintCutoff: number): number {
+    return (
+      this.q("SELECT COUNT(*) AS n FROM samples WHERE status = 'queued' AND NOT (hint_source IS 'judge' AND created_at > ?)").get(judgeHintCutoff) as {
+        n: number;
+      }
+    ).n;
+  }
+
   /** After a crash, samples that were in a step that never finished go back to the queue. */
   requeueUnfinished(): number {
     return this.q("UPDATE samples SET status = 'queued' WHERE status = 'training'").run().changes;
   }
 
   /**
-   * Takes the oldest `n` queued samples for a step (status 'training'). A sample generated more
+   * Takes the oldest `n` queued samples for a step (status 'training'), those waiting for the
+   * user's review of their judge's hint left out (see {@link readyCount}). A sample generated more
    * than `maxStaleness` adapter versions before `liveVersion` comes back marked `stale`: the step
    * re-scores it under the current adapter instead of dropping what the user said.
    */
@@ -153,10 +166,13 @@ export class SampleQueue {
     n: number,
     liveVersion: number,
     maxStaleness: number | null,
+    judgeHintCutoff = Number.MAX_SAFE_INTEGER,
   ): Array<{ sample: StoredSample; turn: StoredTurn; stale: boolean }> {
     return this.db
       .transaction(() => {
-        const rows = this.q("SELECT * FROM samples WHERE status = 'queued' ORDER BY id LIMIT ?").all(n) as SampleDbRow[];
+        const rows = this.q(
+          "SELECT * FROM samples WHERE status = 'queued' AND NOT (hint_source IS 'judge' AND created_at > ?) ORDER BY id LIMIT ?",
+        ).all(judgeHintCutoff, n) as SampleDbRow[];
         if (rows.length < n) return [];
         const mark = this.q("UPDATE samples SET status = 'training' WHERE id = ?");
         for (const r of rows) mark.run(r.id);
@@ -174,18 +190,6 @@ export class SampleQueue {
   release(ids: number[]): void {
     const stmt = this.q("UPDATE samples SET status = 'queued' WHERE id = ? AND status = 'training'");
     this.db.transaction(() => ids.forEach((id) => stmt.run(id))).immediate();
-  }
-
-  /**
-   * Up to `pool` of the newest samples trained in `steps` (the steps the live adapter is made of),
-   * with their turns, newest first: what a step may replay.
-   */
-  trainedIn(steps: readonly number[], pool: number): Array<{ sample: StoredSample; turn: StoredTurn }> {
-    if (!steps.length || pool <= 0) return [];
-    const rows = this.q(
-      "SELECT * FROM samples WHERE status = 'trained' AND step IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?",
-    ).all(JSON.stringify(steps), pool) as SampleDbRow[];
-    return rows.map((r) => this.withTurn(r));
   }
 
   /**

@@ -81,20 +81,6 @@ export class StepTable {
       .immediate();
   }
 
-  /** The steps a checkpoint is made of: its own and its ancestors' (empty for the base model). */
-  lineage(checkpointId: string | null): number[] {
-    const steps: number[] = [];
-    let cur = checkpointId
-      ? ((this.q('SELECT step FROM steps WHERE checkpoint_id = ?').get(checkpointId) as { step: number } | undefined)?.step ?? null)
-      : null;
-    const parent = this.q('SELECT parent_step AS p FROM steps WHERE step = ?');
-    while (cur !== null && !steps.includes(cur)) {
-      steps.push(cur);
-      cur = (parent.get(cur) as { p: number | null } | undefined)?.p ?? null;
-    }
-    return steps;
-  }
-
   /** Steps after `sinceStep`, in order. */
   since(sinceStep: number): StepRow[] {
     const rows = this.q('SELECT * FROM steps WHERE step > ? ORDER BY step').all(sinceStep) as Array<{

@@ -11,6 +11,13 @@ export interface ReadyTurn {
   feedback: Feedback | null;
 }
 
+/** How long a rating without a hint waits for one (`feedback_wait_s`), at time `now` (ms). */
+export interface HintWait {
+  now: number;
+  waitMs: number;
+}
+const NO_WAIT: HintWait = { now: 0, waitMs: 0 };
+
 /**
  * The trainer's view of the turns: which main turns are ready to be judged, and marking them
  * processed (`turns.learn_state`: 'new' → 'done' or 'skipped'; feedback puts a turn back to 'new'
@@ -27,15 +34,19 @@ export class TurnQueue {
 
   /**
    * The oldest main turn ready to become samples: it has a next state, or its session ended, or it
-   * has feedback. Turns without a session and aborted turns are never ready.
+   * has feedback. Turns without a session and aborted turns are never ready, nor (with `wait`) a
+   * turn rated less than `wait.waitMs` ago without a hint: a hint may still join the rating.
    */
-  nextReady(): ReadyTurn | null {
+  nextReady(wait: HintWait = NO_WAIT): ReadyTurn | null {
+    // A rating still waiting for its hint (rated after `cutoff`, no hint yet) is not ready.
+    const cutoff = wait.waitMs > 0 ? wait.now - wait.waitMs : Number.MAX_SAFE_INTEGER;
     const r = this.q(
       `SELECT t.id, t.learn_epoch FROM turns t LEFT JOIN feedback f ON f.turn_id = t.id
           WHERE t.type = 'main' AND t.session_id IS NOT NULL AND t.finish_reason != 'abort' AND t.learn_state = 'new'
             AND (t.next_state_role IS NOT NULL OR t.closed = 1 OR f.turn_id IS NOT NULL)
+            AND NOT (f.rating IS NOT NULL AND f.hint IS NULL AND f.updated_at > ?)
           ORDER BY t.created_at, t.rowid LIMIT 1`,
-    ).get() as { id: string; learn_epoch: number } | undefined;
+    ).get(cutoff) as { id: string; learn_epoch: number } | undefined;
     if (!r) return null;
     return { turn: this.turns.getTurn(r.id)!, epoch: r.learn_epoch, feedback: this.feedback.get(r.id) };
   }

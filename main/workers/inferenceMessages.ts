@@ -9,6 +9,12 @@ import type { BackendName, ChatDelta, ChatGenerationRequest, ChatGenerationResul
 export interface InferenceWorkerData {
   modelDir: string;
   backend?: BackendName;
+  /**
+   * Bytes of keys and values the prefix cache may keep across requests (prompts that start alike
+   * compute only their new tokens); 0 turns it off. Default: `CLAWLOOP_PREFIX_CACHE_MB`, else room
+   * for four full contexts, at most an eighth of the machine's memory (see prefixCacheBudget.ts).
+   */
+  prefixCacheBytes?: number;
 }
 
 /** What the server needs to know about the loaded model. */
@@ -24,6 +30,8 @@ export interface ModelInfo {
   backendLog: string[];
   /** The most characters one token stands for: a prompt longer than contextLength × this cannot fit. */
   maxTokenChars: number;
+  /** The prefix cache's budget, and what one token takes of it (for a start-up line). Absent from older workers. */
+  prefixCache?: { maxBytes: number; bytesPerToken: number };
 }
 
 /** A LoRA adapter version to serve: PEFT-layout tensors, or null for the base model. */

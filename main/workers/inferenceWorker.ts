@@ -2,16 +2,21 @@
  * The inference worker thread: loads the model once, then runs the chat generations the HTTP
  * thread hands it (at most its batch size at a time): each prompt is prefilled on its own, and
  * the decode steps of all running generations go through the model together (continuous
- * batching). All model math of serving happens here, never on the HTTP thread.
+ * batching). A prefix cache keeps the keys and values of recent prompts, so a prompt that starts
+ * like an earlier one (the same agent system prompt; a session's next turn) computes only its new
+ * tokens. All model math of serving happens here, never on the HTTP thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import {
   ChatRequestError,
   DecodeBatcher,
+  kvBytesPerToken,
   LoraAdapter,
   Model,
   parameterCount,
   prepareChatPrompt,
+  PrefixCache,
+  prefixCacheBytesFromEnv,
   runChatGeneration,
 } from '../engine/index.js';
 import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './inferenceMessages.js';
@@ -23,6 +28,7 @@ const data = workerData as InferenceWorkerData;
 const aborts = new Map<string, AbortController>();
 let model: Model | null = null;
 let batcher: DecodeBatcher | null = null;
+let prefixCache: PrefixCache | null = null;
 const running = new Set<Promise<void>>();
 /** Adapter versions that requests may name; null = the base model. A version is kept until the HTTP thread drops it. */
 const adapters = new Map<number, LoraAdapter | null>([[0, null]]);
@@ -51,6 +57,9 @@ async function handleGenerate(id: string, request: Parameters<typeof runChatGene
       signal: ac.signal,
       adapter: adapters.get(version) ?? null,
       batcher: batcher ?? undefined,
+      // Entries are keyed by the adapter object and its version: a new version never reuses them.
+      prefixCache: prefixCache ?? undefined,
+      adapterVersion: version,
       onStart: (s) => send({ type: 'started', id, ...s }),
       onDelta: (delta) => send({ type: 'delta', id, delta }),
     });
@@ -101,7 +110,11 @@ port.on('message', (m: ToInferenceWorker) => {
           : a.tensors && a.lora
             ? LoraAdapter.fromTensors(model.config, a.lora, a.tensors)
             : null;
-        adapters.get(a.version)?.dispose();
+        const old = adapters.get(a.version);
+        if (old) {
+          prefixCache?.forget(old);
+          old.dispose();
+        }
         adapters.set(a.version, loaded);
         send({ type: 'adapterLoaded', version: a.version });
       } catch (err) {
@@ -112,7 +125,9 @@ port.on('message', (m: ToInferenceWorker) => {
     case 'dropAdapter':
       // Runs between tokens; every generation holding this version has finished.
       if (m.version !== 0) {
-        adapters.get(m.version)?.dispose();
+        const dropped = adapters.get(m.version);
+        if (dropped) prefixCache?.forget(dropped);
+        dropped?.dispose();
         adapters.delete(m.version);
       }
       break;
@@ -123,6 +138,7 @@ port.on('message', (m: ToInferenceWorker) => {
       for (const ac of aborts.values()) ac.abort();
       void Promise.allSettled([...running]).then(() => {
         batcher?.dispose();
+        prefixCache?.dispose();
         model?.dispose();
         port.close();
       });
@@ -134,6 +150,7 @@ try {
   const backendLog: string[] = [];
   model = await Model.load(data.modelDir, { backend: data.backend, log: (l) => backendLog.push(l) });
   batcher = new DecodeBatcher(model.lm);
+  prefixCache = new PrefixCache(data.prefixCacheBytes ?? prefixCacheBytesFromEnv(model.config));
   send({
     type: 'ready',
     info: {
@@ -145,6 +162,7 @@ try {
       backend: model.backend,
       backendLog,
       maxTokenChars: model.tokenizer.maxTokenChars(),
+      prefixCache: { maxBytes: prefixCache.maxBytes, bytesPerToken: kvBytesPerToken(model.config) },
     },
   });
 } catch (err) {

@@ -4,12 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-#define CLAWLOOP_AVX2 1
-#endif
-
 #include "blas.h"
+#include "halfGemv.h"
 #include "threadPool.h"
 
 #if !defined(_WIN32)
@@ -23,85 +19,6 @@ namespace clawloop {
 namespace {
 
 HalfGemmMode mode = HalfGemmMode::Widen;
-
-#if defined(CLAWLOOP_AVX2)
-// 8 values of B widened to float32 lanes.
-inline __m256 load8(const uint16_t* p, Kind kind) {
-  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-#if defined(__F16C__)
-  if (kind == Kind::F16) return _mm256_cvtph_ps(h);
-#endif
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-
-inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
-#endif
-
-inline float widen1(uint16_t h, Kind kind) { return kind == Kind::BF16 ? bf16ToF32(h) : f16ToF32(h); }
-
-// R rows of A (R = 1..4, a compile-time count so every accumulator stays in a register) against
-// one row of B stored [n, k]: R dot products of length k. Two accumulators per row (four for a
-// single row) hide the FMA latency.
-template <int R>
-void dotRows(const float* a, size_t lda, const uint16_t* brow, Kind kind, int k, float* out) {
-  int j = 0;
-  float acc[R];
-  for (int r = 0; r < R; r++) acc[r] = 0;
-#if defined(CLAWLOOP_AVX2)
-  constexpr int U = R == 1 ? 4 : 2;  // accumulators per row
-  __m256 v[R][U];
-  for (int r = 0; r < R; r++)
-    for (int u = 0; u < U; u++) v[r][u] = _mm256_setzero_ps();
-  for (; j + 8 * U <= k; j += 8 * U) {
-    for (int u = 0; u < U; u++) {
-      const __m256 bv = load8(brow + j + 8 * u, kind);
-      for (int r = 0; r < R; r++) v[r][u] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + j + 8 * u), bv, v[r][u]);
-    }
-  }
-  for (; j + 8 <= k; j += 8) {
-    const __m256 bv = load8(brow + j, kind);
-    for (int r = 0; r < R; r++) v[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + j), bv, v[r][0]);
-  }
-  for (int r = 0; r < R; r++) {
-    __m256 t = v[r][0];
-    for (int u = 1; u < U; u++) t = _mm256_add_ps(t, v[r][u]);
-    acc[r] = hsum(t);
-  }
-#endif
-  for (; j < k; j++) {
-    const float bv = widen1(brow[j], kind);
-    for (int r = 0; r < R; r++) acc[r] += a[r * lda + j] * bv;
-  }
-  for (int r = 0; r < R; r++) out[r] = acc[r];
-}
-
-void dotRowsN(const float* a, size_t lda, int rows, const uint16_t* brow, Kind kind, int k, float* out) {
-  switch (rows) {
-    case 1: return dotRows<1>(a, lda, brow, kind, k, out);
-    case 2: return dotRows<2>(a, lda, brow, kind, k, out);
-    case 3: return dotRows<3>(a, lda, brow, kind, k, out);
-    default: return dotRows<4>(a, lda, brow, kind, k, out);
-  }
-}
-
-// C [m, n] = A [m, k] · Bᵀ with B stored [n, k], for small m: B is read once, spread over threads by rows.
-void smallMTransB(const float* a, const uint16_t* b, Kind kind, float* c, int m, int n, int k) {
-  parallelFor(n, 16, [&](size_t s, size_t e) {
-    float tmp[4];
-    for (size_t j = s; j < e; j++) {
-      for (int r0 = 0; r0 < m; r0 += 4) {
-        const int rows = std::min(4, m - r0);
-        dotRowsN(a + static_cast<size_t>(r0) * k, k, rows, b + j * k, kind, k, tmp);
-        for (int r = 0; r < rows; r++) c[static_cast<size_t>(r0 + r) * n + j] = tmp[r];
-      }
-    }
-  });
-}
 
 // C [m, n] = A [m, k] · B with B stored [k, n], for small m: threads split the columns.
 void smallMPlainB(const float* a, const uint16_t* b, Kind kind, float* c, int m, int n, int k) {
@@ -202,7 +119,7 @@ void gemmHalfB(const float* a, const uint16_t* b, Kind kind, float* c, size_t ba
           for (int kk = 0; kk < k; kk++) aPlain[static_cast<size_t>(r) * k + kk] = ai[static_cast<size_t>(kk) * m + r];
         ai = aPlain.data();
       }
-      if (transB) smallMTransB(ai, bi, kind, ci, m, n, k);
+      if (transB) halfGemv(gemvPath(kind), ai, bi, kind, ci, m, n, k);
       else smallMPlainB(ai, bi, kind, ci, m, n, k);
       continue;
     }

@@ -1,7 +1,7 @@
 // Matrix products whose B operand is stored in 16 bits (bfloat16 or IEEE half: frozen weights),
 // with float32 A, C and accumulation. B is never widened as a whole:
-// - few rows of A (decoding): a kernel that streams B once, widening 8 or 16 values at a time in
-//   registers (reading half the bytes a float32 B would);
+// - few rows of A (decoding): halfGemv (halfGemv.h), which streams B once straight from its 16-bit
+//   storage with the CPU family's kernel (reading half the bytes a float32 B would);
 // - many rows: B is widened one panel of columns at a time into a small float32 buffer that
 //   stays in cache, and BLAS's sgemm multiplies it, so only that panel is ever float32;
 // - or, when `halfGemmMode` says so (the default on CPUs with AVX512-BF16 or AMX), OpenBLAS's

@@ -44,6 +44,7 @@ void storageEntries(std::vector<Entry>* out);
 void mathEntries(std::vector<Entry>* out);
 void layoutEntries(std::vector<Entry>* out);
 void fusedEntries(std::vector<Entry>* out);
+void gemvEntries(std::vector<Entry>* out);
 
 // The `nd` object with every entry above.
 napi_value makeNdObject(napi_env env);

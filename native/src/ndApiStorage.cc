@@ -5,6 +5,7 @@
 #include "cpuInfo.h"
 #include "fileMap.h"
 #include "halfGemm.h"
+#include "halfGemv.h"
 #include "napiUtil.h"
 #include "ndApi.h"
 
@@ -64,7 +65,7 @@ size_t product(const std::vector<int64_t>& shape) {
 
 namespace {
 
-// bufFromArray(values: Float32Array | Int32Array | Uint8Array, kind) -> buffer (a copy)
+// bufFromArray(values: Float32Array | Int32Array | Uint8Array | Uint16Array (bf16, f16 bits), kind) -> buffer (a copy)
 napi_value BufFromArray(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   if (!getArgs(env, info, 2, argv)) return nullptr;
@@ -88,8 +89,10 @@ napi_value BufFromArray(napi_env env, napi_callback_info info) {
     for (size_t i = 0; i < length; i++) b->i32()[i] = static_cast<const uint8_t*>(data)[i] != 0;
   } else if ((type == napi_float32_array || type == napi_int32_array || type == napi_uint32_array) && !isHalf(kind)) {
     std::memcpy(b->data, data, length * 4);
+  } else if (type == napi_uint16_array && isHalf(kind)) {  // 16-bit floats as their bit patterns
+    std::memcpy(b->data, data, length * 2);
   } else {
-    napi_throw_type_error(env, nullptr, "bufFromArray: expected a Float32Array, Int32Array or Uint8Array for a 4-byte kind");
+    napi_throw_type_error(env, nullptr, "bufFromArray: expected a Float32Array, Int32Array or Uint8Array for a 4-byte kind, a Uint16Array for bf16 or f16");
     return nullptr;
   }
   return out;
@@ -190,7 +193,7 @@ napi_value TrimCache(napi_env env, napi_callback_info) {
   return undefinedValue(env);
 }
 
-// cpu() -> { model, arch, features: {...}, physicalCores, logicalCpus, blasCore, halfGemm }
+// cpu() -> { model, arch, features: {...}, physicalCores, logicalCpus, blasCore, halfGemm, gemv: { bf16, f16 } }
 napi_value Cpu(napi_env env, napi_callback_info) {
   const CpuInfo& c = cpuInfo();
   napi_value out, feats, v;
@@ -212,6 +215,13 @@ napi_value Cpu(napi_env env, napi_callback_info) {
   napi_set_named_property(env, out, "blasCore", v);
   napi_create_string_utf8(env, halfGemmMode() == HalfGemmMode::SbGemm ? "sbgemm" : "widen", NAPI_AUTO_LENGTH, &v);
   napi_set_named_property(env, out, "halfGemm", v);
+  napi_value gemv;
+  napi_create_object(env, &gemv);
+  for (const Kind kind : {Kind::BF16, Kind::F16}) {
+    napi_create_string_utf8(env, gemvPathName(gemvPath(kind)), NAPI_AUTO_LENGTH, &v);
+    napi_set_named_property(env, gemv, kind == Kind::BF16 ? "bf16" : "f16", v);
+  }
+  napi_set_named_property(env, out, "gemv", gemv);
   SetNum(env, out, "physicalCores", c.physicalCores);
   return SetNum(env, out, "logicalCpus", c.logicalCpus);
 }
@@ -241,6 +251,7 @@ napi_value makeNdObject(napi_env env) {
   mathEntries(&entries);
   layoutEntries(&entries);
   fusedEntries(&entries);
+  gemvEntries(&entries);
   napi_value obj;
   napi_create_object(env, &obj);
   for (const auto& e : entries) {

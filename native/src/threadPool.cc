@@ -80,7 +80,7 @@ void setPoolThreads(int n) {
 
 int poolThreads() { return threads; }
 
-void parallelFor(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn) {
+void parallelFor(size_t n, size_t grain, const std::function<void(size_t, size_t)>& fn, size_t chunksPerThread) {
   if (n == 0) return;
   size_t want = std::min<size_t>(threads, std::max<size_t>(1, n / std::max<size_t>(grain, 1)));
   if (want <= 1) {
@@ -93,7 +93,7 @@ void parallelFor(size_t n, size_t grain, const std::function<void(size_t, size_t
     std::lock_guard<std::mutex> lock(p.mu);
     p.job = &fn;
     p.n = n;
-    p.chunks = want;
+    p.chunks = std::min(n, want * std::max<size_t>(chunksPerThread, 1));
     p.next = 0;
     p.finished = 0;
     p.generation++;

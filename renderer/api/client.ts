@@ -6,7 +6,7 @@
  * these methods.
  */
 import { API, routePath, type QueryOf, type RequestOf, type ResponseOf, type RouteName } from '../../main/protocol/api.js';
-import type { ExportFormat, SettingsPatch, TrainingConfigPatch, TurnQuery } from './contract.js';
+import type { ExportFormat, ExportQuery, SettingsPatch, TrainingConfigPatch, TurnQuery } from './contract.js';
 import { streamChat, type ChatDelta, type ChatStreamRequest, type ChatStreamResult, type ChatStreamStart } from './chatStream.js';
 import { ApiRequestError, Transport, type RequestOptions, type TransportOptions } from './transport.js';
 
@@ -77,7 +77,7 @@ export class ApiClient {
   chat(req: ChatStreamRequest, onStart: (s: ChatStreamStart) => void, onDelta: (d: ChatDelta) => void): Promise<ChatStreamResult> {
     return streamChat(this.transport, req, onStart, onDelta);
   }
-  feedback(completionId: string, change: { rating?: 'up' | 'down' | null; hint?: string | null }) {
+  feedback(completionId: string, change: { rating?: 'up' | 'down' | null; hint?: string | null; reject_judge_hint?: boolean }) {
     return this.call('feedback', { body: { completion_id: completionId, ...change } });
   }
 
@@ -99,9 +99,9 @@ export class ApiClient {
   turn(id: string) {
     return this.call('turns.get', { params: { id } });
   }
-  /** Every recorded session as JSON lines (a download). */
-  async exportSessions(): Promise<Blob> {
-    const res = await this.transport.send('GET', API['export.sessions'].path);
+  /** The recorded sessions as JSON lines (a download); with filters, only the turns they match. */
+  async exportSessions(query: ExportQuery = {}): Promise<Blob> {
+    const res = await this.transport.send('GET', API['export.sessions'].path, { query: query as RequestOptions['query'] });
     return res.blob();
   }
 

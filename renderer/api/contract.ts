@@ -16,6 +16,7 @@ export type {
   SessionInfo,
   TurnList,
   TurnQuery,
+  ExportQuery,
   TurnView,
 } from '../../main/protocol/sessions.js';
 export type {

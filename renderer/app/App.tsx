@@ -5,6 +5,7 @@ import { CoreBanner } from './CoreBanner.js';
 import { KeyPrompt } from './KeyPrompt.js';
 import { LiveStatus } from './LiveStatus.js';
 import { navigate, SCREENS, useRoute, type ScreenPath } from './router.js';
+import { usePersistentFlag } from '../ui/usePersistentFlag.js';
 
 // The first screen (Chat) is in the main bundle; the others load when first opened.
 const DashboardScreen = lazy(() => import('../dashboard/DashboardScreen.js').then((m) => ({ default: m.DashboardScreen })));
@@ -37,7 +38,7 @@ function Nav({ route }: { route: ScreenPath }) {
     navigate(path);
   };
   return (
-    <nav className="nav" aria-label="Main">
+    <nav className="nav" id="main-nav" aria-label="Main">
       <ul>
         {SCREENS.map((s) => (
           <li key={s.path}>
@@ -53,12 +54,32 @@ function Nav({ route }: { route: ScreenPath }) {
 
 export function App() {
   const route = useRoute();
+  const [navOpen, setNavOpen] = usePersistentFlag('clawloop.nav-open', true);
   return (
-    <div className="app">
+    <div className={navOpen ? 'app' : 'app nav-collapsed'}>
       <a className="skip-link" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
         Skip to the screen
       </a>
+      {route === '/chat' && (
+        <a
+          className="skip-link"
+          href="#message-input"
+          onClick={(e) => (e.preventDefault(), document.getElementById('message-input')?.focus())}
+        >
+          Skip to the message box
+        </a>
+      )}
       <header className="app-header">
+        <button
+          type="button"
+          className="btn btn-small"
+          aria-expanded={navOpen}
+          aria-controls="main-nav"
+          onClick={() => setNavOpen(!navOpen)}
+          title={navOpen ? 'Hide the menu' : 'Show the menu'}
+        >
+          Menu
+        </button>
         <span className="brand">ClawLoop</span>
         <span className="header-spacer" />
         <LiveStatus />

@@ -142,17 +142,23 @@ function routeEvent(s: Stores, ev: ClawLoopEvent): void {
 }
 
 /**
- * Refetches what the screens show after the stream (re)started. Snapshots a screen has not asked
+ * Refetches what the screens show after the stream (re)started, including what failed to load
+ * during an outage (the Dashboard mends itself after a reconnect). Snapshots a screen has not asked
  * for yet (the dashboard's history, the checkpoints) are left for that screen to load, so the first
  * screen only waits for what it shows.
  */
 function resyncer(s: Stores): (reason: ResyncReason | 'start') => void {
   return (reason) => {
     void s.core.getState().refresh();
-    if (s.checkpoints.getState().loaded) void s.checkpoints.getState().load();
+    // A load that failed while the core was away counts as asked for: it is retried now.
+    const cp = s.checkpoints.getState();
+    if (cp.loaded || cp.error) void cp.load();
     const m = s.metrics.getState();
     // After a reconnect the replay fills the gap; when the events missed are gone, start over.
     if (m.loaded) void (reason === 'reset' || reason === 'gap' ? m.reload() : m.loadHistory());
+    else if (m.error) void m.reload();
+    const t = s.training.getState();
+    if (t.config || t.loadError) void t.load();
     const c = s.chat.getState();
     if (reason === 'start') return; // the Chat screen loads its list when it opens
     void c.loadConversations();

@@ -9,6 +9,7 @@ const STATE_TEXT: Record<TrainingState, string> = {
   training: 'Training',
   paused: 'Training paused',
   error: 'Training error',
+  stopping: 'Shutting down: finishing the training step',
 };
 
 /** What the badge says for a state and the samples waiting: "Training paused · 3 queued". */

@@ -3,26 +3,63 @@
  * Markdown, and — once recorded — 👍, 👎, Add hint, Ask again, Regenerate (the last answer) and
  * Roll back to before this (once trained on), with the receipt of its feedback underneath.
  */
-import { useState } from 'react';
+import { useRef, useState, type RefObject } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
-import { ConfirmDialog } from '../ui/ConfirmDialog.js';
+import { CopyButton } from '../ui/CopyButton.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Markdown } from '../ui/Markdown.js';
 import { version } from '../ui/format.js';
 import { HintForm } from './HintForm.js';
 import { Receipt } from './Receipt.js';
+import { RollbackBeforeDialog } from './RollbackBeforeDialog.js';
+import { SideTurnView } from './SideTurnView.js';
+import { ToolCallView } from './ToolCallView.js';
+import { COMPOSER_ID, focusById } from './useChatShortcuts.js';
 import type { AnswerItem } from './thread.js';
+
+/** The version badge: the adapter that wrote it; "…" only while the core has not said yet. */
+function VersionBadge({ item }: { item: AnswerItem }) {
+  if (item.unrecorded)
+    return (
+      <span
+        className="badge"
+        title="This answer is in the conversation's history, but ClawLoop has no record of writing it (another model wrote it, or the client changed it)"
+      >
+        not recorded
+      </span>
+    );
+  return (
+    <span className="badge" title="The adapter version that wrote this answer (v0 is the base model)">
+      {item.version === null ? '…' : version(item.version)}
+    </span>
+  );
+}
+
+/** "24 tokens · 3.1 s · 7.7 tokens/s": the answer's length and how fast it came (prompt reading included). */
+function Speed({ turnId }: { turnId: string | null }) {
+  const { chat } = useServices();
+  const turn = useStore(chat, (s) => (turnId ? s.turns[turnId] : undefined));
+  if (!turn || !turn.completion_tokens) return null;
+  const seconds = Math.max(turn.completed_at - turn.created_at, 1) / 1000;
+  return (
+    <span
+      className="muted"
+      title={`${turn.prompt_tokens} prompt tokens read, ${turn.completion_tokens} written; the time includes reading the prompt`}
+    >
+      {turn.completion_tokens} tokens · {seconds.toFixed(1)} s · {(turn.completion_tokens / seconds).toFixed(1)} tokens/s
+    </span>
+  );
+}
 
 function AnswerBody({ item, heading }: { item: AnswerItem; heading?: string }) {
   return (
     <div className="answer-body">
       <div className="answer-meta">
         {heading && <span className="answer-heading">{heading}</span>}
-        <span className="badge" title="The adapter version that wrote this answer (v0 is the base model)">
-          {item.version === null ? '…' : version(item.version)}
-        </span>
+        <VersionBadge item={item} />
         {item.streaming && <span className="muted">writing…</span>}
+        <Speed turnId={item.turnId} />
         {item.finishReason === 'abort' && <span className="badge badge-warn">stopped</span>}
         {item.finishReason === 'length' && <span className="badge badge-warn">cut at the length limit</span>}
       </div>
@@ -32,30 +69,12 @@ function AnswerBody({ item, heading }: { item: AnswerItem; heading?: string }) {
           <p className="reasoning-text">{item.reasoning}</p>
         </details>
       )}
-      <Markdown text={item.content} />
+      {(item.content || !item.toolCalls?.length) && <Markdown text={item.content} />}
+      {item.toolCalls?.map((c) => (
+        <ToolCallView key={c.id} call={c} />
+      ))}
       <ErrorText>{item.error}</ErrorText>
     </div>
-  );
-}
-
-function RollbackConfirm({ turnId, close }: { turnId: string; close: () => void }) {
-  const { chat } = useServices();
-  const [busy, setBusy] = useState(false);
-  return (
-    <ConfirmDialog
-      title="Roll back to before this answer was learned?"
-      confirmLabel="Roll back"
-      busy={busy}
-      onCancel={close}
-      onConfirm={async () => {
-        setBusy(true);
-        await chat.getState().rollbackBefore(turnId);
-        setBusy(false);
-        close();
-      }}
-    >
-      <p>The version from before the training step that used this answer becomes live now, as a new version. Later checkpoints stay in Checkpoints.</p>
-    </ConfirmDialog>
   );
 }
 
@@ -66,10 +85,12 @@ interface ActionsProps {
   hinting: boolean;
   toggleHint: () => void;
   confirmRollback: () => void;
+  /** Where the focus goes back to when the hint form closes. */
+  hintButton: RefObject<HTMLButtonElement | null>;
 }
 
 /** 👍, 👎, Add hint, Ask again, Regenerate (the last answer), Roll back to before this (once trained on). */
-function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollback }: ActionsProps) {
+function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollback, hintButton }: ActionsProps) {
   const { chat } = useServices();
   const turn = useStore(chat, (s) => (item.turnId ? s.turns[item.turnId] : undefined));
   const rating = turn?.feedback?.rating ?? null;
@@ -79,13 +100,29 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
       <button type="button" className="btn btn-small" aria-label="Thumbs up" aria-pressed={rating === 'up'} onClick={() => rate('up')}>
         👍
       </button>
-      <button type="button" className="btn btn-small" aria-label="Thumbs down" aria-pressed={rating === 'down'} onClick={() => rate('down')}>
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-label="Thumbs down"
+        aria-pressed={rating === 'down'}
+        onClick={() => rate('down')}
+      >
         👎
       </button>
-      <button type="button" className="btn btn-small" aria-expanded={hinting} onClick={toggleHint}>
+      <CopyButton text={item.content} label="Copy answer" />
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-expanded={hinting}
+        disabled={turn?.receipt.feedback_open === false}
+        title={turn?.receipt.feedback_open === false ? 'A training step took this answer: its feedback can no longer change' : undefined}
+        onClick={toggleHint}
+        ref={hintButton}
+      >
         Add hint
       </button>
-      <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().askAgain(item.key)}>
+      {/* aria-disabled, not disabled: a disabled button drops the keyboard focus while the answer is written. */}
+      <button type="button" className="btn btn-small" aria-disabled={busy} onClick={() => !busy && void chat.getState().askAgain(item.key)}>
         Ask again
       </button>
       {last && <RegenerateButton busy={busy} />}
@@ -101,18 +138,36 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
 function RegenerateButton({ busy }: { busy: boolean }) {
   const { chat } = useServices();
   return (
-    <button type="button" className="btn btn-small" disabled={busy} onClick={() => void chat.getState().regenerate()}>
+    <button
+      type="button"
+      className="btn btn-small"
+      disabled={busy}
+      onClick={() => {
+        void chat.getState().regenerate();
+        focusById(COMPOSER_ID); // this answer, and the button with it, is replaced
+      }}
+    >
       Regenerate
     </button>
   );
 }
 
 export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boolean; busy: boolean }) {
+  if (item.side) return <SideTurnView item={item} side={item.side} body={<AnswerBody item={item} />} />;
+  return <MainAnswerView item={item} last={last} busy={busy} />;
+}
+
+function MainAnswerView({ item, last, busy }: { item: AnswerItem; last: boolean; busy: boolean }) {
   const { chat } = useServices();
   const turn = useStore(chat, (s) => (item.turnId ? s.turns[item.turnId] : undefined));
   const error = useStore(chat, (s) => (item.turnId ? s.actionErrors[item.turnId] : undefined));
   const [hinting, setHinting] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const hintButton = useRef<HTMLButtonElement>(null);
+  const closeHint = () => {
+    setHinting(false);
+    hintButton.current?.focus(); // the form that had the focus is gone: back to where it opened from
+  };
   const recorded = !!item.turnId && !item.streaming && !item.error;
 
   return (
@@ -122,17 +177,27 @@ export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boole
         {item.again && <AnswerBody item={item.again} heading="Asked again" />}
       </div>
       {recorded && (
-        <RecordedActions item={item} last={last} busy={busy} hinting={hinting} toggleHint={() => setHinting((h) => !h)} confirmRollback={() => setConfirming(true)} />
+        <RecordedActions
+          item={item}
+          last={last}
+          busy={busy}
+          hinting={hinting}
+          toggleHint={() => setHinting((h) => !h)}
+          confirmRollback={() => setConfirming(true)}
+          hintButton={hintButton}
+        />
       )}
       {!recorded && last && item.error && (
         <div className="answer-actions row">
           <RegenerateButton busy={busy} />
         </div>
       )}
-      {hinting && item.turnId && <HintForm turnId={item.turnId} initial={turn?.feedback?.hint ?? ''} done={() => setHinting(false)} />}
+      {hinting && item.turnId && <HintForm turnId={item.turnId} initial={turn?.feedback?.hint ?? ''} done={closeHint} />}
       <ErrorText>{error}</ErrorText>
-      {turn && <Receipt receipt={turn.receipt} feedback={turn.feedback} />}
-      {confirming && item.turnId && <RollbackConfirm turnId={item.turnId} close={() => setConfirming(false)} />}
+      {turn && (
+        <Receipt receipt={turn.receipt} feedback={turn.feedback} onRejectJudgeHint={() => void chat.getState().rejectJudgeHint(turn.id)} />
+      )}
+      {confirming && item.turnId && <RollbackBeforeDialog turnId={item.turnId} close={() => setConfirming(false)} />}
     </article>
   );
 }

@@ -5,12 +5,16 @@ import { useServices } from '../app/servicesContext.js';
 import { Composer } from './Composer.js';
 import { ConversationList } from './ConversationList.js';
 import { ThreadView } from './ThreadView.js';
+import { useChatShortcuts } from './useChatShortcuts.js';
+import { usePersistentFlag } from '../ui/usePersistentFlag.js';
 import './chat.css';
 
 export function ChatScreen() {
   const { chat } = useServices();
   const activeId = useStore(chat, (s) => s.activeId);
   const error = useStore(chat, (s) => (s.activeId ? s.threadErrors[s.activeId] : undefined));
+  useChatShortcuts(chat);
+  const [listOpen, setListOpen] = usePersistentFlag('clawloop.conversations-open', true);
 
   useEffect(() => {
     const s = chat.getState();
@@ -24,10 +28,21 @@ export function ChatScreen() {
   }, [chat]);
 
   return (
-    <div className="chat">
+    <div className={listOpen ? 'chat' : 'chat list-collapsed'}>
       <h1 className="visually-hidden">Chat</h1>
-      <ConversationList />
+      {listOpen && <ConversationList />}
       <section className="chat-main" aria-label="Conversation">
+        <div className="chat-bar">
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-expanded={listOpen}
+            aria-controls="conversation-list"
+            onClick={() => setListOpen(!listOpen)}
+          >
+            Conversations
+          </button>
+        </div>
         {error && (
           <p className="error-text chat-error" role="alert">
             {error}

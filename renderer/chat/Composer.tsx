@@ -2,14 +2,21 @@
  * The message box: Enter sends, Shift+Enter starts a new line; Send becomes Stop while an answer
  * streams. What is typed is saved as a draft at once, so a reload or a crash never loses it.
  */
+import { useEffect, useRef } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
+import { COMPOSER_ID, SHORTCUTS } from './useChatShortcuts.js';
 
 export function Composer({ conversationId }: { conversationId: string }) {
   const { chat } = useServices();
   const draft = useStore(chat, (s) => s.drafts[conversationId] ?? '');
   const sending = useStore(chat, (s) => s.sending);
   const streamingHere = sending === conversationId;
+  const box = useRef<HTMLTextAreaElement>(null);
+  // Ready to type: on load and in every conversation opened.
+  useEffect(() => {
+    box.current?.focus();
+  }, [conversationId]);
 
   return (
     <form
@@ -19,14 +26,16 @@ export function Composer({ conversationId }: { conversationId: string }) {
         void chat.getState().send();
       }}
     >
-      <label htmlFor="message-input" className="visually-hidden">
+      <label htmlFor={COMPOSER_ID} className="visually-hidden">
         Message
       </label>
       <textarea
-        id="message-input"
+        id={COMPOSER_ID}
+        ref={box}
         rows={3}
+        aria-describedby="composer-shortcuts"
         value={draft}
-        placeholder="Message your model… (Enter sends, Shift+Enter for a new line)"
+        placeholder="Message your model…"
         onChange={(e) => chat.getState().setDraft(conversationId, e.target.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
@@ -44,6 +53,14 @@ export function Composer({ conversationId }: { conversationId: string }) {
           Send
         </button>
       )}
+      <p id="composer-shortcuts" className="composer-shortcuts muted">
+        {SHORTCUTS.map(([keys, what], i) => (
+          <span key={keys}>
+            {i > 0 && ' · '}
+            <kbd>{keys}</kbd> {what}
+          </span>
+        ))}
+      </p>
     </form>
   );
 }

@@ -1,4 +1,4 @@
-/** The conversation list: new, open, rename, delete (with a confirmation). */
+/** The conversation list: new, search, open, rename, delete (with a confirmation); grouped by day. */
 import { useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
@@ -6,12 +6,17 @@ import { ConfirmDialog } from '../ui/ConfirmDialog.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { when } from '../ui/format.js';
 import type { ConversationSummary } from './chatStore.js';
+import { groupByDate, matches } from './conversationGroups.js';
+import { SEARCH_ID } from './useChatShortcuts.js';
 
-const titleOf = (c: ConversationSummary) => c.title || c.preview || 'New conversation';
+/** The core's pseudo-session of requests that came without a session id: listed, not renamed or deleted here. */
+const UNATTACHED = 'unknown';
+const titleOf = (c: ConversationSummary) => (c.id === UNATTACHED ? 'Requests without a session' : c.title || c.preview || 'New conversation');
 
 function RenameForm({ c, done }: { c: ConversationSummary; done: () => void }) {
   const { chat } = useServices();
-  const [title, setTitle] = useState(c.title ?? '');
+  // Prefilled with what the list shows, so a small change is a small edit.
+  const [title, setTitle] = useState(titleOf(c));
   return (
     <form
       className="rename-form"
@@ -24,7 +29,18 @@ function RenameForm({ c, done }: { c: ConversationSummary; done: () => void }) {
       <label className="visually-hidden" htmlFor={`rename-${c.id}`}>
         Conversation title
       </label>
-      <input id={`rename-${c.id}`} value={title} onChange={(e) => setTitle(e.target.value)} autoFocus onKeyDown={(e) => e.key === 'Escape' && done()} />
+      <input
+        id={`rename-${c.id}`}
+        value={title}
+        onChange={(e) => setTitle(e.target.value)}
+        autoFocus
+        onFocus={(e) => e.currentTarget.select()}
+        onKeyDown={(e) => {
+          if (e.key !== 'Escape') return;
+          e.preventDefault();
+          done();
+        }}
+      />
       <button type="submit" className="btn btn-small">
         Save
       </button>
@@ -41,6 +57,7 @@ function ConversationItem({ c, active, rename, remove }: { c: ConversationSummar
         <span className="conversation-title">{titleOf(c)}</span>
         <span className="muted conversation-time">{when(c.last_seen_at ?? c.created_at)}</span>
       </button>
+      {c.id !== UNATTACHED && (
       <span className="conversation-actions">
         <button type="button" className="btn btn-small" aria-label={`Rename ${titleOf(c)}`} onClick={rename}>
           ✎
@@ -49,6 +66,7 @@ function ConversationItem({ c, active, rename, remove }: { c: ConversationSummar
           🗑
         </button>
       </span>
+      )}
     </>
   );
 }
@@ -80,24 +98,36 @@ export function ConversationList() {
   const sending = useStore(chat, (s) => s.sending);
   const [renaming, setRenaming] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<ConversationSummary | null>(null);
+  const [query, setQuery] = useState('');
+  const shown = conversations.filter((c) => matches(c, titleOf(c), query));
 
   return (
-    <aside className="conversations" aria-label="Conversations">
+    <aside className="conversations" id="conversation-list" aria-label="Conversations">
       <button type="button" className="btn btn-primary new-conversation" onClick={() => chat.getState().newConversation()} disabled={!!sending}>
         New conversation
       </button>
+      <label htmlFor={SEARCH_ID} className="visually-hidden">
+        Search conversations
+      </label>
+      <input id={SEARCH_ID} type="search" className="conversation-search" placeholder="Search (Ctrl+K)" value={query} onChange={(e) => setQuery(e.target.value)} />
       <ErrorText>{listError}</ErrorText>
-      <ul>
-        {conversations.map((c) => (
-          <li key={c.id} className={c.id === activeId ? 'active' : undefined}>
-            {renaming === c.id ? (
-              <RenameForm c={c} done={() => setRenaming(null)} />
-            ) : (
-              <ConversationItem c={c} active={c.id === activeId} rename={() => setRenaming(c.id)} remove={() => setDeleting(c)} />
-            )}
-          </li>
-        ))}
-      </ul>
+      {shown.length === 0 && query.trim() && <p className="muted">No conversation matches “{query.trim()}”.</p>}
+      {groupByDate(shown, Date.now()).map((g) => (
+        <section key={g.label} aria-label={g.label}>
+          <h2 className="conversation-group">{g.label}</h2>
+          <ul>
+            {g.items.map((c) => (
+              <li key={c.id} className={c.id === activeId ? 'active' : undefined}>
+                {renaming === c.id ? (
+                  <RenameForm c={c} done={() => setRenaming(null)} />
+                ) : (
+                  <ConversationItem c={c} active={c.id === activeId} rename={() => setRenaming(c.id)} remove={() => setDeleting(c)} />
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
       {deleting && <DeleteConversation c={deleting} close={() => setDeleting(null)} />}
     </aside>
   );

@@ -1,20 +1,33 @@
 /**
- * Where an answer's feedback is on its way into the model: queued → judged (score, the hint) →
- * trained in step N → live in vK, or why it will not be trained. The words come from the core's
- * receipt; the status element holds only the current stage, so it is announced as it moves.
+ * Where an answer's feedback is on its way into the model: queued (a rating waits a moment for its
+ * hint) → judged (score, the hint and whose it is) → trained in step N → live in vK, or why it will
+ * not be trained. The words come from the core's receipt; the status element holds only the current
+ * stage, so it is announced as it moves.
  */
+import { useEffect, useState } from 'react';
 import type { Receipt as ReceiptView, TurnFeedback } from '../api/contract.js';
 import { signed } from '../ui/format.js';
 
 const ORDER = ['queued', 'judged', 'trained', 'live'] as const;
 
-export function receiptText(r: ReceiptView): string {
-  const hint = r.hint ? ` · hint “${r.hint.length > 80 ? `${r.hint.slice(0, 77)}…` : r.hint}”` : '';
+function hintText(r: ReceiptView): string {
+  if (!r.hint) return '';
+  const quoted = `“${r.hint.length > 80 ? `${r.hint.slice(0, 77)}…` : r.hint}”`;
+  return r.hint_source === 'judge' ? ` · the judge's hint ${quoted}` : ` · your hint ${quoted}`;
+}
+
+/** The receipt in words; `secondsLeft`: how long a hint may still join the rating (null: no wait). */
+export function receiptText(r: ReceiptView, secondsLeft: number | null = null): string {
+  const hint = hintText(r);
   switch (r.stage) {
     case 'queued':
-      return 'Feedback queued for the judge';
-    case 'judged':
-      return `Judged: score ${signed(r.score, 0)}${hint}`;
+      return secondsLeft !== null
+        ? `Rated · a hint added in the next ${secondsLeft} s trains together with this rating`
+        : 'Feedback queued for the judge';
+    case 'judged': {
+      const review = r.hint_source === 'judge' && secondsLeft !== null ? ` · trains in ${secondsLeft} s unless you reject it` : '';
+      return `Judged: score ${signed(r.score, 0)}${hint}${review}${r.feedback_open === false ? ' · in training now: feedback can no longer change' : ''}`;
+    }
     case 'trained':
       return `Judged ${signed(r.score, 0)}${hint} · trained in step ${r.step ?? '?'}`;
     case 'live':
@@ -26,7 +39,23 @@ export function receiptText(r: ReceiptView): string {
   }
 }
 
-export function Receipt({ receipt, feedback }: { receipt: ReceiptView | undefined; feedback: TurnFeedback | null }) {
+/** Whole seconds until `until` (ms), ticking each second; null when there is no such time or it passed. */
+function useSecondsLeft(until: number | null | undefined): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!until) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [until]);
+  if (!until) return null;
+  const left = Math.ceil((until - now) / 1000);
+  return left > 0 ? left : null;
+}
+
+/** The receipt, and the judge's hint's Reject while it can still be rejected. */
+export function Receipt({ receipt, feedback, onRejectJudgeHint }: { receipt: ReceiptView | undefined; feedback: TurnFeedback | null; onRejectJudgeHint?: () => void }) {
+  const secondsLeft = useSecondsLeft(receipt?.hint_until);
   if (!receipt || receipt.stage === 'none') {
     if (!feedback || (!feedback.rating && !feedback.hint)) return null;
     return (
@@ -45,7 +74,15 @@ export function Receipt({ receipt, feedback }: { receipt: ReceiptView | undefine
           ))}
         </ol>
       )}
-      <span role="status">{receiptText(receipt)}</span>
+      <span role="status">
+        {receiptText(receipt, secondsLeft)}
+        {feedback?.reject_judge_hint && receipt.stage !== 'not_trained' ? " · you rejected the judge's hint" : ''}
+      </span>
+      {receipt.hint_source === 'judge' && receipt.feedback_open && onRejectJudgeHint && (
+        <button type="button" className="btn btn-small" onClick={onRejectJudgeHint}>
+          Reject the judge’s hint
+        </button>
+      )}
     </div>
   );
 }

@@ -5,8 +5,41 @@ import { useServices } from '../app/servicesContext.js';
 import { AnswerView } from './AnswerView.js';
 import { UserMessage } from './UserMessage.js';
 import type { ChatItem } from './thread.js';
+import { COMPOSER_ID, focusById } from './useChatShortcuts.js';
 
 const EMPTY: ChatItem[] = [];
+
+/** What the bundled model answers well (README: arithmetic word problems, unit conversions). */
+const EXAMPLES = ['How many minutes are in 3 hours?', 'Convert 2 km to meters.', 'A box holds 12 eggs. How many eggs are in 4 boxes?'];
+
+/** A new conversation: what to do, and a few prompts to start from (a click puts one in the message box). */
+function EmptyThread({ conversationId }: { conversationId: string }) {
+  const { chat } = useServices();
+  return (
+    <li className="thread-empty">
+      <p className="muted">
+        Ask anything. Rate answers with 👍 or 👎, or add a hint: your model learns from it in the background, and each answer shows how far its feedback has got.
+      </p>
+      <p className="muted">Try one of these:</p>
+      <ul className="examples">
+        {EXAMPLES.map((e) => (
+          <li key={e}>
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={() => {
+                chat.getState().setDraft(conversationId, e);
+                focusById(COMPOSER_ID);
+              }}
+            >
+              {e}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </li>
+  );
+}
 
 export function ThreadView({ conversationId }: { conversationId: string }) {
   const { chat } = useServices();
@@ -22,7 +55,10 @@ export function ThreadView({ conversationId }: { conversationId: string }) {
 
   let lastUser = -1;
   let lastAnswer = -1;
-  items.forEach((it, i) => (it.kind === 'user' ? (lastUser = i) : (lastAnswer = i)));
+  items.forEach((it, i) => {
+    if (it.kind === 'user') lastUser = i;
+    else if (!it.side) lastAnswer = i;
+  });
 
   return (
     <ol
@@ -34,11 +70,7 @@ export function ThreadView({ conversationId }: { conversationId: string }) {
         pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
       }}
     >
-      {items.length === 0 && (
-        <li className="thread-empty muted">
-          Ask anything. Rate answers with 👍 or 👎, or add a hint: your model learns from it in the background, and each answer shows how far its feedback has got.
-        </li>
-      )}
+      {items.length === 0 && <EmptyThread conversationId={conversationId} />}
       {items.map((it, i) =>
         it.kind === 'user' ? (
           <li key={it.key}>

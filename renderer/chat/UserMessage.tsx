@@ -1,7 +1,19 @@
 /** A message the user sent; the last one can be edited and sent again. */
 import { useState } from 'react';
+import { envelopeOf, INTERNAL_CONTEXT, stripEnvelope } from '../../main/protocol/messageEnvelope.js';
 import { useServices } from '../app/servicesContext.js';
 import type { UserItem } from './thread.js';
+
+/** OpenClaw's envelope ("[Fri 2026-11-27 12:03 UTC]"), shown small above the user's words. */
+function Envelope({ text }: { text: string }) {
+  const envelope = envelopeOf(text);
+  if (!envelope) return null;
+  return (
+    <small className="muted envelope" title="Added by the client (OpenClaw) in front of the message; the model saw it">
+      {envelope.slice(1, -1)}
+    </small>
+  );
+}
 
 export function UserMessage({ item, editable }: { item: UserItem; editable: boolean }) {
   const { chat } = useServices();
@@ -33,10 +45,18 @@ export function UserMessage({ item, editable }: { item: UserItem; editable: bool
       </form>
     );
   }
+  if (item.content.startsWith(INTERNAL_CONTEXT))
+    return (
+      <details className="message message-context">
+        <summary>Context OpenClaw added (not your words)</summary>
+        <p className="user-text">{item.content}</p>
+      </details>
+    );
   return (
     <article className="message message-user" aria-label={item.role === 'user' ? 'Your message' : `${item.role} message`}>
       {item.role !== 'user' && <span className="badge">{item.role}</span>}
-      <p className="user-text">{item.content}</p>
+      <Envelope text={item.content} />
+      <p className="user-text">{stripEnvelope(item.content)}</p>
       {editable && (
         <button
           type="button"

@@ -3,7 +3,9 @@ import type { KeyValueStorage } from '../api/apiKey.js';
 import { safeGet } from '../api/apiKey.js';
 import type { ChatContext, ChatData, ChatDeps, ConversationSummary, GetChat, SetChat } from './chatStore.js';
 import { errorText } from './errorText.js';
-import { threadFromTurns } from './thread.js';
+import { isCompareSession } from '../ui/compareSessions.js';
+import { threadFromTurns } from './threadFromTurns.js';
+import { unsentConversations, withUnsent } from './unsentMessages.js';
 
 /** Where the open conversation's id is kept, so a reload opens it again. */
 export const ACTIVE_CONVERSATION_KEY = 'clawloop.activeConversation';
@@ -64,6 +66,12 @@ function setActive({ set, deps }: ChatContext, id: string | null): void {
 function mergeConversations(remote: ConversationSummary[], state: ChatData): ConversationSummary[] {
   const known = new Set(remote.map((c) => c.id));
   const local = state.conversations.filter((c) => c.local && !known.has(c.id));
+  // A first message sent while the core was away: the core does not know the conversation yet.
+  for (const u of unsentConversations(state.unsent, known)) {
+    if (local.some((c) => c.id === u.id)) continue;
+    const listed = state.conversations.find((c) => c.id === u.id);
+    local.push(listed ? { ...listed, local: true } : u);
+  }
   const { activeId, drafts } = state;
   if (activeId && !known.has(activeId) && !local.some((c) => c.id === activeId) && drafts[activeId]) {
     local.push({ id: activeId, title: null, preview: null, created_at: Date.now(), last_seen_at: null, local: true });
@@ -75,7 +83,8 @@ async function loadConversations({ set, get, deps }: ChatContext): Promise<void>
   try {
     const { data } = await deps.api.sessions();
     const remote: ConversationSummary[] = data
-      .filter((s) => s.id !== 'unknown')
+      // Compare's one-turn sessions are listed under Checkpoints, not here.
+      .filter((s) => !isCompareSession(s.id))
       .map((s) => ({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at }));
     set({ conversations: mergeConversations(remote, get()), listError: null });
   } catch (err) {
@@ -97,10 +106,11 @@ async function select(c: ChatContext, id: string): Promise<void> {
   await c.get().loadThread(id);
 }
 
-async function loadThread({ set, get, deps }: ChatContext, id: string): Promise<void> {
-  const conv = get().conversations.find((c) => c.id === id);
+async function loadThread(c: ChatContext, id: string): Promise<void> {
+  const { set, get, deps } = c;
+  const conv = get().conversations.find((x) => x.id === id);
   if (conv?.local) {
-    set((s) => ({ threads: { ...s.threads, [id]: s.threads[id] ?? [] } }));
+    set((s) => ({ threads: { ...s.threads, [id]: s.threads[id] ?? withUnsent(c, id, []) } }));
     return;
   }
   try {
@@ -108,7 +118,8 @@ async function loadThread({ set, get, deps }: ChatContext, id: string): Promise<
     const turns = { ...get().turns };
     for (const t of detail.turns) turns[t.id] = t;
     if (get().sending === id) return; // a stream owns this thread now
-    set((s) => ({ threads: { ...s.threads, [id]: threadFromTurns(detail.turns) }, turns, threadErrors: omit(s.threadErrors, id) }));
+    const thread = withUnsent(c, id, threadFromTurns(detail.turns));
+    set((s) => ({ threads: { ...s.threads, [id]: thread }, turns, threadErrors: omit(s.threadErrors, id) }));
   } catch (err) {
     set((s) => ({ threadErrors: { ...s.threadErrors, [id]: `Could not open this conversation: ${errorText(err)}` } }));
   }

@@ -13,6 +13,8 @@ export interface FeedbackActions {
   /** 👍 or 👎; the same rating again clears it. */
   rate(turnId: string, rating: 'up' | 'down'): Promise<void>;
   submitHint(turnId: string, hint: string): Promise<void>;
+  /** The hint judge's hint for this answer does not train; the answer is judged again without it. */
+  rejectJudgeHint(turnId: string): Promise<void>;
   /** Fetches the core's view of a turn (its feedback and receipt). */
   refreshTurn(turnId: string): Promise<void>;
   /**
@@ -35,6 +37,7 @@ export function feedbackActions(set: SetChat, get: GetChat, deps: ChatDeps): Fee
       return feedback(c, turnId, { rating: current === rating ? null : rating });
     },
     submitHint: (turnId, hint) => feedback(c, turnId, { hint: hint.trim() || null }),
+    rejectJudgeHint: (turnId) => feedback(c, turnId, { reject_judge_hint: true }),
     async refreshTurn(turnId) {
       try {
         putTurn(c, await deps.api.turn(turnId));
@@ -72,10 +75,15 @@ function refetchTrained(get: GetChat, later: (turnId: string) => void): void {
 }
 
 /** Shows the change at once, sends it, and undoes it when the core refuses. */
-async function feedback(c: ChatContext, turnId: string, change: { rating?: 'up' | 'down' | null; hint?: string | null }): Promise<void> {
+async function feedback(
+  c: ChatContext,
+  turnId: string,
+  change: { rating?: 'up' | 'down' | null; hint?: string | null; reject_judge_hint?: boolean },
+): Promise<void> {
   const before = c.get().turns[turnId];
   if (before) {
-    const fb = { rating: before.feedback?.rating ?? null, hint: before.feedback?.hint ?? null, updated_at: Date.now(), ...change };
+    const was = before.feedback;
+    const fb = { rating: was?.rating ?? null, hint: was?.hint ?? null, reject_judge_hint: was?.reject_judge_hint ?? false, updated_at: Date.now(), ...change };
     putTurn(c, { ...before, feedback: fb });
   }
   try {

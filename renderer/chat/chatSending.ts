@@ -8,6 +8,7 @@ import type { ChatDelta } from '../api/chatStream.js';
 import type { ChatContext, ChatDeps, GetChat, SetChat } from './chatStore.js';
 import { errorText } from './errorText.js';
 import { lastUserIndex, newAnswer, requestMessages, titleFrom, type AnswerItem, type ChatItem } from './thread.js';
+import { forgetUnsent, keepUnsent } from './unsentMessages.js';
 
 export interface SendingActions {
   /** Sends the active conversation's draft. */
@@ -140,10 +141,13 @@ function tokenBatcher(frame: ChatDeps['frame'], apply: (content: string, reasoni
   };
 }
 
+function unreachable(err: unknown): boolean {
+  return err instanceof CoreUnreachableError || /network|fetch|terminated|socket/i.test(errorText(err));
+}
+
 function failureText(err: unknown): string {
   const text = errorText(err);
-  if (err instanceof CoreUnreachableError || /network|fetch|terminated|socket/i.test(text))
-    return `The core stopped answering: ${text}. Your message is kept; use Regenerate when it is back.`;
+  if (unreachable(err)) return `The core stopped answering: ${text}. Your message is kept; use Regenerate when it is back.`;
   return text;
 }
 
@@ -162,10 +166,14 @@ async function stream(c: ChatContext, now: Streaming, t: Target, items: ChatItem
     );
     tokens.flush();
     patch((a) => ({ ...a, streaming: false, finishReason: result.finishReason, turnId: result.completionId || a.turnId }));
+    if (turnType === 'main') forgetUnsent(c, t.conv);
     if (result.completionId) void c.get().refreshTurn(result.completionId);
   } catch (err) {
     tokens.flush();
     patch((a) => ({ ...a, streaming: false, finishReason: 'error', error: failureText(err) }));
+    // The message survives a reconnect's reload of the thread, and a page reload, until answered.
+    const asked = items[end - 1];
+    if (turnType === 'main' && unreachable(err) && asked?.kind === 'user') keepUnsent(c, t.conv, asked.content);
   } finally {
     if (now.controller === ctl) now.controller = null;
     c.set({ sending: null });

@@ -127,7 +127,7 @@ test('chat: a rating is sent, the turn refetched; pressing it again clears it; a
     'POST /v1/feedback': (r) => {
       const b = r.body as { rating?: 'up' | 'down' | null };
       if (b.rating === 'down') return apiError(409, 'this turn has been trained on already', 'completion_id');
-      view = { ...view, feedback: { rating: b.rating ?? null, hint: null, updated_at: 1 }, receipt: receipt('queued') };
+      view = { ...view, feedback: { rating: b.rating ?? null, hint: null, reject_judge_hint: false, updated_at: 1 }, receipt: receipt('queued') };
       return json(200, { completion_id: 't1', rating: b.rating ?? null, hint: null, updated_at: 1, session_id: 's1', turn_type: 'main', trainable: true });
     },
     'GET /api/turns/:id': () => json(200, view),

@@ -13,6 +13,7 @@ import type { ChatItem } from './thread.js';
 import { ACTIVE_CONVERSATION_KEY, conversationActions, loadDrafts, type ConversationActions } from './chatConversations.js';
 import { sendingActions, type SendingActions } from './chatSending.js';
 import { feedbackActions, type FeedbackActions } from './chatFeedback.js';
+import { loadUnsent } from './unsentMessages.js';
 
 export interface ConversationSummary {
   id: string;
@@ -38,6 +39,8 @@ export interface ChatData {
   turns: Record<string, TurnView>;
   /** The error of the last action on an answer (by turn id or item key), shown next to it. */
   actionErrors: Record<string, string>;
+  /** Per conversation, a message sent while the core was not answering (kept in storage; see unsentMessages.ts). */
+  unsent: Record<string, string>;
 }
 
 export type ChatState = ChatData & ConversationActions & SendingActions & FeedbackActions;
@@ -76,6 +79,7 @@ export function createChatStore(deps: ChatDeps): ChatStore {
     sending: null,
     turns: {},
     actionErrors: {},
+    unsent: loadUnsent(deps.storage),
     ...conversationActions(set, get, deps),
     ...sendingActions(set, get, deps),
     ...feedbackActions(set, get, deps),

@@ -1,8 +1,9 @@
 /**
- * A conversation as the chat screen shows it, and how it maps to and from the core's records:
- * the messages a request sends, and the thread rebuilt from a session's recorded turns.
+ * A conversation as the chat screen shows it, and the messages a request sends from it (the thread
+ * rebuilt from a session's recorded turns is threadFromTurns.ts).
  */
-import type { TurnView, WireMessage } from '../api/contract.js';
+import { stripEnvelope } from '../../main/protocol/messageEnvelope.js';
+import type { WireMessage } from '../api/contract.js';
 
 export interface UserItem {
   kind: 'user';
@@ -10,6 +11,16 @@ export interface UserItem {
   /** user, or tool/system when a recorded session (e.g. from OpenClaw) had those. */
   role: string;
   content: string;
+}
+
+/** A tool the model called in an answer, with the result the client sent back (when it did). */
+export interface ToolCallItem {
+  id: string;
+  name: string;
+  /** As the model wrote them (JSON text, usually). */
+  arguments: string;
+  /** The tool message answering this call, from the next request; undefined while none came. */
+  result?: string;
 }
 
 /** An answer of the model; `again` is the same prompt re-asked on the live version (Ask again). */
@@ -28,6 +39,15 @@ export interface AnswerItem {
   /** Why it failed, in words, when it did. */
   error: string | null;
   again?: AnswerItem;
+  /** The tools it called (OpenClaw and other agents), each with its result. */
+  toolCalls?: ToolCallItem[];
+  /**
+   * A side turn shown in its own right (a helper request such as a compaction summary, or a request
+   * without a session): the last message it answered. Side turns are served, never trained on.
+   */
+  side?: { prompt: string; role: string };
+  /** In the conversation's history, but no recorded turn wrote it (another model, or a client that edited it). */
+  unrecorded?: boolean;
 }
 
 export type ChatItem = UserItem | AnswerItem;
@@ -66,63 +86,8 @@ export function messageText(m: WireMessage): string {
   return '';
 }
 
-function answerFromTurn(t: TurnView): AnswerItem {
-  return {
-    kind: 'answer',
-    key: `t-${t.id}`,
-    turnId: t.id,
-    content: t.response,
-    reasoning: t.reasoning ?? '',
-    version: t.adapter_version,
-    streaming: false,
-    finishReason: t.finish_reason,
-    error: null,
-  };
-}
-
-/**
- * Rebuilds a thread from a session's turns: the newest main turn's request plus its answer, each
- * earlier answer matched to the turn that wrote it (same position, same text), and side turns that
- * re-asked an answer's prompt attached to it as `again`.
- */
-export function threadFromTurns(turns: TurnView[]): ChatItem[] {
-  const sorted = [...turns].sort((a, b) => a.created_at - b.created_at);
-  const main = sorted.filter((t) => t.type === 'main');
-  const last = main.at(-1) ?? sorted.at(-1);
-  if (!last) return [];
-  const items: ChatItem[] = [];
-  const answers: AnswerItem[] = [];
-  last.messages.forEach((m, i) => {
-    if (m.role === 'system' || m.role === 'developer') return;
-    if (m.role !== 'assistant') {
-      items.push({ kind: 'user', key: `m-${last.id}-${i}`, role: m.role, content: messageText(m) });
-      return;
-    }
-    const text = messageText(m);
-    const writer = [...main].reverse().find((t) => t.messages.length === i && t.response === text);
-    const a = writer ? answerFromTurn(writer) : { ...answerFromTurn(last), key: `m-${last.id}-${i}`, turnId: null, content: text, reasoning: '', version: null };
-    items.push(a);
-    answers.push(a);
-  });
-  const final = answerFromTurn(last);
-  items.push(final);
-  answers.push(final);
-  for (const side of sorted.filter((t) => t.type !== 'main')) {
-    const target = answers.find((a) => {
-      const t = main.find((x) => x.id === a.turnId);
-      return t && sameMessages(t.messages, side.messages);
-    });
-    if (target) target.again = answerFromTurn(side);
-  }
-  return items;
-}
-
-function sameMessages(a: WireMessage[], b: WireMessage[]): boolean {
-  return a.length === b.length && a.every((m, i) => m.role === b[i].role && messageText(m) === messageText(b[i]));
-}
-
-/** A title from the first user message: one line, at most 60 characters. */
+/** A title from the first user message, in the user's own words (no OpenClaw envelope): one line, at most 60 characters. */
 export function titleFrom(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = stripEnvelope(text).replace(/\s+/g, ' ').trim();
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }

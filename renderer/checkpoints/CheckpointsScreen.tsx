@@ -1,6 +1,6 @@
 /**
  * Checkpoints: every saved adapter in lineage order (parent → child) with its version, step, time,
- * samples, mean reward, competence and badges; per row Roll back, Pin, Export and Compare.
+ * samples, mean reward, competence and badges; per row Roll back (asked first), Pin, Export and Compare.
  */
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
@@ -12,8 +12,16 @@ import { OutcomeText } from '../ui/OutcomeText.js';
 import { TableHead } from '../ui/TableHead.js';
 import { ComparePanel } from './ComparePanel.js';
 import { ExportDialog } from './ExportDialog.js';
+import { PastComparisons } from './PastComparisons.js';
 import { lineageRows } from './checkpointsStore.js';
+import { RollbackDialog, type RollbackTarget } from './RollbackDialog.js';
 import './checkpoints.css';
+
+/** A checkpoint's folder name as words: 'step-000006' → 'step 6'. */
+function stepName(id: string): string {
+  const m = /^step-0*(\d+)$/.exec(id);
+  return m ? `step ${m[1]}` : id;
+}
 
 const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward', 'Competence', 'Status', 'Actions'] as const;
 
@@ -32,7 +40,16 @@ function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null })
   );
 }
 
-function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointInfo; branch: boolean; versions: Map<string, number>; onExport: () => void; onCompare: () => void }) {
+interface RowProps {
+  row: CheckpointInfo;
+  branch: boolean;
+  versions: Map<string, number>;
+  onExport: () => void;
+  onCompare: () => void;
+  onRollback: () => void;
+}
+
+function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProps) {
   const { checkpoints } = useServices();
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const busy = useStore(checkpoints, (s) => s.busy[row.id]);
@@ -47,7 +64,7 @@ function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointIn
       <td>{row.step}</td>
       <td>{when(row.created_at)}</td>
       <td>
-        {parent !== undefined ? `v${parent}` : row.parent_id ? row.parent_id : 'base'}
+        {parent !== undefined ? `v${parent}` : row.parent_id ? `${stepName(row.parent_id)} (removed)` : 'base'}
         {branch && (
           <>
             {' '}
@@ -65,10 +82,16 @@ function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointIn
       </td>
       <td>
         <div className="row actions">
-          <button type="button" className="btn btn-small" disabled={isLive || !!busy} onClick={() => void checkpoints.getState().rollback(row.id)}>
+          <button type="button" className="btn btn-small" disabled={isLive || !!busy} onClick={onRollback}>
             Roll back
           </button>
-          <button type="button" className="btn btn-small" aria-pressed={row.pinned} disabled={!!busy} onClick={() => void checkpoints.getState().togglePin(row.id)}>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-pressed={row.pinned}
+            disabled={!!busy}
+            onClick={() => void checkpoints.getState().togglePin(row.id)}
+          >
             Pin
           </button>
           <button type="button" className="btn btn-small" disabled={!!busy} onClick={onExport}>
@@ -86,7 +109,7 @@ function Row({ row, branch, versions, onExport, onCompare }: { row: CheckpointIn
 }
 
 export function CheckpointsScreen() {
-  const { checkpoints, core } = useServices();
+  const { checkpoints, core, compare } = useServices();
   const rows = useStore(checkpoints, (s) => s.rows);
   const error = useStore(checkpoints, (s) => s.error);
   const loaded = useStore(checkpoints, (s) => s.loaded);
@@ -94,6 +117,8 @@ export function CheckpointsScreen() {
   const liveVersion = useStore(core, (s) => s.liveVersion);
   const [exporting, setExporting] = useState<CheckpointInfo | null>(null);
   const [comparing, setComparing] = useState<string | null>(null);
+  const comparedAt = useStore(compare, (s) => (s.running ? null : s.answers));
+  const [rollingBack, setRollingBack] = useState<RollbackTarget | null>(null);
   useEffect(() => void checkpoints.getState().load(), [checkpoints]);
   const versions = new Map(rows.map((r) => [r.id, r.adapter_version]));
 
@@ -101,26 +126,41 @@ export function CheckpointsScreen() {
     <div>
       <h1>Checkpoints</h1>
       <p className="muted">
-        Live now: v{liveVersion ?? '?'} ({liveId ?? 'the base model'}). Rolling back makes a checkpoint live at once as a new version; training goes on from it.
+        Live now: v{liveVersion ?? '?'} ({liveId ? `trained in ${stepName(liveId)}` : 'the base model'}). Rolling back makes a checkpoint
+        live at once as a new version; training goes on from it.
       </p>
       <ErrorText>{error}</ErrorText>
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
-      <table>
-        <caption>{loaded ? `${rows.length} checkpoint(s), newest first; “From” is the checkpoint each was trained from.` : 'Loading…'}</caption>
-        <TableHead columns={COLUMNS} />
-        <tbody>
-          {lineageRows(rows).map(({ row, branch }) => (
-            <Row key={row.id} row={row} branch={branch} versions={versions} onExport={() => setExporting(row)} onCompare={() => setComparing(row.id)} />
-          ))}
-          <BaseRow live={liveId === null} />
-        </tbody>
-      </table>
+      <div className="table-scroll">
+        <table>
+          <caption>
+            {loaded ? `${rows.length} checkpoint(s), newest first; “From” is the checkpoint each was trained from.` : 'Loading…'}
+          </caption>
+          <TableHead columns={COLUMNS} />
+          <tbody>
+            {lineageRows(rows).map(({ row, branch }) => (
+              <Row
+                key={row.id}
+                row={row}
+                branch={branch}
+                versions={versions}
+                onExport={() => setExporting(row)}
+                onCompare={() => setComparing(row.id)}
+                onRollback={() => setRollingBack({ id: row.id, label: `v${row.adapter_version} (step ${row.step})` })}
+              />
+            ))}
+            <BaseRow live={liveId === null} onRollback={() => setRollingBack({ id: 'base', label: 'v0 (the base model)' })} />
+          </tbody>
+        </table>
+        <PastComparisons refresh={comparedAt} />
+      </div>
       {exporting && <ExportDialog row={exporting} close={() => setExporting(null)} />}
+      {rollingBack && <RollbackDialog target={rollingBack} close={() => setRollingBack(null)} />}
     </div>
   );
 }
 
-function BaseRow({ live }: { live: boolean }) {
+function BaseRow({ live, onRollback }: { live: boolean; onRollback: () => void }) {
   const { checkpoints } = useServices();
   const busy = useStore(checkpoints, (s) => s.busy.base);
   const outcome = useStore(checkpoints, (s) => s.outcomes.base);
@@ -132,7 +172,7 @@ function BaseRow({ live }: { live: boolean }) {
       </td>
       <td>{live && <span className="badge badge-live">Live</span>}</td>
       <td>
-        <button type="button" className="btn btn-small" disabled={live || !!busy} onClick={() => void checkpoints.getState().rollback('base')}>
+        <button type="button" className="btn btn-small" disabled={live || !!busy} onClick={onRollback}>
           Roll back
         </button>
         {outcome && <OutcomeText ok={outcome.ok}>{outcome.message}</OutcomeText>}

@@ -1,11 +1,14 @@
-/** Compare: one prompt, two versions side by side; the better one is picked and recorded as feedback. */
+/**
+ * Compare: one prompt, two different versions side by side; the verdict (A or B is better, about
+ * the same, both bad) is recorded as feedback.
+ */
 import { useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import type { CheckpointInfo } from '../api/contract.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Markdown } from '../ui/Markdown.js';
-import { bothComplete, type CompareAnswer, type Side } from './compareStore.js';
+import { bothComplete, identicalAnswers, sameVersion, type CompareAnswer, type Side } from './compareStore.js';
 
 function options(rows: CheckpointInfo[]) {
   return [
@@ -15,7 +18,7 @@ function options(rows: CheckpointInfo[]) {
   ];
 }
 
-/** `canPick`: both answers are complete (an answer is recorded, and can be rated, once it has ended). */
+/** `canPick`: both answers are complete (an answer is recorded, and can be rated, once it has ended) and differ. */
 function Answer({ side, a, picked, canPick }: { side: Side; a: CompareAnswer; picked: boolean; canPick: boolean }) {
   const { compare } = useServices();
   return (
@@ -29,6 +32,24 @@ function Answer({ side, a, picked, canPick }: { side: Side; a: CompareAnswer; pi
         {side.toUpperCase()} is better
       </button>
     </section>
+  );
+}
+
+/** The verdicts that need no winner: about the same (nothing trains), both bad (👎 on both). */
+function NoWinner({ answers }: { answers: Record<Side, CompareAnswer> }) {
+  const { compare } = useServices();
+  const picked = useStore(compare, (s) => s.picked);
+  const complete = bothComplete(answers);
+  return (
+    <div className="row">
+      {complete && identicalAnswers(answers) && <p className="muted">The two answers are the same text: neither can be better.</p>}
+      <button type="button" className="btn btn-small" aria-pressed={picked === 'same'} disabled={!complete} onClick={() => void compare.getState().pick('same')}>
+        About the same
+      </button>
+      <button type="button" className="btn btn-small" aria-pressed={picked === 'both_bad'} disabled={!complete} onClick={() => void compare.getState().pick('both_bad')}>
+        Both bad
+      </button>
+    </div>
   );
 }
 
@@ -49,17 +70,19 @@ function VersionSelect({ label, value, onChange, rows }: { label: string; value:
 
 /** The two versions and the prompt; Ask both, and Close. */
 function CompareForm({ first, rows, close }: { first: string; rows: CheckpointInfo[]; close: () => void }) {
-  const { compare } = useServices();
+  const { compare, checkpoints } = useServices();
   const prompt = useStore(compare, (s) => s.prompt);
   const running = useStore(compare, (s) => s.running);
+  const liveId = useStore(checkpoints, (s) => s.liveId);
   const [a, setA] = useState(first);
-  const [b, setB] = useState('live');
+  const [b, setB] = useState(first === (liveId ?? 'base') ? 'base' : 'live');
+  const same = sameVersion(a, b, liveId);
   return (
     <form
       className="row"
       onSubmit={(e) => {
         e.preventDefault();
-        void compare.getState().run(a, b);
+        if (!same) void compare.getState().run(a, b);
       }}
     >
       <VersionSelect label="A" value={a} onChange={setA} rows={rows} />
@@ -68,7 +91,7 @@ function CompareForm({ first, rows, close }: { first: string; rows: CheckpointIn
         Prompt
       </label>
       <input id="compare-prompt" className="grow" placeholder="A prompt for both versions" value={prompt} onChange={(e) => compare.getState().setPrompt(e.target.value)} />
-      <button type="submit" className="btn btn-primary" disabled={running || !prompt.trim()}>
+      <button type="submit" className="btn btn-primary" disabled={running || !prompt.trim() || same} aria-describedby={same ? 'compare-same' : undefined}>
         Ask both
       </button>
       <button
@@ -81,6 +104,11 @@ function CompareForm({ first, rows, close }: { first: string; rows: CheckpointIn
       >
         Close
       </button>
+      {same && (
+        <p id="compare-same" className="muted">
+          A and B are the same version: choose two different versions to compare.
+        </p>
+      )}
     </form>
   );
 }
@@ -90,16 +118,18 @@ export function ComparePanel({ first, rows, close }: { first: string; rows: Chec
   const answers = useStore(compare, (s) => s.answers);
   const picked = useStore(compare, (s) => s.picked);
   const message = useStore(compare, (s) => s.pickMessage);
+  const canPick = !!answers && bothComplete(answers) && !identicalAnswers(answers);
   return (
     <section className="card compare" aria-labelledby="compare-title">
       <h2 id="compare-title">Compare two versions</h2>
       <CompareForm first={first} rows={rows} close={close} />
       {answers && (
         <div className="compare-answers">
-          <Answer side="a" a={answers.a} picked={picked === 'a'} canPick={bothComplete(answers)} />
-          <Answer side="b" a={answers.b} picked={picked === 'b'} canPick={bothComplete(answers)} />
+          <Answer side="a" a={answers.a} picked={picked === 'a'} canPick={canPick} />
+          <Answer side="b" a={answers.b} picked={picked === 'b'} canPick={canPick} />
         </div>
       )}
+      {answers && <NoWinner answers={answers} />}
       {message && <p role="status">{message}</p>}
     </section>
   );

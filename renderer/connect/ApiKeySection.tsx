@@ -5,6 +5,7 @@
 import { useState, useSyncExternalStore } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
+import { ConfirmDialog } from '../ui/ConfirmDialog.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Field } from '../ui/Field.js';
 
@@ -30,9 +31,33 @@ function KnownKey() {
   );
 }
 
+/** Regenerate and Remove change what every client must send: each asks first, saying so. */
+function KeyChangeConfirm({ change, close }: { change: 'regenerate' | 'remove'; close: () => void }) {
+  const { connect } = useServices();
+  const regenerate = change === 'regenerate';
+  return (
+    <ConfirmDialog
+      title={regenerate ? 'Regenerate the API key?' : 'Remove the API key?'}
+      confirmLabel={regenerate ? 'Regenerate key' : 'Remove key'}
+      onCancel={close}
+      onConfirm={() => {
+        void (regenerate ? connect.getState().regenerate() : connect.getState().setKey(null));
+        close();
+      }}
+    >
+      <p>
+        {regenerate
+          ? 'A new key replaces the current one at once. Every client that sends the old key (OpenClaw, other browsers) is refused until you give it the new one; this app switches to the new key itself.'
+          : 'Without a key, any program on this machine can use the API and see your conversations. Clients that send the old key keep working.'}
+      </p>
+    </ConfirmDialog>
+  );
+}
+
 function KeyForm({ keySet }: { keySet: boolean | null }) {
   const { connect } = useServices();
   const [draft, setDraft] = useState('');
+  const [confirming, setConfirming] = useState<'regenerate' | 'remove' | null>(null);
   return (
     <form
       className="row"
@@ -47,14 +72,15 @@ function KeyForm({ keySet }: { keySet: boolean | null }) {
       <button type="submit" className="btn" disabled={!draft.trim()}>
         Set key
       </button>
-      <button type="button" className="btn" onClick={() => void connect.getState().regenerate()}>
+      <button type="button" className="btn" onClick={() => setConfirming('regenerate')}>
         Regenerate key
       </button>
       {keySet && (
-        <button type="button" className="btn btn-danger" onClick={() => void connect.getState().setKey(null)}>
+        <button type="button" className="btn btn-danger" onClick={() => setConfirming('remove')}>
           Remove key
         </button>
       )}
+      {confirming && <KeyChangeConfirm change={confirming} close={() => setConfirming(null)} />}
     </form>
   );
 }

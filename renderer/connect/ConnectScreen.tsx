@@ -80,7 +80,7 @@ function OpenClawEntry({ info }: { info: Info | null }) {
       <h2 id="openclaw-title">OpenClaw</h2>
       {info?.openclaw_note && <p role="note">{info.openclaw_note}</p>}
       <p>
-        Run <code>npx clawloop openclaw</code> to merge this into <code>~/.openclaw/openclaw.json</code> (it keeps a backup and shows what
+        Run <code>node bin/clawloop.js openclaw</code> in the ClawLoop folder to merge this into <code>~/.openclaw/openclaw.json</code> (it keeps a backup and shows what
         it changed), or merge it by hand. OpenClaw uses a changed entry at once.
       </p>
       {snippet && (

@@ -6,6 +6,7 @@ import { useEffect, useState, type HTMLAttributes } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import type { TrainingConfig } from '../api/contract.js';
+import { rangeText, TRAINING_RANGES } from '../../main/protocol/trainingRanges.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Field } from '../ui/Field.js';
 import { OutcomeText } from '../ui/OutcomeText.js';
@@ -31,7 +32,23 @@ function SettingControl({ field, value, onChange, ...wiring }: { field: Training
         ))}
       </select>
     );
-  return <input {...wiring} inputMode="decimal" value={value} placeholder={field.kind.endsWith('?') ? 'default' : undefined} onChange={(e) => onChange(e.target.value)} />;
+  const range = TRAINING_RANGES[field.key];
+  return (
+    <input
+      {...wiring}
+      inputMode="decimal"
+      value={value}
+      title={range ? `${rangeText(range)}: ${range.why}` : undefined}
+      placeholder={field.kind.endsWith('?') ? 'default' : undefined}
+      onChange={(e) => onChange(e.target.value)}
+    />
+  );
+}
+
+/** The field's help with its sane range ("… · 0 to 10"); the reason for the range shows on hover. */
+function helpOf(f: TrainingField): string {
+  const range = TRAINING_RANGES[f.key];
+  return range ? `${f.help} · ${rangeText(range)}` : f.help;
 }
 
 function ApplyRow({ failed }: { failed: boolean }) {
@@ -71,7 +88,7 @@ export function TrainingSettingsForm({ fields, compact }: { fields: readonly Tra
     >
       <div className="settings-grid">
         {fields.map((f) => (
-          <Field key={f.key} label={f.label} help={compact ? undefined : f.help} error={errors[f.key]}>
+          <Field key={f.key} label={f.label} help={compact ? undefined : helpOf(f)} error={errors[f.key]}>
             <SettingControl field={f} value={values[f.key] ?? ''} onChange={(v) => set(f.key, v)} />
           </Field>
         ))}

@@ -28,8 +28,17 @@ test('training settings: only changed fields are sent; empty optional fields mea
 test('training settings: bad values are refused before sending, each with its field and what is allowed', () => {
   const { errors } = patchFromForm(form({ batch_size: '0', learning_rate: 'fast', method: 'magic', lora_rank: '2.5' }), DEFAULT_TRAINING_CONFIG, TRAINING_FIELDS);
   assert.deepEqual(Object.keys(errors).sort(), ['batch_size', 'learning_rate', 'lora_rank', 'method']);
-  assert.match(errors.learning_rate, /Learning rate must be a number/);
-  assert.match(errors.batch_size, /Batch size/);
+  assert.match(errors.learning_rate, /Learning rate needs a number; “fast” is not one/);
+  assert.match(errors.batch_size, /Batch size must be from 1 to 256, whole numbers; you typed 0\. Why: /);
+  assert.match(errors.lora_rank, /LoRA rank needs a whole number; you typed 2\.5/);
+});
+
+test('training settings: values the schema allows but the method makes no sense of are refused in plain words, with the reason', () => {
+  const { errors, patch } = patchFromForm(form({ w_rl: '1000000000', learning_rate: '0.5', kl_coef: '' }), DEFAULT_TRAINING_CONFIG, TRAINING_FIELDS);
+  assert.deepEqual(patch, {});
+  assert.match(errors.w_rl, /^RL weight must be from 0 to 10; you typed 1000000000\. Why: .*drowns/);
+  assert.match(errors.learning_rate, /from 1e-6 to 0\.01/);
+  for (const e of Object.values(errors)) assert.doesNotMatch(e, /Too small|Too big|expected/);
 });
 
 test('training settings: a refusal by the core lands on the field it names; pause reports the new state', async () => {

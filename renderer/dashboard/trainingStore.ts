@@ -5,6 +5,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { TrainingConfigPatchSchema, TRAIN_METHODS } from '../../main/protocol/training.js';
+import { rangeText, TRAINING_RANGES } from '../../main/protocol/trainingRanges.js';
 import type { ApiClient } from '../api/client.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../api/contract.js';
 import { ApiRequestError } from '../api/transport.js';
@@ -54,6 +55,18 @@ export interface TrainingState {
 
 export type TrainingStore = StoreApi<TrainingState>;
 
+/** What is wrong with a typed number, in words, or null: a number, whole where it must be, within the field's sane range. */
+export function numberProblem(f: TrainingField, v: string): string | null {
+  const x = Number(v);
+  const orEmpty = f.kind.endsWith('?') ? ' (or leave it empty for the default)' : '';
+  if (v === '' || !Number.isFinite(x)) return `${f.label} needs a number${orEmpty}; “${v}” is not one.`;
+  const range = TRAINING_RANGES[f.key];
+  const whole = range?.integer || f.kind.startsWith('int');
+  if (whole && !Number.isInteger(x)) return `${f.label} needs a whole number; you typed ${v}.`;
+  if (range && (x < range.min || x > range.max)) return `${f.label} must be from ${rangeText(range)}; you typed ${v}. Why: ${range.why}.`;
+  return null;
+}
+
 /** Turns form strings into a patch of changed fields; errors name the field in words. */
 export function patchFromForm(
   values: Record<string, string>,
@@ -66,8 +79,11 @@ export function patchFromForm(
     const v = (values[f.key] ?? '').trim();
     if (f.kind === 'method') raw[f.key] = v;
     else if (v === '' && f.kind.endsWith('?')) raw[f.key] = null;
-    else if (v === '' || !Number.isFinite(Number(v))) errors[f.key] = `${f.label} must be a number${f.kind.endsWith('?') ? ' or empty' : ''}; got “${v}”.`;
-    else raw[f.key] = Number(v);
+    else {
+      const problem = numberProblem(f, v);
+      if (problem) errors[f.key] = problem;
+      else raw[f.key] = Number(v);
+    }
   }
   const changed = Object.fromEntries(Object.entries(raw).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(config[k as keyof TrainingConfig])));
   const parsed = TrainingConfigPatchSchema.safeParse(changed);
@@ -75,7 +91,7 @@ export function patchFromForm(
     for (const issue of parsed.error.issues) {
       const key = String(issue.path[0] ?? 'form');
       const label = fields.find((f) => f.key === key)?.label ?? key;
-      errors[key] ??= `${label}: ${issue.message}.`;
+      errors[key] ??= `${label} was not accepted (${issue.message.replace(/^Invalid input: /, '')}).`;
     }
   }
   return { patch: parsed.success ? parsed.data : {}, errors };
@@ -123,7 +139,8 @@ async function save(api: ApiClient, set: TrainingStore['setState'], get: Trainin
   if (!config) return false;
   const { patch, errors } = patchFromForm(values, config, fields);
   if (Object.keys(errors).length) {
-    set({ fieldErrors: errors, saveMessage: 'Nothing was sent: fix the fields marked below.' });
+    const names = fields.filter((f) => errors[f.key]).map((f) => f.label);
+    set({ fieldErrors: errors, saveMessage: `Nothing was saved: ${names.join(', ') || 'a field'} ${names.length > 1 ? 'need' : 'needs'} fixing (the reason is next to it).` });
     return false;
   }
   if (!Object.keys(patch).length) {

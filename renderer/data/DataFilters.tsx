@@ -33,14 +33,18 @@ export function DataFilters() {
   const filterError = useStore(data, (s) => s.filterError);
   const [min, setMin] = useState(filter.minReward);
   const [max, setMax] = useState(filter.maxReward);
+  const [text, setText] = useState(filter.text);
   return (
     <form
       className="filters"
       onSubmit={(e) => {
         e.preventDefault();
-        data.getState().setFilter({ minReward: min, maxReward: max });
+        data.getState().setFilter({ minReward: min, maxReward: max, text });
       }}
     >
+      <Field label="Search">
+        <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="words in a prompt or answer" />
+      </Field>
       <TriSelect label="Has feedback" value={filter.hasFeedback} onChange={(v) => data.getState().setFilter({ hasFeedback: v })} />
       <TriSelect label="Trained" value={filter.trained} onChange={(v) => data.getState().setFilter({ trained: v })} />
       <Field label="Minimum reward">
@@ -54,13 +58,13 @@ export function DataFilters() {
           <option value="">All sessions</option>
           {sessions.map((s) => (
             <option key={s.id} value={s.id}>
-              {s.title || s.id}
+              {s.id === 'unknown' ? 'Requests without a session' : s.title || s.id}
             </option>
           ))}
         </select>
       </Field>
       <button type="submit" className="btn">
-        Apply range
+        Apply
       </button>
       <ErrorText>{filterError}</ErrorText>
     </form>

@@ -5,7 +5,7 @@ import { useServices } from '../app/servicesContext.js';
 import type { SessionInfo, TurnView } from '../api/contract.js';
 import { ConfirmDialog } from '../ui/ConfirmDialog.js';
 import { ErrorText } from '../ui/ErrorText.js';
-import { signed, when } from '../ui/format.js';
+import { dateTime, signed, when } from '../ui/format.js';
 import { TableHead } from '../ui/TableHead.js';
 import { messageText } from '../chat/thread.js';
 import { DataFilters } from './DataFilters.js';
@@ -42,15 +42,17 @@ function Sessions() {
         {sessions.map((s) => (
           <li key={s.id} className="row">
             <button type="button" className="link-button" onClick={() => data.getState().setFilter({ sessionId: s.id })}>
-              {s.title || s.id}
+              {s.id === 'unknown' ? 'Requests without a session' : s.title || s.id}
             </button>
             <span className="muted">
               {s.turns ?? '?'} turn(s) · {when(s.last_seen_at ?? s.created_at)}
               {s.ended_at ? ' · ended' : ''}
             </span>
-            <button type="button" className="btn btn-small" aria-label={`Delete session ${s.title || s.id}`} onClick={() => setDeleting(s)}>
-              Delete session
-            </button>
+            {s.id !== 'unknown' && (
+              <button type="button" className="btn btn-small" aria-label={`Delete session ${s.title || s.id}`} onClick={() => setDeleting(s)}>
+                Delete session
+              </button>
+            )}
           </li>
         ))}
       </ul>
@@ -79,7 +81,7 @@ function TurnRow({ turn: t, selected }: { turn: TurnView; selected: boolean }) {
   const { data } = useServices();
   return (
     <tr aria-selected={selected}>
-      <td>{when(t.created_at)}</td>
+      <td>{dateTime(t.created_at)}</td>
       <td>
         <button type="button" className="link-button" onClick={() => void data.getState().open(t.id)}>
           {clip(lastUser(t)) || '(no prompt)'}
@@ -153,10 +155,9 @@ export function DataScreen() {
       </div>
       <DataFilters />
       <ErrorText>{error}</ErrorText>
-      <div className={selected ? 'data-split' : undefined}>
-        <TurnsTable selectedId={selected?.id ?? null} />
-        {selected && <TurnDetail turn={selected} close={() => data.getState().close()} />}
-      </div>
+      {/* The detail above the list, full width: in view wherever its row was, and the table keeps its width. */}
+      {selected && <TurnDetail turn={selected} close={() => data.getState().close()} />}
+      <TurnsTable selectedId={selected?.id ?? null} />
       <LoadMore />
       <Sessions />
     </div>

@@ -11,7 +11,9 @@ test('data: filters become the query; an impossible range is explained, not sent
     session_id: undefined,
     min_reward: 0,
     max_reward: 1,
+    q: undefined,
   });
+  assert.equal(filterQuery({ ...EMPTY_FILTER, text: '  zebra fish ' }).query.q, 'zebra fish', 'the search is trimmed');
   assert.match(filterQuery({ ...EMPTY_FILTER, minReward: 'x' }).error ?? '', /Minimum reward must be a number/);
   assert.match(filterQuery({ ...EMPTY_FILTER, minReward: '1', maxReward: '-1' }).error ?? '', /above the maximum/);
 });

@@ -1,7 +1,7 @@
 /**
  * The Data screen: the recorded sessions and turns, filtered (has feedback, reward range, trained or
  * not, one session), paged newest first; a turn opened in detail; deleting a session; exporting
- * every session as JSON lines.
+ * the turns the filters show (every session without filters) as JSON lines.
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
@@ -15,9 +15,11 @@ export interface DataFilter {
   minReward: string;
   maxReward: string;
   sessionId: string;
+  /** Text the turn's messages or answer contain. */
+  text: string;
 }
 
-export const EMPTY_FILTER: DataFilter = { hasFeedback: 'any', trained: 'any', minReward: '', maxReward: '', sessionId: '' };
+export const EMPTY_FILTER: DataFilter = { hasFeedback: 'any', trained: 'any', minReward: '', maxReward: '', sessionId: '', text: '' };
 
 /** Turns fetched per page. */
 export const PAGE_SIZE = 50;
@@ -50,7 +52,12 @@ const tri = (t: TriState) => (t === 'any' ? undefined : t === 'yes' ? ('true' as
 
 /** The query for a filter, or the reason it is not valid. */
 export function filterQuery(f: DataFilter): { query: TurnQuery; error: string | null } {
-  const q: TurnQuery = { has_feedback: tri(f.hasFeedback), trained: tri(f.trained), session_id: f.sessionId || undefined };
+  const q: TurnQuery = {
+    has_feedback: tri(f.hasFeedback),
+    trained: tri(f.trained),
+    session_id: f.sessionId || undefined,
+    q: f.text.trim() || undefined,
+  };
   const range: Record<'min_reward' | 'max_reward', number | undefined> = { min_reward: undefined, max_reward: undefined };
   for (const [key, label, text] of [
     ['min_reward', 'Minimum reward', f.minReward],
@@ -152,8 +159,14 @@ function itemActions(set: SetData, get: GetData, api: ApiClient): Pick<DataState
     },
 
     async exportAll() {
+      const { query, error } = filterQuery(get().filter);
+      if (error) {
+        set({ error: `Export not started: ${error}` });
+        return null;
+      }
       try {
-        return await api.exportSessions();
+        // What the list shows: the same filters (none: every session).
+        return await api.exportSessions(query);
       } catch (err) {
         set({ error: `Export failed: ${(err as Error).message}` });
         return null;

@@ -145,7 +145,19 @@ export function turnView(id: string, over: Partial<TurnView> = {}): TurnView {
 }
 
 export function receipt(stage: Receipt['stage'], over: Partial<Receipt> = {}): Receipt {
-  return { stage, score: null, hint: null, step: null, checkpoint_id: null, version: null, reason: null, ...over };
+  return {
+    stage,
+    score: null,
+    hint: null,
+    hint_source: null,
+    step: null,
+    checkpoint_id: null,
+    version: null,
+    reason: null,
+    hint_until: null,
+    feedback_open: true,
+    ...over,
+  };
 }
 
 const METRICS = {

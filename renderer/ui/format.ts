@@ -45,3 +45,17 @@ export function when(ms: number | null | undefined): string {
 export function version(v: number | null | undefined): string {
   return v === null || v === undefined ? 'v?' : `v${v}`;
 }
+
+const dateTimeFmt = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+/** A date and a time, always (records, where "10:32" alone leaves the day to guess). */
+export function dateTime(ms: number | null | undefined): string {
+  return ms ? dateTimeFmt.format(new Date(ms)) : '—';
+}

@@ -1,6 +1,6 @@
 /**
  * Markdown to HTML for answers: raw HTML off (the model's text can never inject markup), links
- * opened outside the app, code highlighted for a handful of languages (registered one by one to
+ * opened outside the app, code blocks with their language and a Copy button, highlighted for a handful of languages (registered one by one to
  * keep the bundle small; others are shown plain). Loaded after the first screen (see Markdown.tsx).
  */
 import hljs from 'highlight.js/lib/core';
@@ -47,6 +47,15 @@ const linkOpen: RenderRule = (tokens, idx, options, env, self) => {
   return defaultLink(tokens, idx, options, env, self);
 };
 md.renderer.rules.link_open = linkOpen;
+
+/** A code block with its language named above it and a Copy button (Markdown.tsx handles its clicks). */
+const defaultFence: RenderRule = md.renderer.rules.fence ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const fence: RenderRule = (tokens, idx, options, env, self) => {
+  const lang = escapeHtml(tokens[idx].info.trim().split(/\s+/)[0] || 'text');
+  const head = `<div class="code-head"><span class="code-lang">${lang}</span><button type="button" class="btn btn-small code-copy" aria-label="Copy ${lang} code">Copy</button></div>`;
+  return `<div class="code-block">${head}${defaultFence(tokens, idx, options, env, self)}</div>`;
+};
+md.renderer.rules.fence = fence;
 
 export function renderMarkdown(text: string): string {
   return md.render(text);

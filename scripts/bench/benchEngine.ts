@@ -1,6 +1,6 @@
 /**
  * `npm run bench:engine [-- --json FILE] [--iters N] [--backend NAME] [--large] [--large-only] [--large-dir DIR]
- *   [--keep-large] [--large-seq N] [--large-budget S] [--ours-only]`
+ *   [--keep-large] [--large-seq N] [--large-budget S] [--large-workloads LIST] [--large-peers LIST] [--ours-only]`
  *
  * `--large` adds the 1.7B configuration (benchLarge.ts: ~3.4 GB of random BF16 weights written to
  * --large-dir, default the OS temp folder, removed afterwards unless --keep-large; tens of minutes).
@@ -29,7 +29,7 @@ import { writeGguf } from '../../main/engine/formats/ggufFile.js';
 import { computeGradients, crossEntropyLoss, type TrainBatch } from '../../main/engine/training/train.js';
 import { BATCH, BENCH_CONFIG, benchIds, DECODE_TOKENS, SEQ } from './benchConfig.js';
 import { cpuLine, cpuSummary, cpuTag } from './cpuReport.js';
-import { benchLarge } from './benchLarge.js';
+import { benchLarge, LARGE_WORKLOADS, parseList } from './benchLarge.js';
 import { medianSeconds as timed } from './timing.js';
 import { scriptArgs } from '../scriptArgs.js';
 
@@ -37,7 +37,10 @@ const USAGE = `Usage: npm run bench:engine -- [--json FILE] [--iters N] [--backe
 
 Prefill, decode and training throughput of the engine next to PyTorch on the same workload.
   --large            also the 1.7B configuration (tens of minutes; --large-only: that alone)
-  large options:     --large-dir DIR  --keep-large  --large-seq N  --large-budget S  --ours-only`;
+  large options:     --large-dir DIR  --keep-large  --large-seq N  --large-budget S  --ours-only
+                     --large-workloads LIST  some of prefill,decode,lora,lora1024 (default: all;
+                     e.g. decode: decode tok/s and streamed GB/s against the peers)
+                     --large-peers LIST  some of pytorch,llamacpp (default: both)`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -206,21 +209,23 @@ async function benchPyTorch(iters: number, threads: number): Promise<{ figures: 
   }
 }
 
+const OPTIONS = {
+  json: { type: 'string' },
+  iters: { type: 'string', default: '5' },
+  backend: { type: 'string' },
+  large: { type: 'boolean', default: false },
+  'large-only': { type: 'boolean', default: false },
+  'large-dir': { type: 'string' },
+  'keep-large': { type: 'boolean', default: false },
+  'large-seq': { type: 'string', default: '256' },
+  'large-budget': { type: 'string', default: '300' },
+  'ours-only': { type: 'boolean', default: false },
+  'large-workloads': { type: 'string', default: LARGE_WORKLOADS.join(',') },
+  'large-peers': { type: 'string', default: 'pytorch,llamacpp' },
+} as const;
+
 async function main(): Promise<void> {
-  const { values } = scriptArgs(USAGE, {
-    options: {
-      json: { type: 'string' },
-      iters: { type: 'string', default: '5' },
-      backend: { type: 'string' },
-      large: { type: 'boolean', default: false },
-      'large-only': { type: 'boolean', default: false },
-      'large-dir': { type: 'string' },
-      'keep-large': { type: 'boolean', default: false },
-      'large-seq': { type: 'string', default: '256' },
-      'large-budget': { type: 'string', default: '300' },
-      'ours-only': { type: 'boolean', default: false },
-    },
-  });
+  const { values } = scriptArgs(USAGE, { options: OPTIONS });
   if (values['large-only']) {
     const cpu = cpuSummary();
     console.log(cpuLine(cpu));
@@ -293,5 +298,7 @@ function largeOptions(values: Record<string, string | boolean | undefined>, thre
     seq: Number(values['large-seq']),
     budget: Number(values['large-budget']),
     oursOnly: values['ours-only'] === true,
+    workloads: parseList('--large-workloads', values['large-workloads'] as string, LARGE_WORKLOADS),
+    peers: parseList('--large-peers', values['large-peers'] as string, ['pytorch', 'llamacpp'] as const),
   };
 }

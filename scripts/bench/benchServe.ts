@@ -1,5 +1,5 @@
 /**
- * `npm run bench:serve [-- --model DIR] [--clients N] [--requests R] [--max-tokens T] [--train] [--json FILE]`
+ * `npm run bench:serve [-- --model DIR] [--clients N] [--requests R] [--max-tokens T] [--train] [--openclaw] [--json FILE]`
  *
  * Starts a real ClawLoop server (worker engine, SQLite recording) on a free port, runs N streaming
  * clients that each send R chat requests back to back, and polls /healthz meanwhile. Prints the
@@ -10,6 +10,10 @@
  * With --train it measures the same load twice, without and with the trainer busy (feedback keeps
  * steps coming), and the time from the feedback that completes a batch to the first response served
  * by the adapter trained on it. Without --model it uses a random 3.67 M-parameter Qwen3-shaped model.
+ *
+ * With --openclaw it runs an OpenClaw-shaped session instead (openclawBench.ts): ten turns with a
+ * 40,000-character system prompt and twelve tools, time to first token per turn without and with
+ * the prefix cache, and on llama.cpp without and with its prompt cache.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,11 +31,14 @@ import { openDatabase } from '../../main/store/database.js';
 import { LearnStore } from '../../main/store/learnStore.js';
 import { BENCH_CONFIG } from './benchConfig.js';
 import { scriptArgs } from '../scriptArgs.js';
+import { openclawBench } from './openclawBench.js';
 
-const USAGE = `Usage: npm run bench:serve -- [--model DIR] [--clients N] [--requests R] [--max-tokens T] [--train] [--json FILE]
+const USAGE = `Usage: npm run bench:serve -- [--model DIR] [--clients N] [--requests R] [--max-tokens T] [--train] [--openclaw] [--json FILE]
 
 A real server under N streaming clients: time to first token, tokens/s, /healthz latency; with
---train, the same load while the trainer is busy.`;
+--train, the same load while the trainer is busy. With --openclaw, a ten-turn OpenClaw-shaped
+session instead: time to first token per turn with and without the prefix cache, and on llama.cpp
+(--max-tokens per answer, default 64).`;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -71,9 +78,9 @@ interface Served {
   close: () => Promise<void>;
 }
 
-async function serve(modelDir: string, dataDir: string, clients: number, train: boolean): Promise<Served> {
+async function serve(modelDir: string, dataDir: string, clients: number, train: boolean, prefixCacheBytes?: number): Promise<Served> {
   const db = openDatabase(path.join(dataDir, 'clawloop.db'));
-  const engine = await WorkerInferenceEngine.start({ modelDir, maxQueue: clients * 4 });
+  const engine = await WorkerInferenceEngine.start({ modelDir, maxQueue: clients * 4, prefixCacheBytes });
   let trainer: TrainerClient | null = null;
   if (train) {
     trainer = await TrainerClient.start({
@@ -221,6 +228,14 @@ async function feedbackToAdapter(s: Served, start: number): Promise<number> {
   }
 }
 
+/** The OpenClaw-shaped session (openclawBench.ts) on servers started like the load's. */
+async function openclaw(tmp: string, maxTokens: number, json: string | undefined): Promise<void> {
+  const start = (dir: string, bytes: number | undefined) => serve(dir, fs.mkdtempSync(path.join(tmp, 'openclaw-')), 1, false, bytes);
+  const figures = await openclawBench(tmp, start, maxTokens);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  if (json) fs.writeFileSync(json, JSON.stringify(figures, null, 2) + '\n');
+}
+
 async function main(): Promise<void> {
   const { values } = scriptArgs(USAGE, {
     options: {
@@ -229,6 +244,7 @@ async function main(): Promise<void> {
       requests: { type: 'string', default: '3' },
       'max-tokens': { type: 'string', default: '64' },
       train: { type: 'boolean', default: false },
+      openclaw: { type: 'boolean', default: false },
       json: { type: 'string' },
     },
   });
@@ -236,6 +252,7 @@ async function main(): Promise<void> {
   const perClient = Number(values.requests);
   const maxTokens = Number(values['max-tokens']);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-serve-'));
+  if (values.openclaw) return openclaw(tmp, maxTokens, values.json);
   const modelDir = values.model ? path.resolve(values.model) : await benchModelDir(fs.mkdtempSync(path.join(tmp, 'model-')));
   console.log(
     `bench:serve: ${path.basename(modelDir)}, ${clients} streaming clients x ${perClient} requests, max ${maxTokens} tokens each`,

@@ -15,6 +15,8 @@ export interface CpuSummary {
   threads: number;
   blasCore: string | null;
   halfGemm: string | null;
+  /** The kernel decoding's BF16 matrix-vector products run on (avx512bf16, avx512f, avx2, scalar). */
+  gemv: string | null;
 }
 
 const FLAGS = ['avx2', 'avx512f', 'avx512bf16', 'amx'] as const;
@@ -32,6 +34,7 @@ export function cpuSummary(): CpuSummary {
       threads: addon.info().threads,
       blasCore: c.blasCore,
       halfGemm: c.halfGemm,
+      gemv: c.gemv.bf16,
     };
   }
   let flags = new Set<string>();
@@ -48,12 +51,14 @@ export function cpuSummary(): CpuSummary {
     threads: os.availableParallelism(),
     blasCore: null,
     halfGemm: null,
+    gemv: null,
   };
 }
 
-/** Short: "AMD EPYC [avx2 -avx512f -avx512bf16 -amx]", printed beside each figure. */
+/** Short: "AMD EPYC [avx2 -avx512f -avx512bf16 -amx; gemv avx2]", printed beside each figure. */
 export function cpuTag(c: CpuSummary): string {
-  return `${c.model} [${FLAGS.map((f) => (c.features[f] ? f : `-${f}`)).join(' ')}]`;
+  const gemv = c.gemv ? `; gemv ${c.gemv}` : '';
+  return `${c.model} [${FLAGS.map((f) => (c.features[f] ? f : `-${f}`)).join(' ')}${gemv}]`;
 }
 
 /** Long: the tag, cores, threads, OpenBLAS kernel set and the BF16 product path. */

@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadPersona, shippedPersonas } from '../../main/bench/persona.js';
+import { CHANNELS, type Channel } from '../../main/bench/funnel.js';
+import { loadPersona, personaList } from '../../main/bench/persona.js';
 import { recordInvocation, runAll, type RunSpec } from './personalizeRuns.js';
 import type { PersonalizeResult } from '../../main/bench/personalize.js';
 import { plotRuns } from '../../main/cli/benchCommand.js';
@@ -42,10 +43,12 @@ const USAGE = `Usage: npm run bench:personalize -- [options]
 Runs \`clawloop bench personalize\` for every persona × method × seed, then writes summary.md and
 the plots from every result in the output folder.
 
-  --personas a,b      shipped names or persona files (default: every shipped persona)
+  --personas a,b      shipped names, persona files, 'shipped' (every shipped persona) or 'blind'
+                      (the held-out blind set, resources/personas/blind/; default: shipped)
   --methods a,b       combine, rl, opd, off (default: combine,rl,opd)
   --seeds 1,2,3       seeds (default: 1,2,3)
   --interactions N    model responses per run (default: 36)
+  --channel C         implicit (the user's next message; default) or explicit (👍/👎 and a typed hint)
   --model DIR         the model folder (default: the bundled clawloop-mini)
   --out DIR           where results go (default: docs/bench)
   --set KEY=VALUE     a training setting over the model's recommended ones (repeatable)
@@ -56,9 +59,10 @@ the plots from every result in the output folder.
 function options() {
   const { values } = scriptArgs(USAGE, {
     options: {
-      personas: { type: 'string', default: shippedPersonas().join(',') },
+      personas: { type: 'string', default: 'shipped' },
       methods: { type: 'string', default: 'combine,rl,opd' },
       interactions: { type: 'string', default: '36' },
+      channel: { type: 'string', default: 'implicit' },
       seeds: { type: 'string', default: '1,2,3' },
       model: { type: 'string', default: defaultModelDir() },
       out: { type: 'string', default: 'docs/bench' },
@@ -67,11 +71,12 @@ function options() {
       jobs: { type: 'string', default: '1' },
     },
   });
-  const personas = values.personas!.split(',').filter(Boolean);
+  const personas = personaList(values.personas!);
   const methods = values.methods!.split(',').filter(Boolean) as TrainMethod[];
   const seeds = values.seeds!.split(',').filter(Boolean).map(Number);
   for (const m of methods) if (!TRAIN_METHODS.includes(m)) throw new Error(`unknown method '${m}'; valid: ${TRAIN_METHODS.join(', ')}`);
   for (const name of personas) loadPersona(name); // a bad name or file stops here, before any run
+  if (!CHANNELS.includes(values.channel as Channel)) throw new Error(`--channel must be one of ${CHANNELS.join(', ')}; got '${values.channel}'`);
   const jobs = Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1) throw new Error(`--jobs takes a whole number of at least 1; got '${values.jobs}'`);
   return { values, personas, methods, seeds, jobs, patch: trainingPatch(values.set!), out: path.resolve(values.out!) };
@@ -109,11 +114,12 @@ async function main(): Promise<void> {
   for (const seed of seeds)
     for (const persona of personas)
       for (const method of methods) {
-        const file = path.join(out, `personalize-${persona}-${method}-s${seed}.json`);
+        const channel = values.channel === 'implicit' ? '' : `-${values.channel}`;
+        const file = path.join(out, `personalize-${path.basename(persona, '.json')}-${method}${channel}-s${seed}.json`);
         if (values['skip-existing'] && fs.existsSync(file)) console.log(`=== ${persona} · ${method} · seed ${seed}: kept ${path.relative(process.cwd(), file)}`);
         else todo.push({ persona, method, seed, file });
       }
-  const cli = ['bench', 'personalize', '--interactions', values.interactions!, '--model', path.resolve(values.model!), '--curve-every', '12'];
+  const cli = ['bench', 'personalize', '--interactions', values.interactions!, '--channel', values.channel!, '--model', path.resolve(values.model!), '--curve-every', '12'];
   for (const kv of values.set!) cli.push('--set', kv);
   await runAll(todo, jobs, cli);
   summarizeFolder(out, invocations.map((i) => i.command));

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { funnelLines } from '../../main/bench/funnelReport.js';
 import type { PersonalizeResult } from '../../main/bench/personalize.js';
 
 export interface RunSpec {
@@ -67,6 +68,7 @@ function runOne(spec: RunSpec, cli: string[], prefix: boolean): Promise<void> {
       console.log(
         `${spec.persona} ${spec.method} s${spec.seed}: score ${r.score_before.toFixed(2)} -> ${r.score_after.toFixed(2)}, accuracy ${r.accuracy_before.toFixed(3)} -> ${r.accuracy_after.toFixed(3)}, 3 in a row after ${r.sessions_to_3_in_a_row ?? '—'} sessions, ${r.gate.held_back} held back, ${(r.wall_s / 60).toFixed(1)} min`,
       );
+      if (r.funnel) console.log(funnelLines(r).join('\n'));
       resolve();
     });
   });

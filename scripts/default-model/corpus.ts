@@ -29,7 +29,8 @@ import { DEFAULT_STYLE_MIX, renderAnswer, STYLES, type Style } from './styles.js
 export type ExampleKind = 'qa' | 'qa-hint' | 'session' | 'prm' | 'hint' | 'tools';
 
 export interface Example {
-  kind: ExampleKind;
+  /** 'agent': an OpenClaw-shaped turn (agentTurns.ts), drawn only by the agent phase. */
+  kind: ExampleKind | 'agent';
   messages: ChatMessage[];
   tools?: ToolSpec[];
   /** Per message: whether the loss covers it (assistant messages the model should learn to write). */
@@ -144,7 +145,7 @@ export interface CorpusOptions {
 export class CorpusGenerator {
   private readonly r: Rand;
   /** Which user phrase set reactions draw from (see feedback.ts); the training stream switches it. */
-  phrases: 1 | 2 | 3 = 1;
+  phrases: 1 | 2 | 3 | 4 = 1;
   /** Whether terse answers keep their working (styles.ts); the training stream switches it. */
   terseWorking = false;
   /** Whether grading comments work the problem out before the verdict (styles.ts); the stream switches it. */

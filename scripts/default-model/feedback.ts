@@ -7,6 +7,7 @@
  * judge's phase); this file composes them.
  */
 import type { Rand } from '../../main/tasks/rand.js';
+import { reword } from './replyNoise.js';
 import type { Style } from './styles.js';
 import { COMPLAINT_OPENERS, CORE, CORE_TAILS, END_MARKS, SATISFIED, UNCLEAR, type StyleWish } from './phrasesSet1.js';
 import { CORE_V2, REASONS, SATISFIED_BODIES, SATISFIED_CLOSES, SATISFIED_LEADS } from './phrasesSet2.js';
@@ -82,15 +83,16 @@ function finish(r: Rand, s: string): string {
  * A user's reply of the given kind. `wrong` describes the arithmetic slip for wrong answers;
  * `phrases` 2 mixes in phrase set 2 (half of satisfied replies and style complaints); 3 also
  * phrase set 3 (a third of the praise of an answer whose style is `praised`, and of style
- * complaints).
+ * complaints); 4 draws from set 3 and rewords the reply as people type it (replyNoise.ts).
  */
 export function userReaction(
   r: Rand,
   kind: Reaction,
   wrong?: { expr: string; result: number; said: number },
-  phrases: 1 | 2 | 3 = 1,
+  phrases: 1 | 2 | 3 | 4 = 1,
   praised?: Style,
 ): string {
+  if (phrases === 4) return reword(r, kind, userReaction(r, kind, wrong, 3, praised));
   if (phrases === 3 && r.chance(0.35)) {
     if (kind === 'satisfied' && praised) return qualityPraise(r, praised);
     if (kind in CORE) return qualityComplaint(r, kind as keyof typeof CORE);

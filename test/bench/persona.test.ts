@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { checkResponse, countSentences, loadPersona, parsePersona, PersonaError, shippedPersonas } from '../../main/bench/persona.js';
+import {
+  blindPersonas,
+  checkResponse,
+  countSentences,
+  loadPersona,
+  parsePersona,
+  personaList,
+  PersonaError,
+  shippedPersonas,
+} from '../../main/bench/persona.js';
 import { personaTask } from '../../main/bench/simulatedUser.js';
 import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
 import { Rand } from '../../main/tasks/rand.js';
@@ -32,6 +41,24 @@ describe('personas', () => {
         `${n}: held-out phrasings are not training phrasings`,
       );
     }
+  });
+
+  it('keeps the blind set apart: only blindPersonas() lists it, every file loads as written, all for the test set', () => {
+    const blind = blindPersonas();
+    assert.equal(blind.length, 14);
+    assert.ok(blind.every((n) => n.startsWith('blind/')));
+    assert.deepEqual(
+      shippedPersonas().filter((n) => n.includes('blind')),
+      [],
+      'the shipped list (what tuning scripts default to) has no blind persona',
+    );
+    for (const n of blind) {
+      const p = loadPersona(n);
+      assert.equal(p.split, 'test', n);
+      assert.deepEqual(p.unknownFields, [], n);
+    }
+    assert.deepEqual(personaList('terse,blind,terse'), ['terse', ...blind]);
+    assert.deepEqual(personaList('shipped'), shippedPersonas());
   });
 
   it('phrases requests with the training templates in the conversation and the held-out ones when measuring', () => {

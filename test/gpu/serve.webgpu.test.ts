@@ -19,7 +19,7 @@ describe('clawloop serve --backend webgpu', { skip }, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-gpu-serve-'));
   before(async () => {
     const model = skip ? '' : longContextModel('qwen3-qknorm', 2048);
-    s = await startServe(model, dataDir, ['--backend', 'webgpu', '--train-method', 'rl', '--batch-size', '2', '--lr', '0.05', '--votes', '1']);
+    s = await startServe(model, dataDir, ['--backend', 'webgpu', '--train-method', 'rl', '--batch-size', '2', '--lr', '0.05', '--votes', '1', '--feedback-wait', '0']);
     const r = await fetch(`${s.origin}/api/training/config`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json' },

@@ -105,6 +105,7 @@ export class FakeEngine implements InferenceEngine {
           toolCalls,
           finishReason,
           maxTokens: 100,
+          cachedPromptTokens: 0,
           prefillMs: 1,
           decodeMs: 1,
         };

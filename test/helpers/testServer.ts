@@ -37,7 +37,7 @@ export async function startTestServer(
     modelPath?: string;
     engine?: InferenceEngine;
     options?: Partial<ServerOptions>;
-    /** Start the learning loop with this configuration (default: no trainer). */
+    /** Start the learning loop with this configuration (default: no trainer); a rating is taken at once unless it sets feedback_wait_s. */
     train?: TrainingConfigPatch;
     /** Reuse a data folder (e.g. to restart on it). */
     dataDir?: string;
@@ -60,7 +60,7 @@ export async function startTestServer(
   let trainer: TrainerClient | null = null;
   if (opts.train) {
     const log = process.env.CLAWLOOP_TEST_LOG ? (l: string) => console.error(l) : undefined;
-    trainer = await TrainerClient.start({ modelDir: dir, dataDir, configPatch: opts.train, onAdapter: (a) => engine.setAdapter(a), log });
+    trainer = await TrainerClient.start({ modelDir: dir, dataDir, configPatch: { feedback_wait_s: 0, ...opts.train }, onAdapter: (a) => engine.setAdapter(a), log });
     await engine.setAdapter(trainer.initialAdapter);
   }
   const server = await ClawLoopServer.start({

@@ -92,7 +92,7 @@ describe(`SIGKILL at ${ROUNDS} random moments (seed ${SEED}): nothing acknowledg
   const model = modelDir('qwen3-qknorm');
   const ack: Acknowledged = { turns: [], feedback: new Map(), checkpoints: new Set() };
   const rng = new Rng(SEED);
-  const args = ['--train-method', 'rl', '--batch-size', '1', '--keep-checkpoints', '1000', '--max-staleness', '2'];
+  const args = ['--train-method', 'rl', '--batch-size', '1', '--keep-checkpoints', '1000', '--max-staleness', '2', '--feedback-wait', '0'];
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   for (let round = 0; round < ROUNDS; round++) {

@@ -121,7 +121,7 @@ async function afterSteps<T>(configPatch: TrainingConfigPatch, steps: number, ch
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-keeping-'));
   const db = openDatabase(path.join(dir, 'clawloop.db'));
   const store = new LearnStore(db);
-  const trainer = await Trainer.start({ modelDir: modelDir('qwen3-qknorm'), dataDir: dir, store, configPatch, emit: () => {} });
+  const trainer = await Trainer.start({ modelDir: modelDir('qwen3-qknorm'), dataDir: dir, store, configPatch: { feedback_wait_s: 0, ...configPatch }, emit: () => {} });
   void trainer.run();
   try {
     for (let step = 1; step <= steps; step++) {
@@ -137,19 +137,6 @@ async function afterSteps<T>(configPatch: TrainingConfigPatch, steps: number, ch
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-
-describe('replay', () => {
-  it('a step also trains on samples the live adapter already learned from', async () => {
-    await afterSteps({ method: 'rl', batch_size: 2, kl_coef: 0, replay_samples: 2 }, 2, (store) => {
-      const [s1, s2] = store.steps(0);
-      assert.equal(s1.metrics.tokens, 4, 'step 1: two new samples of two tokens, nothing to replay yet');
-      assert.equal(s2.metrics.tokens, 8, 'step 2: two new samples and two replayed ones');
-      assert.equal(s2.metrics.samples.total, 2, 'the step counts its new samples');
-      assert.deepEqual(store.replayPool(null, 10), [], 'the base model learned nothing');
-      assert.equal(store.replayPool(s2.checkpointId, 10).length, 4, 'the live adapter learned from four samples');
-    });
-  });
-});
 
 describe('PPO epochs', () => {
   /** The metrics of one step on the same two rated turns, with `ppo_epochs` passes over them. */

@@ -82,12 +82,13 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
   });
 
   /**
-   * A turn hinted by the user with one rollout of `writer` on: returns its stored turn and the
-   * rollout sample, after checking the rollout's teacher log-probs and π_old against scoring its
-   * tokens independently (base model: nothing has trained), and the session view's label.
+   * A turn hinted by the user with one policy rollout on: returns its stored turn and the rollout
+   * sample, after checking the rollout's teacher log-probs and π_old against scoring its tokens
+   * independently (base model: nothing has trained), and the session view's label.
    */
-  async function rolledOut(writer: 'teacher' | 'policy', question: string, session: string, seed: number) {
-    const setting = writer === 'teacher' ? 'teacher_rollouts' : 'policy_rollouts';
+  async function rolledOut(question: string, session: string, seed: number) {
+    const writer = 'policy';
+    const setting = 'policy_rollouts';
     await t.trainer!.setConfig({ [setting]: 1 });
     const hint = 'Answer in one short line.';
     const turn = await chat(t, question, { session, type: 'main', maxTokens: 6, seed });
@@ -126,13 +127,8 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
     return { model, stored, rollout };
   }
 
-  it("with teacher_rollouts, a hinted turn also yields an OPD sample on the teacher's own answer, scored by the teacher and by the policy", async () => {
-    const { model } = await rolledOut('teacher', 'name a colour', 'rollout', 5);
-    model.dispose();
-  });
-
   it('with policy_rollouts, a hinted turn also yields an OPD sample on another answer the policy writes to the same prompt, scored by the teacher', async () => {
-    const { model, stored, rollout } = await rolledOut('policy', 'name an animal', 'again', 9);
+    const { model, stored, rollout } = await rolledOut('name an animal', 'again', 9);
     // The policy's answer to the turn's own prompt (no hint), sampled as the trainer samples it.
     const g = model.generation;
     const written = await generateText(model.lm, model.tokenizer, stored.promptIds, {
@@ -160,18 +156,18 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
       const answers = ['\\boxed{-1}', '\\boxed{1}\n[HINT_START]Answer with one word only.[HINT_END]'];
       const judge = { description: 'scripted', complete: async () => answers.shift() ?? '' };
       const turn = { ...stored, responseLogprobs: stored.responseLogprobs.map(() => oldLogprob) };
-      const config = { ...DEFAULT_TRAINING_CONFIG, method: 'combine' as const, teacher_rollouts: 1, rollout_min_gap: 0.05, ...over };
+      const config = { ...DEFAULT_TRAINING_CONFIG, method: 'combine' as const, policy_rollouts: 1, rollout_min_gap: 0.05, ...over };
       const ctx = { model, policy: null, policyVersion: 0, judge, prompts: DEFAULT_JUDGE_PROMPTS, config };
       const r = await buildSamples(ctx, { turn, feedback: null, judgements: [], firstWithNextState: true });
       // The hint judge's record keeps its hint whether or not the hint trains.
       assert.match(r.judgements.find((j) => j.kind === 'hint')?.hint ?? '', /one word only/);
-      return r.samples.map((x) => [x.kind, x.hintSource, x.response ? 'teacher' : 'turn']);
+      return r.samples.map((x) => [x.kind, x.hintSource, x.response?.writer ?? 'turn']);
     };
     try {
       // π_old 0: every teacher log-prob is below it, so the hint explains the complaint.
       assert.deepEqual(await built(0), [
         ['both', 'judge', 'turn'],
-        ['opd', 'judge', 'teacher'],
+        ['opd', 'judge', 'policy'],
       ]);
       // π_old −1000: the hinted teacher likes the answer far better than the policy did.
       assert.deepEqual(await built(-1000), [['both', 'judge', 'turn']]);
@@ -179,7 +175,7 @@ describe('training signals over HTTP (tiny model, OpenClaw headers)', () => {
       assert.deepEqual(await built(-1000, { hint_min_gap: 0.05 }), [['rl', null, 'turn']]);
       assert.deepEqual(await built(0, { hint_min_gap: 0.05 }), [
         ['both', 'judge', 'turn'],
-        ['opd', 'judge', 'teacher'],
+        ['opd', 'judge', 'policy'],
       ]);
     } finally {
       model.dispose();
@@ -237,8 +233,8 @@ describe('a turn the judge cannot read', () => {
   });
 });
 
-describe('which hints the OPD teacher rolls out (rollout_min_gap)', () => {
-  const cfg = { ...DEFAULT_TRAINING_CONFIG, teacher_rollouts: 1, rollout_min_gap: 0.05 };
+describe('which hints the policy rolls out again (rollout_min_gap)', () => {
+  const cfg = { ...DEFAULT_TRAINING_CONFIG, policy_rollouts: 1, rollout_min_gap: 0.05 };
   const old = [-0.5, -1.2, -0.1, -2.0];
 
   it("rolls out a judge's hint under which the turn's answer is clearly less likely", () => {
@@ -286,5 +282,25 @@ describe("which judge's hints train the turn's own OPD sample (hint_min_gap)", (
 
   it('a typed hint always trains', () => {
     assert.equal(droppedHintReason({ ...DEFAULT_TRAINING_CONFIG, hint_min_gap: 0.05 }, 'feedback', [0, 0, 0, 0], old), null);
+  });
+
+  it('makes the test rollout_min_gap makes: at the same threshold, a hint trains exactly when it is rolled out', () => {
+    // Teacher log-probs giving mean gaps of −0.25, −0.05, −0.03, +0.075 nats per token, and none to compare.
+    const teachers = [
+      [-0.5, -1.2, -0.1, -3.0],
+      [-0.5, -1.2, -0.1, -2.2],
+      [-0.5, -1.2, -0.1, -2.12],
+      [-0.4, -1.1, -0.1, -1.9],
+      [NaN, NaN, NaN, NaN],
+    ];
+    for (const gap of [0.01, 0.05, 0.1]) {
+      for (const source of ['judge', 'feedback'] as const) {
+        for (const teacher of teachers) {
+          const rolledOut = explains({ ...DEFAULT_TRAINING_CONFIG, rollout_min_gap: gap }, source, teacher, old);
+          const trains = droppedHintReason({ ...DEFAULT_TRAINING_CONFIG, hint_min_gap: gap }, source, teacher, old) === null;
+          assert.equal(trains, rolledOut, `${source} hint, threshold ${gap}, teacher ${teacher.join(', ')}`);
+        }
+      }
+    }
   });
 });

@@ -30,7 +30,7 @@ describe('trainer guards', () => {
       modelDir: modelDir('qwen3-qknorm'),
       dataDir: dir,
       store,
-      configPatch: { method: 'rl', batch_size: 2, kl_coef: 0 },
+      configPatch: { method: 'rl', batch_size: 2, kl_coef: 0, feedback_wait_s: 0 },
       emit: (e) => events.push(e),
     });
     void trainer.run();

@@ -147,6 +147,21 @@ describe('OpenAI client against a real server and model', () => {
     assert.equal(t.store.sessions().length, sessions, 'the session is not opened either');
   });
 
+  it("usage counts the prompt tokens the prefix cache supplied (OpenClaw's cacheRead)", async () => {
+    const messages = [
+      { role: 'system' as const, content: 'You are an agent. '.repeat(40) },
+      { role: 'user' as const, content: 'hello there' },
+    ];
+    const first = await client.chat.completions.create({ model: 'qwen3-qknorm', messages, max_tokens: 2, seed: 1 });
+    const again = await client.chat.completions.create({ model: 'qwen3-qknorm', messages, max_tokens: 2, seed: 1 });
+    const cached = again.usage?.prompt_tokens_details?.cached_tokens ?? 0;
+    assert.ok(
+      cached > 0 && cached < again.usage!.prompt_tokens,
+      `the second request reused ${cached} of ${again.usage!.prompt_tokens} tokens`,
+    );
+    assert.ok((first.usage?.prompt_tokens_details?.cached_tokens ?? 0) < cached);
+  });
+
   it('max_tokens larger than the remaining context is clamped, not refused', async () => {
     const r = await client.chat.completions.create({
       model: 'qwen3-qknorm',

@@ -67,10 +67,45 @@ describe('a receipt of a turn with several samples (teacher rollouts)', () => {
       liveVersion: 2,
       heldBack: step === 2 ? null : 'held back by the competence gate',
     });
-    const facts = { turn, feedback: null, judgements: [], samples: [sample(1), sample(2)], learnNote: null, learnState: 'done' as const };
+    const facts = {
+      turn,
+      feedback: null,
+      judgements: [],
+      samples: [sample(1), sample(2)],
+      learnNote: null,
+      learnState: 'done' as const,
+      hintWaitMs: 0,
+      now: 0,
+    };
     const r = receiptOf(facts, outcome);
     assert.deepEqual([r.stage, r.step, r.version], ['live', 2, 2]);
     const heldOnly = receiptOf({ ...facts, samples: [sample(1)] }, outcome);
     assert.deepEqual([heldOnly.stage, heldOnly.reason], ['trained', 'held back by the competence gate']);
+  });
+});
+
+describe('a rating waits for its hint (feedback_wait_s), and the receipt says until when', () => {
+  const turn = { type: 'main', sessionId: 's', finishReason: 'stop', nextState: null, closed: false } as unknown as StoredTurn;
+  const base = { turn, judgements: [], samples: [], learnNote: null, learnState: 'new' as const, hintWaitMs: 20_000, now: 1_010_000 };
+  const rated = { rating: 'up' as const, hint: null, judgeHintRejected: false, updatedAt: 1_000_000 };
+
+  it('a fresh rating without a hint: queued, a hint joins it until the rating time plus the wait', () => {
+    const r = receiptOf({ ...base, feedback: rated }, () => assert.fail('not trained'));
+    assert.deepEqual([r.stage, r.hint_until, r.feedback_open], ['queued', 1_020_000, true]);
+  });
+
+  it('no wait once a hint came with it, once the wait is over, or with feedback_wait_s 0', () => {
+    const none = () => assert.fail('not trained');
+    assert.equal(receiptOf({ ...base, feedback: { ...rated, hint: 'shorter' } }, none).hint_until, null);
+    assert.equal(receiptOf({ ...base, feedback: rated, now: 1_020_001 }, none).hint_until, null);
+    assert.equal(receiptOf({ ...base, feedback: rated, hintWaitMs: 0 }, none).hint_until, null);
+  });
+
+  it('feedback is closed once a step took a sample of the turn', () => {
+    const sample = (status: string) => ({ status, step: null, reward: 1, hint: null, dropReason: null }) as unknown as StoredSample;
+    const outcome = () => ({ checkpointId: null, live: false, liveVersion: 0, heldBack: null });
+    const judged = { ...base, feedback: rated, learnState: 'done' as const };
+    assert.equal(receiptOf({ ...judged, samples: [sample('queued')] }, outcome).feedback_open, true);
+    assert.equal(receiptOf({ ...judged, samples: [sample('training')] }, outcome).feedback_open, false);
   });
 });

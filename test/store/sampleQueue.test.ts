@@ -64,6 +64,7 @@ describe('sample queue: teacher rollouts', () => {
     // Back to schema 6 as an earlier ClawLoop left it: no writer column.
     const old = new Database(file);
     old.exec('ALTER TABLE samples DROP COLUMN response_writer');
+    old.exec('ALTER TABLE feedback DROP COLUMN judge_hint_rejected'); // migration 8 came later
     old.pragma('user_version = 6');
     old.close();
 

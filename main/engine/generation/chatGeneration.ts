@@ -5,6 +5,7 @@ import type { TextTokenizer } from '../text/tokenizer.js';
 import { ContextLengthError, generate, type GeneratedToken } from './generate.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { Model } from '../model/model.js';
+import type { PrefixCache } from './prefixCache.js';
 import { tokenBytes } from '../text/tokenBytes.js';
 
 /** A chat request after validation and normalisation (engine types, no wire format). */
@@ -67,6 +68,9 @@ export interface ChatGenerationResult {
   toolCalls: ParsedToolCall[];
   finishReason: ChatFinishReason;
   maxTokens: number;
+  /** Prompt tokens whose keys and values came from the prefix cache, not computed (0 without one). */
+  cachedPromptTokens: number;
+  /** From the start of generation to the first token's logits (time to first token, less queueing and sampling). */
   prefillMs: number;
   decodeMs: number;
 }
@@ -89,6 +93,10 @@ export interface ChatGenerationHooks {
   adapter?: LoraAdapter | null;
   /** Decode together with the other generations running on this batcher (continuous batching). */
   batcher?: DecodeBatcher;
+  /** Reuse cached keys and values of the prompt's longest known prefix (see PrefixCache). Default: none. */
+  prefixCache?: PrefixCache;
+  /** The adapter's version, for the prefix cache: another version never reuses its entries. Default 0. */
+  adapterVersion?: number;
   /** Called once the prompt is tokenized and fits. */
   onStart?: (info: { promptTokens: number; maxTokens: number }) => void;
   /** Called as text and tokens become final. */
@@ -168,6 +176,8 @@ export async function runChatGeneration(
     signal: hooks.signal,
     adapter: hooks.adapter ?? null,
     batcher: hooks.batcher,
+    prefixCache: hooks.prefixCache,
+    adapterVersion: hooks.adapterVersion,
     topLogprobs: wantLogprobs ? (req.topLogprobs ?? 0) : 0,
   });
   let r = await it.next().catch((err) => {
@@ -195,6 +205,7 @@ export async function runChatGeneration(
     toolCalls: parser.toolCalls,
     finishReason,
     maxTokens,
+    cachedPromptTokens: res.cachedPromptTokens,
     prefillMs: res.prefillMs,
     decodeMs: res.decodeMs,
   };

@@ -101,6 +101,23 @@ export class DecodeBatcher {
     if (live > 0) this.schedule(g);
   }
 
+  /**
+   * Removes a sequence like {@link leave} and returns a one-row copy of its keys and values (its
+   * positions so far, without padding), or null when it holds none (it failed or already left).
+   */
+  detach(seq: BatchedSequence): KVCache | null {
+    const row = seq as Row;
+    let out: KVCache | null = null;
+    if (!row.dead && row.own) {
+      out = row.own;
+      row.own = null;
+    } else if (!row.dead && row.group && row.start > 0) {
+      out = row.group.cache.rowSlice(row.group.rows.indexOf(row), row.pad, row.start);
+    }
+    this.leave(seq);
+    return out;
+  }
+
   /** Frees every cache; pending steps fail. */
   dispose(): void {
     for (const g of this.groups.values()) {

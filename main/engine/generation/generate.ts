@@ -1,12 +1,11 @@
-import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
-import type { BatchedSequence, DecodeBatcher } from './decodeBatcher.js';
-import { KVCache } from '../model/kvCache.js';
-import { readFloats } from '../model/tensorRead.js';
+import type { DecodeBatcher } from './decodeBatcher.js';
 import type { LoraAdapter } from '../model/lora.js';
+import type { PrefixCache } from './prefixCache.js';
 import { logSoftmax, Sampler, topEntries, type SamplingOptions } from './sampling.js';
 import { StopStringText } from './stopStrings.js';
 import type { TextTokenizer } from '../text/tokenizer.js';
+import { TokenSteps } from './tokenSteps.js';
 
 export interface GenerateOptions extends SamplingOptions {
   /** Upper bound on generated tokens. Default 256. */
@@ -28,6 +27,17 @@ export interface GenerateOptions extends SamplingOptions {
    * batching). The prompt is still prefilled on its own. Default: decode alone.
    */
   batcher?: DecodeBatcher;
+  /**
+   * Reuse the keys and values of the longest cached prefix of the prompt, and leave this
+   * generation's prompt and tokens there for later requests. Default: none (every prompt is
+   * computed in full).
+   */
+  prefixCache?: PrefixCache;
+  /**
+   * Names the adapter's weights for the prefix cache: change it whenever `adapter` is trained in
+   * place, so no entry computed with its old weights is reused. Default 0.
+   */
+  adapterVersion?: number;
 }
 
 /** One generated token. */
@@ -54,6 +64,9 @@ export interface GenerationResult {
   /** What stopped generation, when finishReason is 'stop'. */
   stoppedBy?: { tokenId: number } | { string: string };
   promptTokens: number;
+  /** Prompt tokens whose keys and values came from the prefix cache (not computed). */
+  cachedPromptTokens: number;
+  /** From the start to the first token's logits: the time to first token, less sampling. */
   prefillMs: number;
   decodeMs: number;
 }
@@ -69,45 +82,6 @@ export class ContextLengthError extends Error {
 }
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * The model calls of one generation: the prompt's prefill into a fresh KV cache, then one forward
- * pass per token, alone or, with a batcher, together with the other sequences it is decoding.
- */
-class TokenSteps {
-  private readonly cache: KVCache;
-  // After the prefill the cache moves into the batcher, which steps all its sequences together.
-  private batched: BatchedSequence | null = null;
-
-  constructor(
-    private readonly lm: CausalLM,
-    private readonly adapter: LoraAdapter | null,
-    private readonly batcher: DecodeBatcher | undefined,
-  ) {
-    this.cache = new KVCache(lm.config.numLayers);
-  }
-
-  /** Logits after `ids` (the whole prompt, or one token when decoding alone). */
-  async prefill(ids: number[]): Promise<Float32Array> {
-    const logits = tf.tidy(() => {
-      const input = tf.tensor2d(ids, [1, ids.length], 'int32');
-      return this.lm.forward(input, { cache: this.cache, adapter: this.adapter, lastOnly: true });
-    });
-    return readFloats(logits);
-  }
-
-  /** Logits after one more token. */
-  async step(id: number): Promise<Float32Array> {
-    if (!this.batcher) return this.prefill([id]);
-    this.batched ??= this.batcher.join(this.cache, this.adapter);
-    return this.batcher.step(this.batched, id);
-  }
-
-  close(): void {
-    if (this.batched) this.batcher!.leave(this.batched);
-    else this.cache.dispose();
-  }
-}
 
 /** The number of new tokens a generation may make, checked against the model's context. */
 function tokenBudget(lm: CausalLM, promptIds: readonly number[], maxNewTokens: number | undefined): number {
@@ -150,7 +124,7 @@ export async function* generate(
     tokenizer.streamDecoder(),
     (opts.stopStrings ?? []).filter((s) => s.length > 0),
   );
-  const steps = new TokenSteps(lm, opts.adapter ?? null, opts.batcher);
+  const steps = new TokenSteps(lm, opts.adapter ?? null, opts.batcher, opts.prefixCache, opts.adapterVersion ?? 0);
   const tokens: number[] = [];
   const logprobs: number[] = [];
   let finishReason: FinishReason = 'length';
@@ -161,7 +135,7 @@ export async function* generate(
     if (opts.signal?.aborted) {
       finishReason = 'abort';
     } else if (maxNew > 0) {
-      let logits = await steps.prefill([...promptIds]);
+      let logits = await steps.prefill(promptIds);
       prefillMs = performance.now() - t0;
       for (;;) {
         const id = sampler.sample(logits);
@@ -191,7 +165,8 @@ export async function* generate(
     steps.close();
   }
   const decodeMs = performance.now() - t0 - prefillMs;
-  return { tokens, logprobs, text: out.text, finishReason, stoppedBy, promptTokens: promptIds.length, prefillMs, decodeMs };
+  const promptTokens = promptIds.length;
+  return { tokens, logprobs, text: out.text, finishReason, stoppedBy, promptTokens, cachedPromptTokens: steps.reused, prefillMs, decodeMs };
 }
 
 /** Runs {@link generate} to completion and returns only the result. */

@@ -108,14 +108,23 @@ export class KVCache {
 
   /** A new cache holding row `row`'s first `length` positions (a copy; this cache is left untouched). */
   rowPrefix(row: number, length: number): KVCache {
-    if (!(row >= 0 && row < this.batch)) throw new RangeError(`rowPrefix: row ${row} of ${this.batch}`);
-    if (!(length > 0 && length <= this.len)) throw new RangeError(`rowPrefix: ${length} positions of ${this.len}`);
+    return this.rowSlice(row, 0, length);
+  }
+
+  /**
+   * A new one-row cache holding row `row`'s positions `from`..`from + length − 1` (a copy; this
+   * cache is left untouched): e.g. a left-padded row without its padding.
+   */
+  rowSlice(row: number, from: number, length: number): KVCache {
+    if (!(row >= 0 && row < this.batch)) throw new RangeError(`rowSlice: row ${row} of ${this.batch}`);
+    if (!(length > 0 && from >= 0 && from + length <= this.len))
+      throw new RangeError(`rowSlice: ${length} positions of ${this.len}, starting at ${from}`);
     const out = new KVCache(this.numLayers);
     try {
       for (let l = 0; l < this.numLayers; l++) {
         const [, kv, D] = this.keysT[l]!.shape;
-        out.keysT[l] = tf.keep(tf.slice(this.keysT[l]!, [row, 0, 0, 0], [1, kv, D, length]) as tf.Tensor4D);
-        out.values[l] = tf.keep(tf.slice(this.values[l]!, [row, 0, 0, 0], [1, kv, length, D]) as tf.Tensor4D);
+        out.keysT[l] = tf.keep(tf.slice(this.keysT[l]!, [row, 0, 0, from], [1, kv, D, length]) as tf.Tensor4D);
+        out.values[l] = tf.keep(tf.slice(this.values[l]!, [row, 0, from, 0], [1, kv, length, D]) as tf.Tensor4D);
       }
     } catch (err) {
       out.dispose();
@@ -123,6 +132,34 @@ export class KVCache {
     }
     out.len = length;
     return out;
+  }
+
+  /**
+   * A new cache with the same rows' first `length` positions (default: all). All of them costs no
+   * copy: the new cache's tensors share this one's memory (tfjs counts references), and appending
+   * to either never changes the other, since appending makes new tensors.
+   */
+  share(length = this.len): KVCache {
+    if (this.len === 0) throw new RangeError('share: the cache is empty');
+    if (length < this.len) {
+      if (this.batch !== 1) throw new RangeError(`share: a prefix of ${this.batch} rows; expected 1`);
+      return this.rowSlice(0, 0, length);
+    }
+    if (length !== this.len) throw new RangeError(`share: ${length} positions of ${this.len}`);
+    const out = new KVCache(this.numLayers);
+    for (let l = 0; l < this.numLayers; l++) {
+      out.keysT[l] = tf.keep(tf.clone(this.keysT[l]!));
+      out.values[l] = tf.keep(tf.clone(this.values[l]!));
+    }
+    out.len = this.len;
+    return out;
+  }
+
+  /** Memory the keys and values take, in bytes (float32). */
+  get bytes(): number {
+    let n = 0;
+    for (let l = 0; l < this.numLayers; l++) n += (this.keysT[l]?.size ?? 0) + (this.values[l]?.size ?? 0);
+    return n * 4;
   }
 
   /**
@@ -138,8 +175,24 @@ export class KVCache {
     const out = new KVCache(numLayers);
     try {
       for (let l = 0; l < numLayers; l++) {
-        out.keysT[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.keysT[l]!, 3, L - p.len)), 0) as tf.Tensor4D));
-        out.values[l] = tf.keep(tf.tidy(() => tf.concat(parts.map((p) => padSlots(p.values[l]!, 2, L - p.len)), 0) as tf.Tensor4D));
+        out.keysT[l] = tf.keep(
+          tf.tidy(
+            () =>
+              tf.concat(
+                parts.map((p) => padSlots(p.keysT[l]!, 3, L - p.len)),
+                0,
+              ) as tf.Tensor4D,
+          ),
+        );
+        out.values[l] = tf.keep(
+          tf.tidy(
+            () =>
+              tf.concat(
+                parts.map((p) => padSlots(p.values[l]!, 2, L - p.len)),
+                0,
+              ) as tf.Tensor4D,
+          ),
+        );
       }
     } catch (err) {
       out.dispose();

@@ -4,17 +4,18 @@ import { checkHintFits } from '../hintLimit.js';
 import { storageError } from '../storageError.js';
 import type { Handler } from '../routeTypes.js';
 
-/** POST /v1/feedback: 👍/👎 and/or a hint. A field left out keeps its value; null clears it. */
+/** POST /v1/feedback: 👍/👎, a hint, and/or rejecting the judge's hint. A field left out keeps its value; null clears it. */
 export const postFeedback: Handler<'feedback'> = (ctx, { body }) => {
-  const { completion_id: id, rating, hint } = body;
+  const { completion_id: id, rating, hint, reject_judge_hint: reject } = body;
   const before = ctx.store.feedback(id);
   const nextRating = rating === undefined ? (before?.rating ?? null) : rating;
   const nextHint = hint === undefined ? (before?.hint ?? null) : hint;
+  const nextReject = reject === undefined ? (before?.judgeHintRejected ?? false) : reject;
   const turn = hint ? ctx.store.turns.getTurn(id) : null;
   if (hint && turn) checkHintFits(hint, turn, ctx.engine.info.contextLength);
   let out;
   try {
-    out = ctx.store.setFeedback(id, nextRating, nextHint, Date.now());
+    out = ctx.store.setFeedback(id, nextRating, nextHint, Date.now(), nextReject);
   } catch (err) {
     if (err instanceof NotFoundError) throw new ApiError(404, err.message, 'invalid_request_error', 'not_found', 'completion_id');
     if (err instanceof ConflictError) throw new ApiError(409, err.message, 'invalid_request_error', 'already_trained', 'completion_id');
@@ -28,6 +29,7 @@ export const postFeedback: Handler<'feedback'> = (ctx, { body }) => {
     completion_id: id,
     rating: fb?.rating ?? null,
     hint: fb?.hint ?? null,
+    reject_judge_hint: fb?.judgeHintRejected ?? false,
     updated_at: fb?.updatedAt ?? Date.now(),
     session_id: t.sessionId,
     turn_type: t.type,

@@ -1,26 +1,41 @@
 import { messageText } from '../../engine/text/index.js';
+import { INTERNAL_CONTEXT, stripEnvelope } from '../../protocol/messageEnvelope.js';
 import type { SessionInfo } from '../../protocol/sessions.js';
 import type { SessionSummary } from '../../store/appQueries.js';
 import { ApiError } from '../apiError.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 import { storageError } from '../storageError.js';
-import { turnView } from './turnView.js';
+import { hintWaitMs, turnView } from './turnView.js';
 
 const PREVIEW_CHARS = 120;
 
-/** The opening user message of a session, as plain text, shortened for lists. */
-function preview(firstContent: string | null): string | null {
-  if (firstContent === null) return null;
-  let text = firstContent;
+/**
+ * The opening user message of a session, from its first request's messages: the last user message
+ * that is not OpenClaw's own context, as plain text in the user's own words (no OpenClaw envelope),
+ * shortened for lists.
+ */
+function preview(firstRequest: string | null): string | null {
+  if (firstRequest === null) return null;
+  let messages: Array<{ role?: unknown; content?: unknown }>;
   try {
-    const parsed = JSON.parse(firstContent);
-    if (Array.isArray(parsed)) text = messageText(parsed, 'content');
+    messages = JSON.parse(firstRequest) as typeof messages;
   } catch {
-    // a plain string, stored as such
+    return null;
   }
-  text = text.replace(/\s+/g, ' ').trim();
-  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1)}…` : text;
+  const texts = messages.filter((m) => m.role === 'user').map((m) => safeText(m.content));
+  const text = texts.reverse().find((t) => t && !t.startsWith(INTERNAL_CONTEXT)) ?? null;
+  if (text === null) return null;
+  const line = stripEnvelope(text).replace(/\s+/g, ' ').trim();
+  return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
+}
+
+function safeText(content: unknown): string {
+  try {
+    return typeof content === 'string' ? content : messageText(content as Parameters<typeof messageText>[0], 'content');
+  } catch {
+    return '';
+  }
 }
 
 export function sessionInfo(s: SessionSummary): SessionInfo {
@@ -43,31 +58,19 @@ function sessionOrThrow(ctx: ServerContext, id: string): SessionSummary {
   return s;
 }
 
-export const listSessions: Handler<'sessions.list'> = (ctx) => ({ object: 'list', data: ctx.app.sessions().map(sessionInfo) });
-
-/** The pseudo-session "unknown": turns that came without a session id. */
-function unattached(turns: Array<{ createdAt: number }>): SessionInfo {
-  const at = (i: number) => turns.at(i)?.createdAt ?? 0;
-  return {
-    id: 'unknown',
-    title: null,
-    created_at: at(0),
-    last_seen_at: at(-1),
-    ended_at: null,
-    end_reason: null,
-    turns: turns.length,
-    main_turns: 0,
-    preview: null,
-  };
-}
+/** The sessions, and last the pseudo-session "unknown" (turns that came without a session id) when there are such turns. */
+export const listSessions: Handler<'sessions.list'> = (ctx) => {
+  const loose = ctx.app.unattached();
+  return { object: 'list', data: [...ctx.app.sessions(), ...(loose ? [loose] : [])].map(sessionInfo) };
+};
 
 export const getSession: Handler<'sessions.get'> = (ctx, { params }) => {
   const id = params.id;
   const turns = id === 'unknown' ? ctx.store.turns.unattachedTurns() : ctx.store.turns.sessionTurns(id);
-  const s = id === 'unknown' ? null : ctx.app.session(id);
-  if (!s && !(id === 'unknown' && turns.length)) throw new ApiError(404, `no session '${id}'`, 'invalid_request_error', 'not_found', 'id');
-  const { main_turns: _mainTurns, ...info } = s ? sessionInfo(s) : unattached(turns);
-  return { ...info, turns: turns.map((t) => turnView(ctx.store, ctx.app, t)) };
+  const s = id === 'unknown' ? ctx.app.unattached() : ctx.app.session(id);
+  if (!s) throw new ApiError(404, `no session '${id}'`, 'invalid_request_error', 'not_found', 'id');
+  const { main_turns: _mainTurns, ...info } = sessionInfo(s);
+  return { ...info, turns: turns.map((t) => turnView(ctx.store, ctx.app, t, hintWaitMs(ctx))) };
 };
 
 export const updateSession: Handler<'sessions.update'> = (ctx, { params, body }) => {

@@ -2,23 +2,34 @@ import type { ServerResponse } from 'node:http';
 import { ApiError } from '../apiError.js';
 import { RESPONDED, type Handler } from '../routeTypes.js';
 import { writable } from '../writable.js';
+import type { ExportQuerySchema } from '../../protocol/sessions.js';
+import type { z } from 'zod';
+import type { TurnFilter } from '../../store/appQueries.js';
 import { exportSessions } from '../../store/exportSessions.js';
-import { turnView } from './turnView.js';
+import { hintWaitMs, turnView } from './turnView.js';
 
-export const listTurns: Handler<'turns.list'> = (ctx, { query }) => {
-  const ids = ctx.app.turnIds({
+type FilterParams = z.output<typeof ExportQuerySchema> & { before?: number };
+
+/** The store's filter for the Data screen's query (GET /api/turns, and the export's). */
+function turnFilter(query: FilterParams, limit: number): TurnFilter {
+  return {
     sessionId: query.session_id,
     hasFeedback: query.has_feedback,
     trained: query.trained,
     minReward: query.min_reward,
     maxReward: query.max_reward,
     before: query.before,
-    limit: query.limit,
-  });
+    text: query.q,
+    limit,
+  };
+}
+
+export const listTurns: Handler<'turns.list'> = (ctx, { query }) => {
+  const ids = ctx.app.turnIds(turnFilter(query, query.limit));
   const page = ids.slice(0, query.limit);
   return {
     object: 'list',
-    data: page.map((id) => turnView(ctx.store, ctx.app, ctx.store.turns.getTurn(id)!)),
+    data: page.map((id) => turnView(ctx.store, ctx.app, ctx.store.turns.getTurn(id)!, hintWaitMs(ctx))),
     has_more: ids.length > query.limit,
   };
 };
@@ -26,7 +37,7 @@ export const listTurns: Handler<'turns.list'> = (ctx, { query }) => {
 export const getTurn: Handler<'turns.get'> = (ctx, { params }) => {
   const t = ctx.store.turns.getTurn(params.id);
   if (!t) throw new ApiError(404, `no turn '${params.id}'`, 'invalid_request_error', 'not_found', 'id');
-  return turnView(ctx.store, ctx.app, t);
+  return turnView(ctx.store, ctx.app, t, hintWaitMs(ctx));
 };
 
 export const metrics: Handler<'metrics'> = (ctx, { query }) => ({
@@ -48,15 +59,18 @@ const EXPORT_LINES_PER_TICK = 32;
 /**
  * Every session as JSON Lines, written as it is read (a large history never sits in memory whole):
  * it waits whenever the client has not read what was sent (backpressure), yields to the event loop
- * every few lines, and stops when the client goes away.
+ * every few lines, and stops when the client goes away. Filtered like GET /api/turns when a filter is given.
  */
-export const exportSessionsJsonl: Handler<'export.sessions'> = (ctx, { res }) => {
+export const exportSessionsJsonl: Handler<'export.sessions'> = (ctx, { res, query }) => {
   res.writeHead(200, {
     'content-type': 'application/x-ndjson; charset=utf-8',
     'content-disposition': 'attachment; filename="clawloop-sessions.jsonl"',
     'cache-control': 'no-store',
   });
-  writeLines(res, exportSessions(ctx.store.turns)).catch((err: Error) => {
+  // Filtered (the Data screen's Export): only the turns the list shows. Unfiltered: everything.
+  const filtered = Object.values(query).some((v) => v !== undefined);
+  const ids = filtered ? new Set(ctx.app.turnIds(turnFilter(query, Number.MAX_SAFE_INTEGER - 1))) : null;
+  writeLines(res, exportSessions(ctx.store.turns, ids ? (t) => ids.has(t.id) : undefined)).catch((err: Error) => {
     ctx.log(`clawloop: the sessions export failed: ${err.message}`);
     res.destroy(err);
   });

@@ -2,6 +2,7 @@ import type { Receipt, TurnView } from '../../protocol/sessions.js';
 import type { AppQueries } from '../../store/appQueries.js';
 import type { Feedback, Judgement, LearnStore, StoredSample } from '../../store/learnStore.js';
 import type { StoredTurn } from '../../store/turnStore.js';
+import type { ServerContext } from '../serverContext.js';
 
 interface TurnFacts {
   turn: StoredTurn;
@@ -10,16 +11,22 @@ interface TurnFacts {
   samples: StoredSample[];
   learnNote: string | null;
   learnState: 'new' | 'done' | 'skipped';
+  /** `feedback_wait_s` in ms: how long a rating without a hint waits for one. */
+  hintWaitMs: number;
+  now: number;
 }
 
 const none = (stage: Receipt['stage'], reason: string | null = null): Receipt => ({
   stage,
   score: null,
   hint: null,
+  hint_source: null,
   step: null,
   checkpoint_id: null,
   version: null,
   reason,
+  hint_until: null,
+  feedback_open: true,
 });
 
 /** Why a turn can never train, or null when it can. */
@@ -37,10 +44,32 @@ function untrainable(t: StoredTurn): string | null {
 export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<AppQueries['stepOutcome']>): Receipt {
   const why = untrainable(f.turn);
   if (why) return none('not_trained', why);
+  const open = !f.samples.some((s) => s.status === 'training' || s.status === 'trained');
   if (f.learnState === 'new') {
     const signal = f.turn.nextState !== null || f.turn.closed || f.feedback !== null;
-    return none(signal ? 'queued' : 'none');
+    return { ...none(signal ? 'queued' : 'none'), hint_until: hintUntil(f), feedback_open: open };
   }
+  return { ...judgedReceipt(f, outcome), feedback_open: open, hint_until: judgeHintUntil(f) };
+}
+
+/** Until when a judge's hint waits for the user's review before it may train (queued samples only), or null. */
+function judgeHintUntil(f: TurnFacts): number | null {
+  const waiting = f.samples.find((s) => s.status === 'queued' && s.hintSource === 'judge');
+  if (!waiting || f.hintWaitMs <= 0) return null;
+  const until = waiting.createdAt + f.hintWaitMs;
+  return until > f.now ? until : null;
+}
+
+/** Until when a rating without a hint waits for one, or null (no such rating, or the wait is over). */
+function hintUntil(f: TurnFacts): number | null {
+  const fb = f.feedback;
+  if (!fb?.rating || fb.hint !== null || f.hintWaitMs <= 0) return null;
+  const until = fb.updatedAt + f.hintWaitMs;
+  return until > f.now ? until : null;
+}
+
+/** The receipt of a turn the trainer has judged: what it trains with, and how far it got. */
+function judgedReceipt(f: TurnFacts, outcome: (step: number) => ReturnType<AppQueries['stepOutcome']>): Receipt {
   if (f.learnState === 'skipped' || !f.samples.length) {
     return none('not_trained', f.learnNote ?? 'no training signal: the judge was unsure (score 0) and found no hint');
   }
@@ -50,7 +79,7 @@ export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<Ap
   const trained = f.samples.filter((s) => s.status === 'trained' && s.step !== null);
   const lead =
     trained.find((s) => outcome(s.step!).live) ?? trained[0] ?? f.samples.find((s) => s.status !== 'dropped') ?? f.samples[0];
-  const base = { ...none('judged'), score: lead.reward ?? prm?.score ?? null, hint: lead.hint };
+  const base = { ...none('judged'), score: lead.reward ?? prm?.score ?? null, hint: lead.hint, hint_source: lead.hint ? lead.hintSource : null };
   if (lead.status === 'dropped') return { ...base, stage: 'not_trained', reason: lead.dropReason };
   if (lead.status !== 'trained' || lead.step === null) return base;
   const o = outcome(lead.step);
@@ -64,9 +93,16 @@ export function receiptOf(f: TurnFacts, outcome: (step: number) => ReturnType<Ap
   };
 }
 
+/** How long a rating without a hint waits for one (the trainer's `feedback_wait_s`, in ms; 0 without a trainer). */
+export function hintWaitMs(ctx: ServerContext): number {
+  return (ctx.trainer?.config.feedback_wait_s ?? 0) * 1000;
+}
+
 /** A turn as the API serves it: what was asked and answered, what followed, and what it taught. */
-export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn): TurnView {
+export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn, hintWaitMs: number): TurnView {
   const facts: TurnFacts = {
+    hintWaitMs,
+    now: Date.now(),
     turn: t,
     feedback: store.feedback(t.id),
     judgements: store.judgements(t.id),
@@ -92,7 +128,7 @@ export function turnView(store: LearnStore, app: AppQueries, t: StoredTurn): Tur
     next_state: t.nextState ? { role: t.nextState.role, text: t.nextState.text } : null,
     closed: t.closed,
     learn_note: facts.learnNote,
-    feedback: fb ? { rating: fb.rating, hint: fb.hint, updated_at: fb.updatedAt } : null,
+    feedback: fb ? { rating: fb.rating, hint: fb.hint, reject_judge_hint: fb.judgeHintRejected, updated_at: fb.updatedAt } : null,
     judgements: facts.judgements.map((j) => ({
       kind: j.kind,
       judge: j.judge,

@@ -68,10 +68,21 @@ export interface CpuReport {
   blasCore: string;
   /** How products with 16-bit weights run: 'widen' (panels widened to float32 for sgemm) or 'sbgemm'. */
   halfGemm: 'widen' | 'sbgemm';
+  /** The kernel decoding's matrix-vector products use, per weight dtype (see {@link GemvPath}). */
+  gemv: { bf16: GemvPath; f16: GemvPath };
 }
 
+/**
+ * Decoding's 16-bit matrix-vector kernels (native/src/halfGemv.h), one per CPU family, all in one
+ * binary and chosen by cpuid: 'avx512bf16' (vdpbf16ps, activations rounded to bfloat16; BF16
+ * weights only), 'avx512f', 'avx2' (AVX2 + FMA, F16C for F16 weights) and 'scalar' (any CPU).
+ */
+export type GemvPath = 'scalar' | 'avx2' | 'avx512f' | 'avx512bf16';
+export const GEMV_PATHS: readonly GemvPath[] = ['avx512bf16', 'avx512f', 'avx2', 'scalar'];
+
 export interface NdAddon {
-  bufFromArray(values: Float32Array | Int32Array | Uint8Array, kind: Kind): Buf;
+  /** A copy of the values; 16-bit kinds take their bit patterns as a Uint16Array. */
+  bufFromArray(values: Float32Array | Int32Array | Uint8Array | Uint16Array, kind: Kind): Buf;
   /** A copy of the values: Float32Array for float kinds, Int32Array, or Uint8Array with asBool. */
   bufRead(buf: Buf, asBool: boolean): Float32Array | Int32Array | Uint8Array;
   /** Frees the memory now (a view of a mapped file drops its reference to the map). */
@@ -85,6 +96,16 @@ export interface NdAddon {
   trimCache(): void;
   cpu(): CpuReport;
   setHalfGemm(mode: 0 | 1): void;
+  /** y [m, n] = x [m, k] · wᵀ with w [n, k] bf16 or f16, through `path`; throws when this CPU cannot run it. */
+  gemv(path: GemvPath, x: Buf, w: Buf, m: number, n: number, k: number): Buf;
+  /** Why this process cannot run `path` for weights of `kind` (a missing CPU feature...), or ''. */
+  gemvUnavailable(path: GemvPath, kind: Kind): string;
+  /** The path decoding's products with weights of `kind` use now. */
+  gemvPath(kind: Kind): GemvPath;
+  /** Chooses that path (process-wide); throws, changing nothing, when this CPU cannot run it. */
+  setGemvPath(kind: Kind, path: GemvPath): void;
+  /** The best of `passes` timed reads of a fresh `bytes`-byte buffer by the kernel threads. */
+  readBandwidth(bytes: number, passes: number): { bytesPerSecond: number; bytes: number; threads: number };
 
   unary(op: number, x: Buf): Buf;
   binary(op: number, a: Buf, aShape: number[], b: Buf, bShape: number[], outShape: number[]): Buf;

@@ -14,7 +14,7 @@ export const usageOf = (r: ChatGenerationResult): Usage => ({
   prompt_tokens: r.promptIds.length,
   completion_tokens: r.responseIds.length,
   total_tokens: r.promptIds.length + r.responseIds.length,
-  prompt_tokens_details: { cached_tokens: 0 },
+  prompt_tokens_details: { cached_tokens: r.cachedPromptTokens },
 });
 
 /** An aborted generation reports 'stop' (the client went away; nobody reads it). */

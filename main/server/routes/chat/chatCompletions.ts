@@ -60,6 +60,7 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
   });
   const record = (result: ChatGenerationResult, callIds: string[], queueMs: number | null) => {
     r.log.completionTokens = result.responseIds.length;
+    r.log.cachedTokens = result.cachedPromptTokens;
     r.log.finishReason = result.finishReason;
     recordTurn(ctx, c, episode, result, callIds, queueMs);
   };

@@ -1,0 +1,25 @@
+/** A button that copies a text and says so for a moment ("Copied"), also to screen readers. */
+import { useEffect, useState } from 'react';
+import { copyText } from './copyText.js';
+
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const t = setTimeout(() => setState('idle'), 1500);
+    return () => clearTimeout(t);
+  }, [state]);
+  return (
+    <button
+      type="button"
+      className="btn btn-small"
+      aria-label={label}
+      onClick={async () => setState((await copyText(text)) ? 'copied' : 'failed')}
+    >
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}
+      <span className="visually-hidden" role="status">
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Could not copy' : ''}
+      </span>
+    </button>
+  );
+}
