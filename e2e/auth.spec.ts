@@ -1,22 +1,26 @@
 /**
- * A core with an API key: the URL `clawloop serve` prints carries the key in its fragment; the app
- * keeps it and takes it out of the address bar. Without it, the app asks for the key.
+ * A core as people start it, with the data folder's own key: the one-time link `clawloop serve`
+ * prints signs the browser in with an HttpOnly cookie and dies on use; nothing secret stays in the
+ * address bar or the page's storage. Elsewhere the app asks for the key.
  */
 import { expect, liveStatus, test } from './fixtures.js';
 import { CoreProcess } from './support/coreProcess.js';
 
-const KEY = 'e2e-secret-key-0123';
-
-test('the printed URL signs the app in, the key leaves the address bar; elsewhere the app asks for it', async ({ browser }) => {
-  const core = await CoreProcess.start({ args: ['--api-key', KEY] });
+test('the printed link signs the app in once, and keeps no key in the page; elsewhere the app asks for it', async ({ browser }) => {
+  const core = await CoreProcess.start();
   try {
-    expect(core.appUrl).toContain(`#key=${KEY}`);
+    const key = core.key!;
+    expect(core.appUrl).toMatch(/\/api\/sign-in\/[\w-]+$/);
+    expect(core.log).not.toContain(key);
     const signedIn = await browser.newPage();
     await signedIn.goto(core.appUrl);
     await expect(liveStatus(signedIn)).toBeVisible();
-    expect(new URL(signedIn.url()).hash).toBe('');
+    expect(new URL(signedIn.url()).pathname).toBe('/');
+    expect(signedIn.url()).not.toContain(key);
+    expect(await signedIn.evaluate(() => JSON.stringify(localStorage) + document.cookie)).not.toContain(key);
     await signedIn.reload();
     await expect(liveStatus(signedIn)).toBeVisible();
+    expect((await signedIn.goto(core.appUrl))?.status(), 'the link works once').toBe(403);
     await signedIn.close();
 
     const ctx = await browser.newContext();
@@ -27,9 +31,11 @@ test('the printed URL signs the app in, the key leaves the address bar; elsewher
     await prompt.getByLabel('API key').fill('wrong-key-123');
     await prompt.getByRole('button', { name: 'Use key' }).click();
     await expect(prompt.getByRole('alert')).toContainText(/did not work/);
-    await prompt.getByLabel('API key').fill(KEY);
+    await prompt.getByLabel('API key').fill(key);
     await prompt.getByRole('button', { name: 'Use key' }).click();
     await expect(prompt).toBeHidden();
+    await expect(liveStatus(stranger)).toBeVisible();
+    await stranger.reload(); // signed in by the cookie the key was exchanged for
     await expect(liveStatus(stranger)).toBeVisible();
     await ctx.close();
   } finally {

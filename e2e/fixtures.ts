@@ -36,7 +36,11 @@ async function openApp(page: Page, core: Core, shell: 'browser' | 'electron'): P
     });
     return { app: await electronApp.firstWindow(), close: () => electronApp.close() };
   }
-  await page.goto(core.appUrl);
+  // Signed in the way the app's key prompt does it (the printed link works once; a worker's core
+  // serves many pages): the key is exchanged for the HttpOnly cookie, shared with the page.
+  const key = core.process.key;
+  if (key) expect((await page.request.post(`${core.origin}/api/sign-in`, { data: { api_key: key } })).status()).toBe(200);
+  await page.goto(`${core.origin}/`);
   return { app: page, close: async () => undefined };
 }
 
@@ -132,7 +136,7 @@ export async function coreApi(
 ): Promise<unknown> {
   const res = await fetch(`${core.process.origin}${path}`, {
     method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: { ...core.process.authHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
@@ -155,7 +159,7 @@ export async function ensureCheckpoint(core: Core, steps = 1): Promise<void> {
   for (let round = 0; round < 4 * steps && (await count()) < steps; round++) {
     const res = await fetch(`${core.process.origin}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-session-id': `e2e-seed-${Date.now()}`, 'x-turn-type': 'main' },
+      headers: { ...core.process.authHeaders(), 'content-type': 'application/json', 'x-session-id': `e2e-seed-${Date.now()}`, 'x-turn-type': 'main' },
       body: JSON.stringify({ messages: [{ role: 'user', content: SEED_PROMPTS[round % SEED_PROMPTS.length] }] }),
     });
     const { id } = (await res.json()) as { id: string };

@@ -18,7 +18,7 @@ async function showcase(core: Core): Promise<void> {
   const ask = async (messages: Array<{ role: string; content: string }>, type: 'main' | 'side') => {
     const res = await fetch(`${core.process.origin}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-session-id': 'showcase', 'x-turn-type': type },
+      headers: { ...core.process.authHeaders(), 'content-type': 'application/json', 'x-session-id': 'showcase', 'x-turn-type': type },
       body: JSON.stringify({ messages }),
     });
     return (await res.json()) as { id: string; choices: Array<{ message: { content: string } }> };

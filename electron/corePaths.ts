@@ -22,3 +22,23 @@ export function runningCoreUrl(dir: string): string | null {
     return null;
   }
 }
+
+/**
+ * The key the core in `dir` checks, as `clawloop serve` picks it: CLAWLOOP_API_KEY, else the key set
+ * in the app (settings.json), else the data folder's own (api-key, made on the core's first start).
+ * The core makes the file before it serves, so once a core answers this finds its key.
+ */
+export function coreApiKey(dir: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.CLAWLOOP_API_KEY) return env.CLAWLOOP_API_KEY;
+  try {
+    const stored = (JSON.parse(fs.readFileSync(path.join(dir, 'settings.json'), 'utf8')) as { api_key?: unknown }).api_key;
+    if (typeof stored === 'string' && stored) return stored;
+  } catch {
+    // no settings yet
+  }
+  try {
+    return fs.readFileSync(path.join(dir, 'api-key'), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}

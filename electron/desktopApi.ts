@@ -10,12 +10,15 @@ export interface DesktopApi {
   chooseExportFolder(): Promise<string | null>;
   /** Shows a file or folder in the system's file manager. */
   revealFile(path: string): Promise<void>;
+  /** The core's API key, handed to the page here so it is never in a URL or in storage; null when it has none. */
+  apiKey(): Promise<string | null>;
 }
 
 export const DESKTOP_CHANNELS = {
   chooseModelFolder: 'clawloop:choose-model-folder',
   chooseExportFolder: 'clawloop:choose-export-folder',
   revealFile: 'clawloop:reveal-file',
+  apiKey: 'clawloop:api-key',
 } as const satisfies Record<keyof DesktopApi, string>;
 
 /** The global name the preload exposes the API under. */

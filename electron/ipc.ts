@@ -1,5 +1,5 @@
 /**
- * The IPC handlers behind the preload's three functions. Each checks that the call comes from the
+ * The IPC handlers behind the preload's functions. Each checks that the call comes from the
  * app's own page and validates its arguments before touching the file system.
  */
 import path from 'node:path';
@@ -14,7 +14,7 @@ async function chooseFolder(e: IpcMainInvokeEvent, title: string, buttonLabel: s
   return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
 }
 
-export function registerIpc(origin: () => string | null): void {
+export function registerIpc(origin: () => string | null, apiKey: () => string | null): void {
   const guard = (e: IpcMainInvokeEvent) => {
     if (!fromApp(e.senderFrame?.url, origin())) throw new Error('refused: this call did not come from the ClawLoop app');
   };
@@ -25,6 +25,10 @@ export function registerIpc(origin: () => string | null): void {
   ipcMain.handle(DESKTOP_CHANNELS.chooseExportFolder, (e) => {
     guard(e);
     return chooseFolder(e, 'Choose where to write the export', 'Export here');
+  });
+  ipcMain.handle(DESKTOP_CHANNELS.apiKey, (e) => {
+    guard(e);
+    return apiKey();
   });
   ipcMain.handle(DESKTOP_CHANNELS.revealFile, (e, target: unknown) => {
     guard(e);

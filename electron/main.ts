@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog } from 'electron';
-import { dataDir, runningCoreUrl } from './corePaths.js';
+import { coreApiKey, dataDir, runningCoreUrl } from './corePaths.js';
 import { DesktopCore } from './desktopCore.js';
 import { registerIpc } from './ipc.js';
 import { lockDown, webPreferences } from './security.js';
@@ -49,7 +49,10 @@ async function startCore(): Promise<string> {
 
 async function ready(): Promise<void> {
   lockDown(() => origin);
-  registerIpc(() => origin);
+  registerIpc(
+    () => origin,
+    () => coreApiKey(dataDir()),
+  );
   try {
     origin = await startCore();
   } catch (err) {
@@ -57,9 +60,8 @@ async function ready(): Promise<void> {
     app.exit(1);
     return;
   }
-  // A core with an API key needs it in the page: the app takes it from the fragment.
-  const key = process.env.CLAWLOOP_API_KEY;
-  openWindow(`${origin}/${key ? `#key=${encodeURIComponent(key)}` : ''}`);
+  // The page asks for the core's key over the preload (window.clawloopDesktop.apiKey): never in a URL.
+  openWindow(`${origin}/`);
 }
 
 if (!app.requestSingleInstanceLock()) {

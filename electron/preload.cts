@@ -11,6 +11,7 @@ const CHANNELS: typeof DESKTOP_CHANNELS = {
   chooseModelFolder: 'clawloop:choose-model-folder',
   chooseExportFolder: 'clawloop:choose-export-folder',
   revealFile: 'clawloop:reveal-file',
+  apiKey: 'clawloop:api-key',
 };
 const GLOBAL: typeof DESKTOP_GLOBAL = 'clawloopDesktop';
 
@@ -18,6 +19,7 @@ const api: DesktopApi = {
   chooseModelFolder: () => ipcRenderer.invoke(CHANNELS.chooseModelFolder),
   chooseExportFolder: () => ipcRenderer.invoke(CHANNELS.chooseExportFolder),
   revealFile: (path: string) => ipcRenderer.invoke(CHANNELS.revealFile, path),
+  apiKey: () => ipcRenderer.invoke(CHANNELS.apiKey),
 };
 
 contextBridge.exposeInMainWorld(GLOBAL, api);

@@ -1,8 +1,9 @@
-/** The app's entry: takes the API key from the URL, wires the services, renders the app. */
+/** The app's entry: takes the API key from the desktop shell (or an old link), wires the services, renders the app. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { keyFromFragment, type KeyValueStorage } from './api/apiKey.js';
 import { App } from './app/App.js';
+import { desktop } from './app/desktop.js';
 import { createServices } from './app/services.js';
 import { ServicesContext } from './app/servicesContext.js';
 import './ui/theme.css';
@@ -29,7 +30,15 @@ if (key) {
   services.keys.set(key);
   window.history.replaceState(null, '', window.location.pathname + window.location.search + rest);
 }
-services.start();
+// The desktop app hands the core's key over its preload; a browser is signed in by its cookie.
+const shell = desktop();
+if (shell && !key) {
+  void shell
+    .apiKey()
+    .then((k) => k && services.keys.set(k))
+    .catch(() => {}) // an older shell without it: the app asks for the key on the first 401
+    .finally(() => services.start());
+} else services.start();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

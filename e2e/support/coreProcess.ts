@@ -27,8 +27,23 @@ export class CoreProcess {
   port = 0;
   /** http://127.0.0.1:PORT */
   origin = '';
-  /** The URL `clawloop serve` printed for the app (with #key=… when it has a key). */
+  /** The URL `clawloop serve` printed for the app: a one-time sign-in link when it has a key. */
   appUrl = '';
+
+  /** The core's API key (the data folder's own, made on first start), or null with --no-auth. */
+  get key(): string | null {
+    try {
+      return fs.readFileSync(path.join(this.dataDir, 'api-key'), 'utf8').trim() || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Headers that carry the key, for calls to the core's API from the test itself. */
+  authHeaders(): Record<string, string> {
+    const key = this.key;
+    return key ? { authorization: `Bearer ${key}` } : {};
+  }
 
   private constructor(
     readonly dataDir: string,
@@ -58,7 +73,7 @@ export class CoreProcess {
     const served = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`clawloop serve did not start in 120 s:\n${this.output}`)), 120_000);
       const check = () => {
-        // `serving <model> at http://…/v1`, then `the app: http://…/` (with #key=… when it has a key).
+        // `serving <model> at http://…/v1`, then `the app: http://…/api/sign-in/<token>` (or `…/` without a key).
         const served = /serving \S+ at (http:\/\/[^\s/]+)\/v1/.exec(this.output);
         const app = /the app: (http:\/\/\S+)/.exec(this.output);
         if (served && app) {

@@ -143,7 +143,7 @@ export async function runPersonalize(o: PersonalizeOptions): Promise<Personalize
       ...res,
       funnel: funnelOf(o.channel ?? 'implicit', records, o.persona.rules, ceiling, res),
       funnel_turns: records.map(({ sessionId, ok, violated, prm, hint, hintTrained }) => ({ sessionId, ok, violated, prm, hint, hintTrained })),
-      trained_to_live: liveDelay(checkpoints, launched.server.events.replay(0).events),
+      trained_to_live: liveDelay(checkpoints, launched.server.events.page(0, Number.MAX_SAFE_INTEGER)),
       wall_s: (performance.now() - t0) / 1000,
       cpu_s: cpuSeconds(cpu0),
       gate,

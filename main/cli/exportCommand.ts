@@ -33,7 +33,9 @@ export async function exportCommand(argv: string[], io: Io): Promise<number> {
     }
     const text = lines.length ? lines.join('\n') + '\n' : '';
     if (values.out) {
-      fs.writeFileSync(values.out, text);
+      // Conversations are private: the file is its owner's alone, whatever the umask (an existing one too).
+      fs.writeFileSync(values.out, text, { mode: 0o600 });
+      if (process.platform !== 'win32') fs.chmodSync(values.out, 0o600);
       io.log(`wrote ${sessions} session(s), ${turns} turn(s) to ${values.out}`);
     } else {
       io.out(text);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { InfoSchema, type Info } from '../protocol/app.js';
+import { readApiKey } from '../server/apiKeyFile.js';
 import { SettingsFile } from '../server/settingsFile.js';
 import { atomicWriteFile } from '../util/atomicWrite.js';
 import { parse, UsageError } from './args.js';
@@ -97,7 +98,7 @@ function backupName(file: string, now = new Date()): string {
 /** The entry the server serves, with the key this command was given (a server may leave its key out of /api/info). */
 async function servedEntry(values: ReturnType<typeof parse<typeof FLAGS>>['values']): Promise<{ [key: string]: Json }> {
   const dataDir = resolveDataDir(values['data-dir']);
-  const apiKey = values['api-key'] ?? process.env.CLAWLOOP_API_KEY ?? SettingsFile.read(dataDir).api_key ?? null;
+  const apiKey = values['api-key'] ?? process.env.CLAWLOOP_API_KEY ?? SettingsFile.read(dataDir).api_key ?? readApiKey(dataDir);
   const info = await fetchInfo(serverOrigin(values.url, dataDir), apiKey);
   if (info.openclaw_note) throw new Error(`OpenClaw cannot use this model: ${info.openclaw_note}`);
   const entry = structuredClone(info.openclaw_provider) as { [key: string]: Json };

@@ -9,6 +9,8 @@ import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.j
 import { removeServerFile, writeServerFile } from './serverFile.js';
 import { DataDirLock } from './dataDirLock.js';
 import { SettingsFile, type StoredSettings } from '../server/settingsFile.js';
+import { API_KEY_FILE, loadOrCreateApiKey } from '../server/apiKeyFile.js';
+import { secureDataFolder } from '../store/dataFolderMode.js';
 import { appDir } from '../resources.js';
 import { numberFlag, parse, UsageError } from './args.js';
 import { resolveModelDir } from './modelDir.js';
@@ -27,7 +29,10 @@ GET /healthz) and records every conversation in the data folder.
                             default: the bundled ${DEFAULT_MODEL} (resources/models/${DEFAULT_MODEL})
   --host HOST               interface to bind (default ${D.host}; 0.0.0.0 exposes it to your network)
   --port PORT               TCP port (default ${D.port}; 0 picks a free one)
-  --api-key KEY             require "Authorization: Bearer KEY" (or env CLAWLOOP_API_KEY; default: none)
+  --api-key KEY             require "Authorization: Bearer KEY" (or env CLAWLOOP_API_KEY; default: a
+                            random key made on first start, kept in <data dir>/api-key, mode 0600)
+  --no-auth                 no key at all: every user and program on this machine can read your
+                            conversations and change settings (not recommended)
   --data-dir DIR            where conversations are stored (default: env CLAWLOOP_HOME, else ~/.clawloop)
   --served-model-name NAME  the model id clients use (default: the model folder's name)
   --backend NAME            native (default where the addon loads), wasm, cpu, webgpu or tensorflow; or env CLAWLOOP_BACKEND
@@ -77,6 +82,7 @@ const SERVE_FLAGS = {
   host: { type: 'string' },
   port: { type: 'string' },
   'api-key': { type: 'string' },
+  'no-auth': { type: 'boolean' },
   'data-dir': { type: 'string' },
   'served-model-name': { type: 'string' },
   backend: { type: 'string' },
@@ -146,7 +152,11 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   const modelDir = resolveModelDir(values.model ?? stored.model_dir ?? undefined);
   const backendName = values.backend ?? stored.backend ?? undefined;
   const backend = backendName ? backendFlag(backendName) : undefined;
+  process.umask(0o077); // everything written from here on is the owner's alone (0600 files, 0700 folders)
+  const secured = secureDataFolder(dataDir);
+  if (secured) io.log(`clawloop: made ${secured} file(s) and folder(s) in ${dataDir} readable by you alone`);
   const options = serverOptions(values, stored);
+  options.apiKey = accessKey(values, options, dataDir, io);
   const resetTrainingConfig = values['reset-training-config'] === true;
   const lock = DataDirLock.acquire(dataDir, io.log); // one ClawLoop per data folder; released at exit
   const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, resetTrainingConfig, options, log: io.log });
@@ -158,6 +168,26 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   lock.release();
   io.log('clawloop: stopped; database closed');
   return 0;
+}
+
+/**
+ * The API key in force: --api-key, CLAWLOOP_API_KEY or the one set in the app; else the data
+ * folder's own (made on first start); none with --no-auth, which is said loudly. A key-less core
+ * that lets every web page in (--cors '*') is refused.
+ */
+function accessKey(values: ServeFlags, options: Partial<ServerOptions>, dataDir: string, io: Io): string | null {
+  if (!values['no-auth']) {
+    if (options.apiKey) return options.apiKey;
+    const { key, created } = loadOrCreateApiKey(dataDir);
+    if (created) io.log(`clawloop: made an API key for this data folder: ${path.join(dataDir, API_KEY_FILE)} (readable by you alone)`);
+    return key;
+  }
+  if (values['api-key']) throw new UsageError('--no-auth and --api-key contradict each other: choose one');
+  if (options.corsOrigins?.includes('*')) {
+    throw new UsageError("--cors '*' with --no-auth would let every web page you visit read and delete your conversations: name the origins, or keep the key");
+  }
+  io.log('clawloop: warning: --no-auth: any user or program on this machine can read your conversations, change the model folder and the judge');
+  return null;
 }
 
 /** What is served where, what is learned, where the app is, and how to point OpenClaw at it. */
@@ -177,9 +207,11 @@ function logStartup(io: Io, launched: Launched, dataDir: string, options: Partia
   }
   io.log(`clawloop: serving ${server.options.servedModelName} at ${server.url}`);
   io.log(
-    `clawloop: the app: ${appUrl(server.origin, server.options.apiKey)}${server.options.appDir ? '' : ' (not built: run npm run build)'}`,
+    `clawloop: the app: ${server.appLink()}${server.options.appDir ? '' : ' (not built: run npm run build)'}`,
   );
-  logOpenClaw(io, server.url, server.options.servedModelName, info.contextLength, options.apiKey ?? null);
+  // The log never shows the key (logs get pasted into issues): the entry names where it is.
+  const keyStandIn = options.apiKey ? `<the key in ${path.join(dataDir, API_KEY_FILE)} (or given with --api-key)>` : null;
+  logOpenClaw(io, server.url, server.options.servedModelName, info.contextLength, keyStandIn);
 }
 
 /** How to point OpenClaw at the server, or why this model cannot serve it and what to do. */
@@ -224,10 +256,6 @@ function untilSignalled(io: Io, launched: Launched): Promise<void> {
   });
 }
 
-/** The app's address; with an API key, the key rides in the fragment (never sent to a server or logged by one). */
-function appUrl(origin: string, apiKey: string | null): string {
-  return apiKey ? `${origin}/#key=${encodeURIComponent(apiKey)}` : `${origin}/`;
-}
 
 /** --backend, checked here without loading the engine (which loads tfjs) on the HTTP thread. */
 function backendFlag(raw: string): (typeof BACKENDS)[number] {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ApiKeyRequestSchema, ApiKeyResponseSchema, HealthSchema, InfoSchema, SettingsPatchSchema, SettingsSchema } from './app.js';
+import { SignInRequestSchema as SignInBody, SignInResponseSchema as SignedIn } from './app.js';
 import {
   CheckpointListSchema,
   ExportRequestSchema,
@@ -67,7 +68,6 @@ export interface RouteSpec {
 
 const json = <S extends z.ZodType>(schema: S) => ({ kind: 'json', schema }) as const;
 const id = 'the checkpoint id (e.g. step-000012), or base for the base model';
-
 export const API = {
   health: {
     method: 'GET',
@@ -144,6 +144,21 @@ export const API = {
     auth: true,
     body: ApiKeyRequestSchema,
     response: json(ApiKeyResponseSchema),
+  },
+  'auth.link': {
+    method: 'GET',
+    path: '/api/sign-in/{token}',
+    summary: 'The one-time link `clawloop serve` prints: signs a browser in with an HttpOnly, SameSite=Strict cookie; dies on use.',
+    auth: false,
+    response: json(SignedIn),
+  },
+  'auth.signIn': {
+    method: 'POST',
+    path: '/api/sign-in',
+    summary: 'Exchanges the API key for the same cookie (the app asks for the key when it has none). Never needs the API key.',
+    auth: false,
+    body: SignInBody,
+    response: json(SignedIn),
   },
   'training.status': {
     method: 'GET',

@@ -219,6 +219,8 @@ export const EXAMPLES: Record<string, RouteExample> = {
     },
   },
   'settings.apiKey': { request: { regenerate: true }, response: { api_key: 'clk-9f1c0e7a3b5d4e2f8a6c1b0d' } },
+  'auth.link': { params: { token: 'kX3v9Qm2R7tYw1bN5cH8dF0gJ4sL6pA' }, response: { signed_in: true } },
+  'auth.signIn': { request: { api_key: 'clk-9f1c0e7a3b5d4e2f8a6c1b0d' }, response: { signed_in: true } },
   'training.status': { response: status },
   'training.config.get': { response: config },
   'training.config.update': {

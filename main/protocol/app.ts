@@ -68,13 +68,28 @@ export const SettingsPatchSchema = z
   .strict();
 export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
 
+/**
+ * A key every client can send in an `Authorization` header: visible ASCII only, no spaces (a key
+ * with a leading space or a non-ASCII letter would be stored and then match no request).
+ */
+const ApiKeyString = z
+  .string()
+  .min(8, 'the key needs at least 8 characters')
+  .max(200, 'the key may have at most 200 characters')
+  .regex(/^[\x21-\x7e]+$/, 'the key may hold only visible ASCII characters (no spaces, no accents): an HTTP header cannot carry others');
+
 export const ApiKeyRequestSchema = z.union([
   z
-    .object({ api_key: z.string().min(8).max(200).nullable().describe('the new key (at least 8 characters), or null to turn it off') })
+    .object({ api_key: ApiKeyString.nullable().describe('the new key (8 to 200 visible ASCII characters), or null to turn it off') })
     .strict(),
   z.object({ regenerate: z.literal(true).describe('make a new random key') }).strict(),
 ]);
 export type ApiKeyRequest = z.infer<typeof ApiKeyRequestSchema>;
+
+/** POST /api/sign-in: the key typed into the app, exchanged for its sign-in cookie. */
+export const SignInRequestSchema = z.object({ api_key: z.string().min(1).max(200).describe('the API key') }).strict();
+/** Signed in: the answer carries the HttpOnly cookie the app then sends with every request. */
+export const SignInResponseSchema = z.object({ signed_in: z.literal(true) });
 
 /** The key, answered only to the caller who just set it (it is never readable otherwise). */
 export const ApiKeyResponseSchema = z.object({ api_key: z.string().nullable() });

@@ -5,6 +5,20 @@
 import { z } from 'zod';
 import { ChatMessageSchema } from './openai.js';
 
+/**
+ * Characters a session id or title may not hold: control characters (NUL, newlines, C1) and the
+ * invisible formatting ones that reorder or hide text (bidi embeddings, overrides and isolates, the
+ * Arabic letter mark, zero-width characters): "‮txt.exe" shows as "exe.txt" in a list.
+ */
+export const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+/**
+ * {@link UNSAFE_TEXT} less the C1 controls, for session ids: Node reads header values as Latin-1,
+ * so the UTF-8 bytes of an accented letter in X-Session-Id arrive as C1 characters.
+ */
+export const UNSAFE_ID_TEXT = /[\u0000-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+/** The longest session id accepted (X-Session-Id or `session_id`). */
+export const MAX_SESSION_ID = 256;
+
 export const FeedbackRequestSchema = z
   .object({
     completion_id: z.string().min(1).describe('the id of the answer, as returned by /v1/chat/completions (chatcmpl-…)'),
@@ -143,7 +157,16 @@ export const SessionDetailSchema = SessionInfoSchema.extend({ turns: z.array(Tur
 export type SessionDetail = z.infer<typeof SessionDetailSchema>;
 
 export const SessionPatchSchema = z
-  .object({ title: z.string().trim().min(1).max(200).nullable().describe('the new name; null removes it') })
+  .object({
+    title: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200, 'a title may have at most 200 characters')
+      .refine((t) => !UNSAFE_TEXT.test(t), 'a title may not hold control characters or invisible bidi/formatting characters')
+      .nullable()
+      .describe('the new name; null removes it'),
+  })
   .strict();
 export type SessionPatch = z.infer<typeof SessionPatchSchema>;
 

@@ -8,6 +8,11 @@ export class JudgeInputError extends Error {
   override name = 'JudgeInputError';
 }
 
+/** The judge endpoint is down or busy (unreachable, 5xx, 408, 429): every turn would fail alike, so turns wait for it. */
+export class JudgeUnavailableError extends Error {
+  override name = 'JudgeUnavailableError';
+}
+
 function tooLong(err: unknown): boolean {
   return (
     (err instanceof ChatRequestError && err.code === 'context_length_exceeded') || /maximum context length/i.test((err as Error).message)
@@ -165,7 +170,7 @@ export class EndpointJudgeBackend implements JudgeBackend {
         signal,
       });
     } catch (err) {
-      throw new Error(`judge endpoint ${url} is unreachable: ${(err as Error).message}`);
+      throw new JudgeUnavailableError(`judge endpoint ${url} is unreachable: ${(err as Error).message}`);
     }
     const text = await res.text();
     if (!res.ok) {
@@ -173,7 +178,7 @@ export class EndpointJudgeBackend implements JudgeBackend {
       // A 4xx will not get better by retrying the same prompt (except the context, which ask() clips).
       if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429 && !tooLong(new Error(text)))
         throw new JudgeInputError(msg);
-      throw new Error(msg);
+      throw res.status >= 500 || res.status === 408 || res.status === 429 ? new JudgeUnavailableError(msg) : new Error(msg);
     }
     let body: { choices?: Array<{ message?: { content?: string | null; reasoning_content?: string | null } }> };
     try {

@@ -37,8 +37,10 @@ export interface BuiltSamples {
   samples: NewSample[];
   /** New judge results to record. */
   judgements: Array<Omit<Judgement, 'createdAt'>>;
-  /** Why a judge's hint does not train (hint_min_gap), when it does not. */
+  /** Why a judge's hint does not train (hint_min_gap, or too long for the teacher), when it does not. */
   hintDropped?: string;
+  /** Set when the hint was dropped because the teacher cannot read it with the turn: an error to report. */
+  hintUnreadable?: boolean;
   /** A judge that failed on a turn with explicit feedback, which then trained without it (why). */
   judgeFailed?: string;
 }
@@ -142,12 +144,16 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
   const directive = cfg.method === 'opd' || cfg.method === 'combine' ? await directiveSignal(run) : NO_HINT;
   const { judgements, judgeFailed } = run;
   if (reward === null && directive.hint === null) return { samples: [], judgements, judgeFailed };
-  const scored = directive.hint !== null ? await teacherScores(ctx, turn, turn.responseIds, directive.hint) : null;
+  // A hint the teacher cannot read with the turn (too long for the model) trains nothing; the reward still does.
+  const overflow = directive.hint !== null ? hintOverflow(ctx.model, turn, directive.hint) : null;
+  const scored = directive.hint !== null && !overflow ? await teacherScores(ctx, turn, turn.responseIds, directive.hint) : null;
   // A judge's hint that does not explain the complaint trains nothing (hint_min_gap); the judge's record keeps it.
-  const hintDropped = (scored && droppedHintReason(cfg, directive.hintSource, scored.logprobs, turn.responseLogprobs)) ?? undefined;
+  const hintDropped =
+    overflow ?? (scored && droppedHintReason(cfg, directive.hintSource, scored.logprobs, turn.responseLogprobs)) ?? undefined;
   const { hint, hintSource } = hintDropped ? NO_HINT : directive;
   const teacher = hintDropped ? null : scored;
-  if (reward === null && hint === null) return { samples: [], judgements, hintDropped, judgeFailed };
+  const hintUnreadable = overflow !== null || undefined;
+  if (reward === null && hint === null) return { samples: [], judgements, hintDropped, hintUnreadable, judgeFailed };
   const kind = reward !== null && hint !== null ? 'both' : reward !== null ? 'rl' : 'opd';
   const own: NewSample = {
     kind,
@@ -162,7 +168,7 @@ export async function buildSamples(ctx: SampleBuildContext, ev: TurnEvidence): P
     cfg.policy_rollouts > 0 && hint !== null && explains(cfg, hintSource, teacher!.logprobs, turn.responseLogprobs)
       ? await rolloutSamples(ctx, turn, hint, hintSource, cfg.policy_rollouts)
       : [];
-  return { judgements, samples: [own, ...rollouts], hintDropped, judgeFailed };
+  return { judgements, samples: [own, ...rollouts], hintDropped, hintUnreadable, judgeFailed };
 }
 
 type TeacherScores = Awaited<ReturnType<typeof teacherScores>>;
@@ -261,6 +267,17 @@ async function directiveSignal(run: JudgeRun): Promise<{ hint: string | null; hi
   return { hint, hintSource: hint ? 'judge' : null };
 }
 
+/**
+ * Why the teacher cannot read the turn's answer after the hint-augmented prompt (more tokens than
+ * the model's context), or null when it fits.
+ */
+export function hintOverflow(model: Model, turn: StoredTurn, hint: string): string | null {
+  const tokens = teacherPromptIds(model, turn, hint).length + turn.responseIds.length - 1;
+  const max = model.lm.config.maxPositions;
+  if (tokens <= max) return null;
+  return `the hint (${hint.length} characters) makes the teacher's context ${tokens} tokens with this turn; the model reads at most ${max}: it trains nothing (a shorter hint would)`;
+}
+
 /** The teacher's log-probs of response ids after the turn's hint-augmented prompt (teacher forcing). */
 async function teacherScores(ctx: SampleBuildContext, turn: StoredTurn, responseIds: number[], hint: string) {
   const topK = ctx.config.opd_loss === 'topk_reverse_kl' ? ctx.config.opd_top_k : 0;
@@ -278,6 +295,7 @@ async function teacherScores(ctx: SampleBuildContext, turn: StoredTurn, response
  * the student, counted as teacher top-4 tokens found in the student's top-4 over response positions.
  */
 async function selectByOverlap(ctx: SampleBuildContext, turn: StoredTurn, candidates: string[]): Promise<string | null> {
+  candidates = candidates.filter((h) => hintOverflow(ctx.model, turn, h) === null);
   if (candidates.length <= 1) return candidates[0] ?? null;
   const [student] = await scoreResponses(ctx.model.lm, [{ promptIds: turn.promptIds, responseIds: turn.responseIds }], {
     adapter: ctx.policy,

@@ -1,6 +1,7 @@
 import type { StoredTurn } from '../store/turnStore.js';
 import type { ReadyTurn } from '../store/learnStore.js';
-import { JudgeInputError } from './judge.js';
+import { ChatRequestError } from '../engine/index.js';
+import { JudgeInputError, JudgeUnavailableError } from './judge.js';
 import { buildSamples, type SampleBuildContext } from './sampleBuilder.js';
 import type { TrainerContext } from './trainerContext.js';
 
@@ -50,19 +51,60 @@ export async function processTurn(ctx: TrainerContext, ready: ReadyTurn, signal:
     for (const j of built.judgements) store.insertJudgement(turn.id, j, now);
     if (built.judgeFailed) ctx.log(`turn ${turn.id}: ${built.judgeFailed}`);
     if (signal.aborted) return; // the trainer is stopping; the turn is redone at the next start
-    if (store.commitTurn(turn.id, epoch, built.samples, now)) emitJudged(ctx, turn.id, built);
+    const note = built.samples.length ? null : (built.hintDropped ?? null);
+    if (store.commitTurn(turn.id, epoch, built.samples, now, note)) emitJudged(ctx, turn.id, built);
+    if (built.hintUnreadable) reportError(ctx, `turn ${turn.id}: ${built.hintDropped}`);
     ctx.error = undefined;
+    failedTurns.delete(ctx);
   } catch (err) {
     if (signal.aborted) return;
-    if (err instanceof JudgeInputError) {
-      // It will never work for this turn: skip it (with the reason) rather than block the queue.
-      store.skipTurn(turn.id, epoch, err.message);
-      ctx.log(`skipped turn ${turn.id}: ${err.message}`);
-      ctx.emit({ type: 'event', event: { event: 'sample.dropped', data: { turn_id: turn.id, reason: err.message } } });
-      return;
-    }
-    throw new JudgeFailedError(`judging turn ${turn.id} failed: ${(err as Error).message}`);
+    const failures = countFailure(ctx, turn.id);
+    const why = unreadableReason(err) ?? (failures >= MAX_JUDGE_ATTEMPTS ? repeatedFailureReason(err, failures) : null);
+    if (why === null) throw new JudgeFailedError(`judging turn ${turn.id} failed: ${(err as Error).message}`);
+    // It will never work for this turn: skip it (with the reason) rather than block the queue.
+    failedTurns.delete(ctx);
+    store.skipTurn(turn.id, epoch, why);
+    ctx.log(`skipped turn ${turn.id}: ${why}`);
+    ctx.emit({ type: 'event', event: { event: 'sample.dropped', data: { turn_id: turn.id, reason: why } } });
+    reportError(ctx, `skipped turn ${turn.id}: ${why}`);
   }
+}
+
+/** An `error` event from the judge: shown in the app, while the trainer carries on. */
+function reportError(ctx: TrainerContext, message: string): void {
+  ctx.emit({ type: 'event', event: { event: 'error', data: { where: 'judge', message } } });
+}
+
+/**
+ * Attempts a turn gets when judging it fails with an error that may be passing (about 5 s apart):
+ * after that many the turn is skipped, so one turn can never hold the queue for ever. An
+ * unreachable or busy judge endpoint does not count: every turn would fail the same way.
+ */
+export const MAX_JUDGE_ATTEMPTS = 3;
+
+/** The turn whose judging failed last, and how many times in a row, per trainer. */
+const failedTurns = new WeakMap<TrainerContext, { turnId: string; failures: number }>();
+
+function countFailure(ctx: TrainerContext, turnId: string): number {
+  const last = failedTurns.get(ctx);
+  const failures = last?.turnId === turnId ? last.failures + 1 : 1;
+  failedTurns.set(ctx, { turnId, failures });
+  return failures;
+}
+
+/** Why the judge or the teacher can never read this input, or null when the error may pass. */
+function unreadableReason(err: unknown): string | null {
+  if (err instanceof JudgeInputError) return err.message;
+  // The engine's own checks (a sequence longer than the model's context, an empty prompt) fail the
+  // same way every time.
+  if (err instanceof RangeError || (err as Error).name === 'ContextLengthError') return `the model cannot read this turn: ${(err as Error).message}`;
+  if (err instanceof ChatRequestError && err.status === 400) return `the judge cannot read this turn: ${err.message}`;
+  return null;
+}
+
+function repeatedFailureReason(err: unknown, failures: number): string | null {
+  if (err instanceof JudgeUnavailableError) return null;
+  return `judging failed ${failures} times in a row: ${(err as Error).message}`;
 }
 
 /**

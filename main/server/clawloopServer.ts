@@ -6,6 +6,8 @@ import { EventStore } from '../store/eventStore.js';
 import type { LearnStore } from '../store/learnStore.js';
 import { ApiError } from './apiError.js';
 import { EventBus } from './eventBus.js';
+import { EventStreamSlots } from './eventStreamSlots.js';
+import { SignInLinks } from './signIn.js';
 import { cleanupExportTemp } from './exportTarget.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import { Router } from './router.js';
@@ -40,7 +42,8 @@ export class ClawLoopServer {
   private readonly http: http.Server;
   private readonly inflight = new Set<Promise<void>>();
   private readonly sweeper: NodeJS.Timeout | null;
-  private readonly shutdownHooks: Array<() => void> = [];
+  private readonly shutdownHooks = new Set<() => void>();
+  private readonly signInLinks = new SignInLinks();
   private closed = false;
   private closing: Promise<void> | null = null;
 
@@ -81,7 +84,12 @@ export class ClawLoopServer {
       closing: () => this.closed,
       wakeTrainer: () => trainer?.wake(),
       log,
-      onShutdown: (f) => this.shutdownHooks.push(f),
+      onShutdown: (f) => {
+        this.shutdownHooks.add(f);
+        return () => this.shutdownHooks.delete(f);
+      },
+      signInLinks: this.signInLinks,
+      eventStreams: new EventStreamSlots(this.options.maxEventStreamsPerClient, this.options.maxEventStreams),
     };
   }
 
@@ -131,6 +139,24 @@ export class ClawLoopServer {
     if (trainer) trainer.publishState();
   }
 
+  /**
+   * The address to open the app at: with an API key, a new one-time sign-in link (it dies on use
+   * and signs the browser in with a cookie, so the key is never in a URL); without, the app itself.
+   */
+  appLink(): string {
+    return this.options.apiKey ? `${this.origin}/api/sign-in/${this.signInToken()}` : `${this.origin}/`;
+  }
+
+  /** A new one-time sign-in token (GET /api/sign-in/{token}). */
+  signInToken(): string {
+    return this.signInLinks.issue();
+  }
+
+  /** Shutdown hooks registered and not yet run or cancelled (one per open event stream): for leak checks. */
+  get shutdownHookCount(): number {
+    return this.shutdownHooks.size;
+  }
+
   get port(): number {
     return (this.http.address() as AddressInfo).port;
   }
@@ -163,7 +189,9 @@ export class ClawLoopServer {
 
   private async shutdown(opts: { abort?: boolean; graceMs?: number }): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const f of this.shutdownHooks.splice(0)) f();
+    const hooks = [...this.shutdownHooks];
+    this.shutdownHooks.clear();
+    for (const f of hooks) f();
     const stopped = new Promise<void>((resolve) => this.http.close(() => resolve()));
     this.http.closeIdleConnections();
     const grace = opts.abort ? 0 : (opts.graceMs ?? 30_000);

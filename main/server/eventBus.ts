@@ -50,13 +50,18 @@ export class EventBus {
   }
 
   /**
-   * Stored events after `afterId`. `gap` is set when events after `afterId` were already pruned
-   * (the client must refetch state rather than trust the replay to be complete).
+   * Set when events after `afterId` are no longer all stored (pruned, or the id is from another
+   * event log): the client must refetch state rather than trust a replay to be complete.
    */
-  replay(afterId: number): { events: StoredEvent[]; gap: { requested: number; oldest: number } | null } {
+  gapAfter(afterId: number): { requested: number; oldest: number } | null {
     const { oldest } = this.store.range();
-    const gap = oldest > afterId + 1 && afterId < this.lastId ? { requested: afterId, oldest } : null;
-    return { events: this.store.since(afterId), gap };
+    if (afterId > this.lastId) return { requested: afterId, oldest };
+    return oldest > afterId + 1 && afterId < this.lastId ? { requested: afterId, oldest } : null;
+  }
+
+  /** Up to `limit` stored events after `afterId`, oldest first: one page of a replay. */
+  page(afterId: number, limit: number): StoredEvent[] {
+    return this.store.since(afterId, limit);
   }
 
   get newestId(): number {

@@ -3,7 +3,13 @@ import type { ApiError } from './apiError.js';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const data = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...headers });
+  // no-store: conversations, settings and keys must not stay in a browser's disk cache.
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(data),
+    'cache-control': 'no-store',
+    ...headers,
+  });
   res.end(data);
 }
 

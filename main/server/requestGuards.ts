@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './apiError.js';
 import type { ServerOptions } from './serverOptions.js';
+import { cookieKey } from './signIn.js';
 
 /**
  * Guards that keep web pages from using the server (the way Ollama and Jupyter guard theirs):
@@ -75,19 +76,23 @@ export function checkJsonContentType(req: IncomingMessage): void {
   );
 }
 
-function sameSecret(given: string, expected: string): boolean {
+/** Compares two secrets in constant time (hashes first, so lengths do not leak). */
+export function sameSecret(given: string, expected: string): boolean {
   const a = createHash('sha256').update(given).digest();
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
 }
 
-export function checkApiKey(req: IncomingMessage, apiKey: string | null): void {
+/** Passes a request that carries the key: `Authorization: Bearer <key>`, or the app's sign-in cookie (see signIn.ts). */
+export function checkApiKey(req: IncomingMessage, apiKey: string | null, port: number): void {
   if (!apiKey) return;
   const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
   if (m && sameSecret(m[1].trim(), apiKey)) return;
+  const cookie = cookieKey(req, port);
+  if (cookie !== null && sameSecret(cookie, apiKey)) return;
   throw new ApiError(
     401,
-    'invalid or missing API key: send Authorization: Bearer <key> (the key given to clawloop serve)',
+    'invalid or missing API key: send Authorization: Bearer <key> (the key is in the data folder\'s api-key file, or the one given to clawloop serve)',
     'authentication_error',
     'invalid_api_key',
   );

@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { MAX_SESSION_ID, UNSAFE_ID_TEXT } from '../protocol/sessions.js';
+import { ApiError } from './apiError.js';
 import type { WireMessage } from '../protocol/openai.js';
 import { openClawCallKind, openClawSessionFromHistory, stripBoundaryCount, type OpenClawCallKind } from './openclawCalls.js';
 
@@ -57,6 +59,7 @@ export function readRlMetadata(
   body: { session_id?: unknown; turn_type?: unknown; session_done?: unknown; messages?: WireMessage[] },
 ): RlMetadata {
   const named = namedSession(headers, body);
+  if (named) checkSessionId(named);
   const done = (header(headers, 'x-session-done') ?? bodyStr(body.session_done) ?? '').toLowerCase();
   const sessionDone = TRUE.has(done);
   const session = (id: string | null | undefined) => (id && id !== 'unknown' ? id : null);
@@ -71,4 +74,15 @@ export function readRlMetadata(
     return { sessionId: session(named ?? openClawSessionFromHistory(body.messages!)), turnType: 'main', sessionDone, source };
   }
   return { sessionId: SESSIONLESS.has(kind) ? null : session(named), turnType: 'side', sessionDone, source };
+}
+
+/** A session id is shown in the app and stored with every turn: bounded, and nothing that hides or reorders text. */
+function checkSessionId(id: string): void {
+  const why =
+    id.length > MAX_SESSION_ID
+      ? `is ${id.length} characters long; at most ${MAX_SESSION_ID} are accepted`
+      : UNSAFE_ID_TEXT.test(id)
+        ? 'holds control characters or invisible bidi/formatting characters'
+        : null;
+  if (why) throw new ApiError(400, `the session id ${why}`, 'invalid_request_error', 'invalid_session_id', 'session_id');
 }

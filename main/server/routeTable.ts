@@ -1,3 +1,4 @@
+import { signIn, signInLink } from './routes/authRoutes.js';
 import { chatCompletions } from './routes/chat/chatCompletions.js';
 import { exportCheckpoint, listCheckpoints, pinCheckpoint, rollbackCheckpoint } from './routes/checkpointRoutes.js';
 import { streamEvents } from './routes/eventsRoute.js';
@@ -24,6 +25,8 @@ export const HANDLERS: Handlers = {
   'settings.get': getSettings,
   'settings.update': putSettings,
   'settings.apiKey': putApiKey,
+  'auth.link': signInLink,
+  'auth.signIn': signIn,
   'training.status': trainingStatus,
   'training.config.get': getTrainingConfig,
   'training.config.update': putTrainingConfig,

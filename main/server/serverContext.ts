@@ -1,6 +1,8 @@
 import type { AppQueries } from '../store/appQueries.js';
 import type { LearnStore } from '../store/learnStore.js';
 import type { EventBus } from './eventBus.js';
+import type { EventStreamSlots } from './eventStreamSlots.js';
+import type { SignInLinks } from './signIn.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import type { ServerOptions } from './serverOptions.js';
 import type { SettingsFile } from './settingsFile.js';
@@ -29,6 +31,10 @@ export interface ServerContext {
   /** Something the learning loop may act on happened (a turn stored, a next state, feedback, a session end). */
   wakeTrainer(): void;
   log(line: string): void;
-  /** Runs `f` when the server starts shutting down (long-lived streams end themselves there). */
-  onShutdown(f: () => void): void;
+  /** Runs `f` when the server starts shutting down (long-lived streams end themselves there); returns the function that cancels it. */
+  onShutdown(f: () => void): () => void;
+  /** The one-time sign-in links of the web app. */
+  signInLinks: SignInLinks;
+  /** The open /api/events streams, per client and in all (429 past the limits). */
+  eventStreams: EventStreamSlots;
 }

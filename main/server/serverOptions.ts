@@ -34,6 +34,10 @@ export interface ServerOptions {
   exportDirs: string[];
   /** Where the built app lives (web mode); null serves no app. Default: dist/renderer of this installation. */
   appDir: string | null;
+  /** /api/events streams open at once, all clients together (429 beyond). Default 64. */
+  maxEventStreams: number;
+  /** /api/events streams one client (address, Origin and User-Agent) may hold open (429 beyond). Default 16. */
+  maxEventStreamsPerClient: number;
   /** Largest time to receive a whole request (headers and body), ms. Default 60000. */
   requestTimeoutMs: number;
   /** How each request's console line is written: 'text' (default) or 'json' (one object per line). */
@@ -57,6 +61,8 @@ export const DEFAULT_SERVER_OPTIONS: ServerOptions = {
   exportDirs: [],
   appDir: null,
   requestTimeoutMs: 60_000,
+  maxEventStreams: 64,
+  maxEventStreamsPerClient: 16,
   logFormat: 'text',
   quiet: false,
 };

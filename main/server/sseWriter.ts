@@ -17,7 +17,7 @@ export class SseWriter {
   ) {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
+      'cache-control': 'no-store',
       // No explicit Connection header: Node keeps the connection alive unless the client asked
       // for `Connection: close`, in which case it closes right after [DONE].
       'x-accel-buffering': 'no',

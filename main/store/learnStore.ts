@@ -84,8 +84,9 @@ export class LearnStore {
   isFirstTurnWithNextState(turn: StoredTurn): boolean {
     return this.turnQueue.isFirstWithNextState(turn);
   }
-  commitTurn(turnId: string, epoch: number, samples: NewSample[], now: number): boolean {
-    return this.turnQueue.commit(turnId, epoch, samples, now);
+  /** Stores a judged turn's samples; `note` says why it trains nothing, when it does not. */
+  commitTurn(turnId: string, epoch: number, samples: NewSample[], now: number, note: string | null = null): boolean {
+    return this.turnQueue.commit(turnId, epoch, samples, now, note);
   }
   skipTurn(turnId: string, epoch: number, reason: string): boolean {
     return this.turnQueue.skip(turnId, epoch, reason);

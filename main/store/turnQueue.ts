@@ -85,13 +85,13 @@ export class TurnQueue {
    * Stores a turn's samples and marks it processed, unless its feedback changed meanwhile
    * (learn_epoch moved on): then nothing is written and false is returned.
    */
-  commit(turnId: string, epoch: number, samples: NewSample[], now: number): boolean {
+  commit(turnId: string, epoch: number, samples: NewSample[], now: number, note: string | null = null): boolean {
     return this.db
       .transaction(() => {
         const r = this.q('SELECT learn_epoch FROM turns WHERE id = ?').get(turnId) as { learn_epoch: number } | undefined;
         if (!r || r.learn_epoch !== epoch) return false;
         this.samples.insert(turnId, samples, now);
-        this.q('UPDATE turns SET learn_state = ? WHERE id = ?').run(samples.length ? 'done' : 'skipped', turnId);
+        this.q('UPDATE turns SET learn_state = ?, learn_note = ? WHERE id = ?').run(samples.length ? 'done' : 'skipped', note, turnId);
         return true;
       })
       .immediate();

@@ -1,7 +1,9 @@
 /**
- * The API key the app sends. `clawloop serve` prints the app's URL as `…/#key=<key>` when the core
- * has a key: the app takes it from the fragment, keeps it in storage, and removes it from the
- * address bar (so it is not bookmarked or shared by accident).
+ * The API key the app sends, when it has one. A browser is signed in by the core's HttpOnly cookie
+ * (the one-time link `clawloop serve` prints, or the key typed into the prompt and exchanged for
+ * it), so the page holds no key at all; the desktop app gets the key over its preload and keeps it
+ * in memory. A `#key=` fragment (links of older versions) is still read, and removed from the
+ * address bar.
  */
 export interface KeyValueStorage {
   getItem(key: string): string | null;
@@ -53,6 +55,15 @@ export class ApiKeyStore {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
   };
+}
+
+/** Removes a key that an older version of the app kept in storage. */
+export function forgetStoredKey(storage: KeyValueStorage | null): void {
+  try {
+    storage?.removeItem(API_KEY_STORAGE_KEY);
+  } catch {
+    // storage blocked: nothing was kept there either
+  }
 }
 
 export function safeGet(storage: KeyValueStorage | null, key: string): string | null {

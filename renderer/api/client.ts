@@ -62,6 +62,10 @@ export class ApiClient {
     return this.call('settings.update', { body: patch });
   }
   /** Sets (a string), removes (null) or regenerates the core's API key; answers the new key. */
+  /** Exchanges the API key for the core's HttpOnly sign-in cookie, so the page need not keep the key. */
+  signIn(apiKey: string) {
+    return this.call('auth.signIn', { body: { api_key: apiKey } });
+  }
   setApiKey(change: RequestOf<'settings.apiKey'>) {
     return this.call('settings.apiKey', { body: change });
   }

@@ -1,4 +1,4 @@
-/** Asks for the API key when the core answers 401 (a key set with --api-key or in Connect). */
+/** Asks for the API key when the core answers 401 (this browser is not signed in); a key that works is exchanged for the sign-in cookie. */
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { ErrorText } from '../ui/ErrorText.js';
@@ -29,7 +29,8 @@ export function KeyPrompt() {
       >
         <h2 id="key-title">This ClawLoop needs its API key</h2>
         <p className="muted">
-          It was given with <code>--api-key</code> or set in Connect. The link <code>clawloop serve</code> prints carries it.
+          Open the one-time link <code>clawloop serve</code> prints, or enter the key: the <code>api-key</code> file in the data
+          folder (<code>~/.clawloop</code>), or the one given with <code>--api-key</code> or set in Connect.
         </p>
         <div className="field">
           <label htmlFor="api-key-input">API key</label>

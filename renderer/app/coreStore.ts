@@ -109,6 +109,8 @@ function connectionActions(set: SetCore, get: GetCore, api: ApiClient, keys: Api
       keys.set(key);
       try {
         await api.trainingStatus();
+        // The cookie signs this browser in for later visits; the key itself stays in this page's memory only.
+        await api.signIn(key);
         set({ needsKey: false, keyMessage: null });
         void get().refresh();
         return true;

@@ -29,8 +29,17 @@ function core(opts: { key?: string } = {}) {
     'GET /api/events': () => new Response(new ReadableStream({ start() {} }), { headers: { 'content-type': 'text/event-stream' } }),
     'POST /v1/chat/completions': () => chatStream(['ok'], { version: live }),
   });
+  const signIns: string[] = [];
+  f.routes.set('POST /api/sign-in', (r) => {
+    const { api_key } = r.body as { api_key: string };
+    signIns.push(api_key);
+    return api_key === opts.key || !opts.key
+      ? json(200, { signed_in: true })
+      : json(401, { error: { message: 'not the key', type: 'authentication_error', code: 'invalid_api_key', param: 'api_key' } });
+  });
   if (opts.key) {
     for (const [k, h] of f.routes) {
+      if (k === 'POST /api/sign-in') continue;
       f.routes.set(k, (r) =>
         r.headers.get('authorization') === `Bearer ${opts.key}`
           ? h(r)
@@ -38,7 +47,7 @@ function core(opts: { key?: string } = {}) {
       );
     }
   }
-  return { f, setLive: (v: number) => (live = v) };
+  return { f, signIns, setLive: (v: number) => (live = v) };
 }
 
 test('services: the header’s live version comes from the core and follows adapter.live events', async () => {
@@ -68,9 +77,10 @@ test('services: the core going away shows down (the banner); Retry after it is b
   s.stop();
 });
 
-test('services: a 401 asks for the key; a key that works is kept and sent from then on', async () => {
-  const { f } = core({ key: 'sekret-key-1' });
+test('services: a 401 asks for the key; a key that works is sent from then on and exchanged for the sign-in cookie, never stored', async () => {
+  const { f, signIns } = core({ key: 'sekret-key-1' });
   const storage = memoryStorage();
+  storage.setItem(API_KEY_STORAGE_KEY, 'an-old-stored-key'); // kept by an older version
   const s = createServices({ storage, frame: nextTick, newId: () => 'app-1', fetch: f, retryMs: 10 });
   s.start();
   await until(() => s.core.getState().needsKey, 3000, 'key prompt');
@@ -78,7 +88,8 @@ test('services: a 401 asks for the key; a key that works is kept and sent from t
   assert.match(s.core.getState().keyMessage ?? '', /did not work/);
   assert.equal(await s.core.getState().submitKey('sekret-key-1'), true);
   assert.equal(s.core.getState().needsKey, false);
-  assert.equal(storage.data.get(API_KEY_STORAGE_KEY), 'sekret-key-1');
+  assert.equal(storage.data.get(API_KEY_STORAGE_KEY), undefined, 'nothing in storage, not even the old key');
+  assert.deepEqual(signIns, ['sekret-key-1'], 'only the key that worked was exchanged for the cookie');
   await until(() => s.core.getState().liveVersion === 2);
   s.stop();
 });

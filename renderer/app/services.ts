@@ -4,7 +4,7 @@
  * (storage, the frame clock) are passed in, so the same wiring runs under node:test.
  */
 import { ApiClient } from '../api/client.js';
-import { ApiKeyStore, type KeyValueStorage } from '../api/apiKey.js';
+import { ApiKeyStore, forgetStoredKey, type KeyValueStorage } from '../api/apiKey.js';
 import type { ClawLoopEvent } from '../api/events.js';
 import { EventStreamClient, type ResyncReason } from '../api/eventStream.js';
 import type { FetchLike } from '../api/transport.js';
@@ -54,7 +54,10 @@ export interface Services {
 type Stores = Pick<Services, 'core' | 'chat' | 'metrics' | 'training' | 'checkpoints' | 'compare' | 'data' | 'settings' | 'connect'>;
 
 export function createServices(env: ServicesEnv): Services {
-  const keys = new ApiKeyStore(env.storage);
+  // The key lives in this page's memory only: the browser is signed in by an HttpOnly cookie
+  // (docs/security.md). A key an older version kept in storage is forgotten.
+  const keys = new ApiKeyStore(null);
+  forgetStoredKey(env.storage);
   const { api, core } = connectCore(env, keys);
   const stores = createStores(env, api, keys, core);
   const resync = resyncer(stores);

@@ -20,11 +20,16 @@ const killAll = () => {
 after(killAll);
 process.once('exit', killAll);
 
-/** Starts `clawloop serve` as a child process on a free port; resolves once it is serving. */
-export function startServe(modelPath: string, dataDir: string, extra: string[] = []): Promise<ServeProcess> {
+/**
+ * Starts `clawloop serve` as a child process on a free port; resolves once it is serving. Tests
+ * that do not exercise the key run it with --no-auth (unless `extra` gives --api-key); with
+ * `defaultAuth` it runs as people start it, with the data folder's own key.
+ */
+export function startServe(modelPath: string, dataDir: string, extra: string[] = [], opts: { defaultAuth?: boolean } = {}): Promise<ServeProcess> {
+  const auth = opts.defaultAuth || extra.includes('--api-key') ? [] : ['--no-auth'];
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin', 'clawloop.js'), 'serve', '--model', modelPath, '--port', '0', '--data-dir', dataDir, ...extra],
+    [path.join(ROOT, 'bin', 'clawloop.js'), 'serve', '--model', modelPath, '--port', '0', '--data-dir', dataDir, ...auth, ...extra],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -17,7 +17,11 @@ describe('a turn answered is a turn recorded: a full disk is a 507 that says so,
   };
   const free = () => t.db.pragma('max_page_count = 1073741823');
 
-  before(async () => (t = await startTestServer({ engine: new FakeEngine([]) })));
+  before(async () => {
+    const engine = new FakeEngine([]);
+    engine.info.contextLength = 16_384; // room for the 8 kB hint below (hints are limited by the context)
+    t = await startTestServer({ engine });
+  });
   after(() => t.close());
 
   it('answers 507 instead of a completion whose id was never stored, streamed or not', async () => {

@@ -65,6 +65,7 @@ describe('a real response of every route matches its schema', () => {
     const ids: Record<string, string> = {
       id: name.startsWith('checkpoints.') ? 'step-000001' : name.startsWith('turns.') ? turnId : session,
       file: '/',
+      token: name === 'auth.link' ? t.server.signInToken() : '',
     };
     const params = Object.fromEntries(Object.keys(ex.params ?? {}).map((k) => [k, ids[k]]));
     const bodies: Partial<Record<RouteName, unknown>> = {

@@ -23,6 +23,16 @@ export interface ModelFolderSummary {
   hasChatTemplate: boolean;
 }
 
+/** A JSON file's value; a file that is not JSON is named, its content never quoted. */
+function readJson(file: string): Record<string, unknown> {
+  const text = fs.readFileSync(file, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ModelFolderError(`${file} is not valid JSON`);
+  }
+}
+
 /**
  * Checks that `dir` is a model ClawLoop can serve, reading only JSON files and safetensors
  * headers (fast, no weights loaded): config.json (supported architecture), tokenizer.json,
@@ -36,7 +46,7 @@ export function inspectModelFolder(dir: string): ModelFolderSummary {
   const configFile = path.join(abs, 'config.json');
   if (!fs.existsSync(configFile)) throw new ModelFolderError(`${configFile} is missing; is '${dir}' a Hugging Face model folder?`);
   try {
-    const config = parseModelConfig(JSON.parse(fs.readFileSync(configFile, 'utf8')));
+    const config = parseModelConfig(readJson(configFile));
     const tokenizer = TextTokenizer.fromDir(abs);
     const template = ChatTemplate.fromDir(abs, tokenizer.config, {});
     const files = WeightFiles.open(abs);
@@ -53,7 +63,9 @@ export function inspectModelFolder(dir: string): ModelFolderSummary {
       hasChatTemplate: template !== null,
     };
   } catch (err) {
-    if (err instanceof SyntaxError) throw new ModelFolderError(`${configFile} is not valid JSON: ${err.message}`);
+    // Never the parser's message: it quotes the file's first characters, and a model folder's
+    // files may be links to any file the user can read.
+    if (err instanceof SyntaxError) throw new ModelFolderError(`${abs}: tokenizer.json or tokenizer_config.json is not valid JSON`);
     if (
       err instanceof ModelConfigError ||
       err instanceof TokenizerError ||

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from '../../store/learnStore.js';
 import { ApiError } from '../apiError.js';
+import { checkHintFits } from '../hintLimit.js';
 import { storageError } from '../storageError.js';
 import type { Handler } from '../routeTypes.js';
 
@@ -10,6 +11,8 @@ export const postFeedback: Handler<'feedback'> = (ctx, { body }) => {
   const nextRating = rating === undefined ? (before?.rating ?? null) : rating;
   const nextHint = hint === undefined ? (before?.hint ?? null) : hint;
   const nextReject = reject === undefined ? (before?.judgeHintRejected ?? false) : reject;
+  const turn = hint ? ctx.store.turns.getTurn(id) : null;
+  if (hint && turn) checkHintFits(hint, turn, ctx.engine.info.contextLength);
   let out;
   try {
     out = ctx.store.setFeedback(id, nextRating, nextHint, Date.now(), nextReject);

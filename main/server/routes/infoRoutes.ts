@@ -1,10 +1,11 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { inspectModelFolder, ModelFolderError } from '../../engine/formats/index.js';
 import type { Settings } from '../../protocol/app.js';
 import { resourcePath } from '../../resources.js';
 import { ApiError } from '../apiError.js';
+import { newApiKey } from '../apiKeyFile.js';
 import { openClawFitNote, openClawProvider } from '../openclawProvider.js';
+import { keyCookie } from '../signIn.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 
@@ -38,12 +39,18 @@ export const info: Handler<'info'> = (ctx) => {
       baseUrl,
       modelId: ctx.options.servedModelName,
       contextLength: m.contextLength,
-      apiKey: ctx.options.apiKey,
+      // Never the key itself (docs/security.md): a stand-in that says where it is.
+      apiKey: ctx.options.apiKey ? keyStandIn(ctx) : null,
     }),
     openclaw_note: openClawFitNote(ctx.options.servedModelName, m.contextLength),
     started_at: ctx.startedAt,
   };
 };
+
+/** What the OpenClaw entry shows instead of the key: where to find it. */
+function keyStandIn(ctx: ServerContext): string {
+  return `<the API key: the api-key file in ${ctx.dataDir}, or the key given to clawloop serve>`;
+}
 
 function settingsView(ctx: ServerContext): Settings {
   const s = ctx.settings.get();
@@ -78,9 +85,11 @@ export const putSettings: Handler<'settings.update'> = (ctx, { body }) => {
 };
 
 /** Sets, regenerates or clears the API key: in force at once, and stored (user-only file) for the next start. */
-export const putApiKey: Handler<'settings.apiKey'> = (ctx, { body }) => {
-  const key = 'regenerate' in body ? `clk-${crypto.randomBytes(16).toString('hex')}` : body.api_key;
+export const putApiKey: Handler<'settings.apiKey'> = (ctx, { req, res, body }) => {
+  const key = 'regenerate' in body ? newApiKey() : body.api_key;
   ctx.settings.update({ api_key: key });
   ctx.options.apiKey = key;
+  // The browser that changed the key stays signed in with the new one.
+  if (key) res.setHeader('set-cookie', keyCookie(req.socket.localPort ?? ctx.options.port, key));
   return { api_key: key };
 };

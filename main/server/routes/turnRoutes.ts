@@ -1,5 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import { ApiError } from '../apiError.js';
 import { RESPONDED, type Handler } from '../routeTypes.js';
+import { writable } from '../writable.js';
 import type { ExportQuerySchema } from '../../protocol/sessions.js';
 import type { z } from 'zod';
 import type { TurnFilter } from '../../store/appQueries.js';
@@ -51,16 +53,40 @@ export const metrics: Handler<'metrics'> = (ctx, { query }) => ({
   })),
 });
 
-/** Every session as JSON Lines, written as it is read (a large history never sits in memory whole); filtered like GET /api/turns. */
+/** Lines written between yields to the event loop, so other requests are answered during a long export. */
+const EXPORT_LINES_PER_TICK = 32;
+
+/**
+ * Every session as JSON Lines, written as it is read (a large history never sits in memory whole):
+ * it waits whenever the client has not read what was sent (backpressure), yields to the event loop
+ * every few lines, and stops when the client goes away. Filtered like GET /api/turns when a filter is given.
+ */
 export const exportSessionsJsonl: Handler<'export.sessions'> = (ctx, { res, query }) => {
   res.writeHead(200, {
     'content-type': 'application/x-ndjson; charset=utf-8',
     'content-disposition': 'attachment; filename="clawloop-sessions.jsonl"',
+    'cache-control': 'no-store',
   });
-  // Filtered (the Data screen's Export): only the turns the list shows. Unfiltered: everything, streamed.
+  // Filtered (the Data screen's Export): only the turns the list shows. Unfiltered: everything.
   const filtered = Object.values(query).some((v) => v !== undefined);
   const ids = filtered ? new Set(ctx.app.turnIds(turnFilter(query, Number.MAX_SAFE_INTEGER - 1))) : null;
-  for (const line of exportSessions(ctx.store.turns, ids ? (t) => ids.has(t.id) : undefined)) res.write(JSON.stringify(line) + '\n');
-  res.end();
+  writeLines(res, exportSessions(ctx.store.turns, ids ? (t) => ids.has(t.id) : undefined)).catch((err: Error) => {
+    ctx.log(`clawloop: the sessions export failed: ${err.message}`);
+    res.destroy(err);
+  });
   return RESPONDED;
 };
+
+async function writeLines(res: ServerResponse, lines: Iterable<unknown>): Promise<void> {
+  let sinceYield = 0;
+  for (const line of lines) {
+    if (res.destroyed) return;
+    const flushed = res.write(JSON.stringify(line) + '\n');
+    if (!flushed) await writable(res);
+    else if (++sinceYield >= EXPORT_LINES_PER_TICK) {
+      sinceYield = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  res.end();
+}

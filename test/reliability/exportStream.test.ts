@@ -1,0 +1,98 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import type { TurnRecord } from '../../main/store/turnStore.js';
+import { FakeEngine } from '../helpers/fakeEngine.js';
+import { startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
+
+const SESSIONS = 300;
+
+/** Issue 41, finding 8: the JSON Lines export follows the client's pace and leaves the server free. */
+describe('issue 41: the sessions export is streamed with backpressure', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ engine: new FakeEngine([]) });
+    const prompt = 'p'.repeat(60_000); // 300 sessions × 60 kB: far more than a socket's buffers hold
+    t.db.transaction(() => {
+      for (let i = 0; i < SESSIONS; i++) {
+        const session = `export-${i}`;
+        const ep = t.store.openSession(session, Date.now());
+        t.store.insertTurn(turn(`turn-${i}`, session, prompt), ep);
+      }
+    })();
+  });
+  after(() => t.close());
+
+  it('8: a client that reads nothing holds the export back; other requests are answered meanwhile; all lines arrive once it reads', async () => {
+    let read = 0;
+    const sessionTurns = t.store.sessionTurns.bind(t.store);
+    t.store.sessionTurns = (id) => {
+      read++;
+      return sessionTurns(id);
+    };
+    try {
+      const socket = net.connect(t.server.port, '127.0.0.1');
+      await new Promise((r) => socket.once('connect', r));
+      socket.pause();
+      socket.write('GET /api/export/sessions.jsonl HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      await waitFor(() => read > 0, 'the export started');
+      assert.equal((await fetch(`${t.origin}/healthz`)).status, 200);
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.ok(read < SESSIONS, `${read} of ${SESSIONS} sessions were read while the client read nothing`);
+      const chunks: Buffer[] = [];
+      socket.on('data', (d: Buffer) => chunks.push(d));
+      const ended = new Promise((r) => socket.once('end', r));
+      socket.resume();
+      await ended;
+      const body = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n');
+      const lines = dechunk(body).trim().split('\n');
+      assert.equal(lines.length, SESSIONS);
+      assert.deepEqual(JSON.parse(lines.at(-1)!).session_id, `export-${SESSIONS - 1}`);
+    } finally {
+      t.store.sessionTurns = sessionTurns;
+    }
+  });
+});
+
+/** The body of a chunked HTTP/1.1 response. */
+function dechunk(text: string): string {
+  let out = '';
+  let i = 0;
+  for (;;) {
+    const eol = text.indexOf('\r\n', i);
+    const size = parseInt(text.slice(i, eol), 16);
+    if (!size) return out;
+    out += text.slice(eol + 2, eol + 2 + size);
+    i = eol + 2 + size + 2;
+  }
+}
+
+function turn(id: string, sessionId: string, prompt: string): TurnRecord {
+  return {
+    id,
+    sessionId,
+    type: 'main',
+    createdAt: Date.now(),
+    completedAt: Date.now(),
+    model: 'm',
+    adapterVersion: 0,
+    requestMessages: [{ role: 'user', content: 'hi' }],
+    tools: null,
+    params: {},
+    promptText: prompt,
+    promptIds: [1],
+    rawText: 'x',
+    responseText: 'x',
+    reasoningText: '',
+    toolCalls: null,
+    responseIds: [2],
+    responseLogprobs: [-1],
+    finishReason: 'stop',
+    promptTokens: 1,
+    completionTokens: 1,
+    queueMs: 0,
+    prefillMs: 0,
+    decodeMs: 0,
+    totalMs: 0,
+  };
+}
