@@ -6,10 +6,16 @@ import { ensureCheckpoint, expect, openScreen, test, withGateOff } from './fixtu
 
 const PROMPT = 'How many grams are in 4 kilograms?';
 
-test('Compare offers about the same and both bad, refuses a version against itself, and keeps out of Chat', async ({ app, core }, testInfo) => {
+test('Compare offers about the same and both bad, refuses a version against itself, and keeps out of Chat', async ({
+  app,
+  core,
+}, testInfo) => {
   await withGateOff(core, () => ensureCheckpoint(core));
   await openScreen(app, 'Checkpoints');
-  const row = app.getByRole('row').filter({ has: app.getByRole('button', { name: 'Compare' }) }).first();
+  const row = app
+    .getByRole('row')
+    .filter({ has: app.getByRole('button', { name: 'Compare' }) })
+    .first();
   const version = (await row.getByRole('rowheader').textContent())!.trim();
   await row.getByRole('button', { name: 'Compare' }).click();
   const panel = app.getByRole('region', { name: 'Compare two versions' });
@@ -25,7 +31,9 @@ test('Compare offers about the same and both bad, refuses a version against itse
   await expect(panel.getByRole('region', { name: 'Answer B' }).getByRole('heading', { name: 'B · v0' })).toBeVisible({ timeout: 60_000 });
   await expect(panel.getByRole('button', { name: 'About the same' })).toBeEnabled({ timeout: 120_000 });
   await panel.getByRole('button', { name: 'About the same' }).click();
-  await expect(panel.getByRole('status')).toHaveText('Noted as about the same: neither answer is rated, so nothing trains from this comparison.');
+  await expect(panel.getByRole('status')).toHaveText(
+    'Noted as about the same: neither answer is rated, so nothing trains from this comparison.',
+  );
   // Thinking again: both are bad (the e2e core trains on ratings at once, so this verdict comes last).
   await panel.getByRole('button', { name: 'Both bad' }).click();
   await expect(panel.getByRole('status')).toHaveText('Recorded: 👎 on A and on B. Both will train.');

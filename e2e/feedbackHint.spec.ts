@@ -24,7 +24,9 @@ test('a hint added a moment after the rating is recorded and trains together wit
     await first.getByRole('textbox', { name: 'Hint' }).fill('Answer with the number only.');
     await first.getByRole('button', { name: 'Submit hint' }).click();
     await expect(first.getByText(/Feedback was not recorded/)).toHaveCount(0);
-    await expect(first.getByRole('status')).toHaveText(/Judged: score \+1 · your hint “Answer with the number only\.”/, { timeout: 60_000 });
+    await expect(first.getByRole('status')).toHaveText(/Judged: score \+1 · your hint “Answer with the number only\.”/, {
+      timeout: 60_000,
+    });
     await app.screenshot({ path: testInfo.outputPath('rated-then-hinted.png') });
     await expect(first.getByRole('status')).toHaveText(/trained in step \d+|live in v\d+/, { timeout: 120_000 });
     await expect(first.getByText(/Feedback was not recorded/)).toHaveCount(0);

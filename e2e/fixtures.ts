@@ -159,7 +159,12 @@ export async function ensureCheckpoint(core: Core, steps = 1): Promise<void> {
   for (let round = 0; round < 4 * steps && (await count()) < steps; round++) {
     const res = await fetch(`${core.process.origin}/v1/chat/completions`, {
       method: 'POST',
-      headers: { ...core.process.authHeaders(), 'content-type': 'application/json', 'x-session-id': `e2e-seed-${Date.now()}`, 'x-turn-type': 'main' },
+      headers: {
+        ...core.process.authHeaders(),
+        'content-type': 'application/json',
+        'x-session-id': `e2e-seed-${Date.now()}`,
+        'x-turn-type': 'main',
+      },
       body: JSON.stringify({ messages: [{ role: 'user', content: SEED_PROMPTS[round % SEED_PROMPTS.length] }] }),
     });
     const { id } = (await res.json()) as { id: string };

@@ -4,7 +4,10 @@
  */
 import { answers, expect, expectAnswerText, liveStatus, sendMessage, test } from './fixtures.js';
 
-test('a message sent while the core was down survives its return and a reload, and Regenerate sends it', async ({ freshApp: app, freshCore: core }, testInfo) => {
+test('a message sent while the core was down survives its return and a reload, and Regenerate sends it', async ({
+  freshApp: app,
+  freshCore: core,
+}, testInfo) => {
   await app.getByRole('button', { name: 'New conversation', exact: true }).click();
   await expectAnswerText(await sendMessage(app, 'How many minutes are in 3 hours?'));
 
@@ -12,7 +15,11 @@ test('a message sent while the core was down survives its return and a reload, a
   await expect(app.getByRole('alert').filter({ hasText: 'core is not answering' })).toBeVisible({ timeout: 30_000 });
   await app.getByRole('textbox', { name: 'Message' }).fill('And how many seconds is that?');
   await app.getByRole('button', { name: 'Send' }).click();
-  await expect(answers(app).last().getByText(/Your message is kept/)).toBeVisible({ timeout: 30_000 });
+  await expect(
+    answers(app)
+      .last()
+      .getByText(/Your message is kept/),
+  ).toBeVisible({ timeout: 30_000 });
 
   await core.process.restart();
   await expect(app.getByRole('alert').filter({ hasText: 'core is not answering' })).toBeHidden({ timeout: 60_000 });
@@ -27,7 +34,11 @@ test('a message sent while the core was down survives its return and a reload, a
   await expect(liveStatus(app)).toBeVisible();
   await expect(kept).toBeVisible();
   await expect(answers(app)).toHaveCount(2);
-  await expect(answers(app).last().getByText(/Your message is kept/)).toBeVisible();
+  await expect(
+    answers(app)
+      .last()
+      .getByText(/Your message is kept/),
+  ).toBeVisible();
   await app.screenshot({ path: testInfo.outputPath('kept-after-reload.png') });
 
   await app.getByRole('button', { name: 'Regenerate' }).click();

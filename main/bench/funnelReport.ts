@@ -51,7 +51,19 @@ export function funnelTable(results: FunnelRun[]): string {
   }
   const rows = [...groups.values()].map((R) => {
     const F = R.map((r) => r.funnel);
-    return `| ${R[0].persona} | ${R[0].method} | ${F[0].channel} | ${R.length} | ${f2(mean(F.map((f) => f.judge.agreement)))} (${ofRuns(R, (f) => f.judge.agree, (f) => f.judge.judged)}) | ${ofRuns(R, (f) => f.hint.names_wish, (f) => f.hint.violated)} (${ofRuns(R, (f) => f.hint.hinted, (f) => f.hint.violated)} hinted) | ${f2(mean(F.map((f) => f.ceiling.base)))} / ${f2(mean(F.map((f) => f.ceiling.trained)))} | ${f2(mean(F.map((f) => f.score_before)))} → ${f2(mean(F.map((f) => f.score_after)))} | ${f2(mean(F.map((f) => f.accuracy_before)))} → ${f2(mean(F.map((f) => f.accuracy_after)))} |`;
+    return `| ${R[0].persona} | ${R[0].method} | ${F[0].channel} | ${R.length} | ${f2(mean(F.map((f) => f.judge.agreement)))} (${ofRuns(
+      R,
+      (f) => f.judge.agree,
+      (f) => f.judge.judged,
+    )}) | ${ofRuns(
+      R,
+      (f) => f.hint.names_wish,
+      (f) => f.hint.violated,
+    )} (${ofRuns(
+      R,
+      (f) => f.hint.hinted,
+      (f) => f.hint.violated,
+    )} hinted) | ${f2(mean(F.map((f) => f.ceiling.base)))} / ${f2(mean(F.map((f) => f.ceiling.trained)))} | ${f2(mean(F.map((f) => f.score_before)))} → ${f2(mean(F.map((f) => f.score_after)))} | ${f2(mean(F.map((f) => f.accuracy_before)))} → ${f2(mean(F.map((f) => f.accuracy_after)))} |`;
   });
   return [
     "| Persona | Method | Channel | Seeds | Judge's sign = user's | Hint names the wish (of violated turns) | Ceiling with hint: base / trained | Complies without hint: before → after | Accuracy before → after |",

@@ -184,9 +184,13 @@ function accessKey(values: ServeFlags, options: Partial<ServerOptions>, dataDir:
   }
   if (values['api-key']) throw new UsageError('--no-auth and --api-key contradict each other: choose one');
   if (options.corsOrigins?.includes('*')) {
-    throw new UsageError("--cors '*' with --no-auth would let every web page you visit read and delete your conversations: name the origins, or keep the key");
+    throw new UsageError(
+      "--cors '*' with --no-auth would let every web page you visit read and delete your conversations: name the origins, or keep the key",
+    );
   }
-  io.log('clawloop: warning: --no-auth: any user or program on this machine can read your conversations, change the model folder and the judge');
+  io.log(
+    'clawloop: warning: --no-auth: any user or program on this machine can read your conversations, change the model folder and the judge',
+  );
   return null;
 }
 
@@ -206,9 +210,7 @@ function logStartup(io: Io, launched: Launched, dataDir: string, options: Partia
     io.log(`clawloop: warning: listening on ${options.host} without an API key; anyone who can reach this port can use the model`);
   }
   io.log(`clawloop: serving ${server.options.servedModelName} at ${server.url}`);
-  io.log(
-    `clawloop: the app: ${server.appLink()}${server.options.appDir ? '' : ' (not built: run npm run build)'}`,
-  );
+  io.log(`clawloop: the app: ${server.appLink()}${server.options.appDir ? '' : ' (not built: run npm run build)'}`);
   // The log never shows the key (logs get pasted into issues): the entry names where it is.
   const keyStandIn = options.apiKey ? `<the key in ${path.join(dataDir, API_KEY_FILE)} (or given with --api-key)>` : null;
   logOpenClaw(io, server.url, server.options.servedModelName, info.contextLength, keyStandIn);
@@ -255,7 +257,6 @@ function untilSignalled(io: Io, launched: Launched): Promise<void> {
     process.on('SIGTERM', onSignal);
   });
 }
-
 
 /** --backend, checked here without loading the engine (which loads tfjs) on the HTTP thread. */
 function backendFlag(raw: string): (typeof BACKENDS)[number] {

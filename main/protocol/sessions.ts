@@ -27,7 +27,9 @@ export const FeedbackRequestSchema = z
     reject_judge_hint: z
       .boolean()
       .optional()
-      .describe("true: the hint judge's hint for this answer does not train (it trains on its rating alone); false: it may again; left out keeps the current choice"),
+      .describe(
+        "true: the hint judge's hint for this answer does not train (it trains on its rating alone); false: it may again; left out keeps the current choice",
+      ),
   })
   .strict();
 export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
@@ -127,7 +129,12 @@ export const TurnViewSchema = z.object({
   closed: z.boolean(),
   learn_note: z.string().nullable(),
   feedback: z
-    .object({ rating: z.enum(['up', 'down']).nullable(), hint: z.string().nullable(), reject_judge_hint: z.boolean().optional(), updated_at: z.number().int() })
+    .object({
+      rating: z.enum(['up', 'down']).nullable(),
+      hint: z.string().nullable(),
+      reject_judge_hint: z.boolean().optional(),
+      updated_at: z.number().int(),
+    })
     .nullable(),
   judgements: z.array(JudgementView),
   samples: z.array(SampleView),

@@ -23,7 +23,9 @@ type VoteOptions = { temperature: number; maxTokens: number; seed: number; signa
 
 /** Why a turn cannot be judged by this judge at all (the turn is then skipped with it). */
 function doesNotFit(backend: JudgeBackend, detail: string): JudgeInputError {
-  return new JudgeInputError(`the judge prompt does not fit ${backend.description}'s context ${detail} (a judge with a longer context reads it)`);
+  return new JudgeInputError(
+    `the judge prompt does not fit ${backend.description}'s context ${detail} (a judge with a longer context reads it)`,
+  );
 }
 
 /**

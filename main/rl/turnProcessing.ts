@@ -97,7 +97,8 @@ function unreadableReason(err: unknown): string | null {
   if (err instanceof JudgeInputError) return err.message;
   // The engine's own checks (a sequence longer than the model's context, an empty prompt) fail the
   // same way every time.
-  if (err instanceof RangeError || (err as Error).name === 'ContextLengthError') return `the model cannot read this turn: ${(err as Error).message}`;
+  if (err instanceof RangeError || (err as Error).name === 'ContextLengthError')
+    return `the model cannot read this turn: ${(err as Error).message}`;
   if (err instanceof ChatRequestError && err.status === 400) return `the judge cannot read this turn: ${err.message}`;
   return null;
 }
@@ -122,7 +123,13 @@ export async function logPrm(ctx: TrainerContext, turn: StoredTurn): Promise<voi
     prm = built.judgements.find((j) => j.kind === 'prm');
   } catch (err) {
     if (!(err instanceof JudgeInputError)) throw err;
-    prm = { kind: 'prm' as const, judge: ctx.judge.backend.description, votes: [{ raw: err.message, score: null }], score: null, hint: null };
+    prm = {
+      kind: 'prm' as const,
+      judge: ctx.judge.backend.description,
+      votes: [{ raw: err.message, score: null }],
+      score: null,
+      hint: null,
+    };
   }
   if (prm) ctx.store.insertJudgement(turn.id, prm, Date.now());
 }

@@ -96,7 +96,9 @@ export async function launchClawLoop(o: LaunchOptions): Promise<Launched> {
     (closed ??= (async () => {
       const st = trainer.status;
       if (st.state === 'training') {
-        o.log(`clawloop: finishing training step ${st.step + 1} before closing the port (a step is never cut short; on a CPU this can take a minute)`);
+        o.log(
+          `clawloop: finishing training step ${st.step + 1} before closing the port (a step is never cut short; on a CPU this can take a minute)`,
+        );
       }
       await trainer.stop();
       await server.close(opts);

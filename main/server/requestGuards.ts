@@ -92,7 +92,7 @@ export function checkApiKey(req: IncomingMessage, apiKey: string | null, port: n
   if (cookie !== null && sameSecret(cookie, apiKey)) return;
   throw new ApiError(
     401,
-    'invalid or missing API key: send Authorization: Bearer <key> (the key is in the data folder\'s api-key file, or the one given to clawloop serve)',
+    "invalid or missing API key: send Authorization: Bearer <key> (the key is in the data folder's api-key file, or the one given to clawloop serve)",
     'authentication_error',
     'invalid_api_key',
   );

@@ -26,7 +26,13 @@ export class FeedbackTable {
    * trainer's queue: samples not yet trained on are rebuilt with the new feedback. Throws
    * NotFoundError for an unknown turn and ConflictError once the turn has been trained on.
    */
-  set(turnId: string, rating: Rating | null, hint: string | null, now: number, judgeHintRejected = false): { turn: StoredTurn; feedback: Feedback | null } {
+  set(
+    turnId: string,
+    rating: Rating | null,
+    hint: string | null,
+    now: number,
+    judgeHintRejected = false,
+  ): { turn: StoredTurn; feedback: Feedback | null } {
     return this.db
       .transaction(() => {
         const turn = this.turns.getTurn(turnId);

@@ -145,7 +145,9 @@ export class SampleQueue {
    */
   readyCount(judgeHintCutoff: number): number {
     return (
-      this.q("SELECT COUNT(*) AS n FROM samples WHERE status = 'queued' AND NOT (hint_source IS 'judge' AND created_at > ?)").get(judgeHintCutoff) as {
+      this.q("SELECT COUNT(*) AS n FROM samples WHERE status = 'queued' AND NOT (hint_source IS 'judge' AND created_at > ?)").get(
+        judgeHintCutoff,
+      ) as {
         n: number;
       }
     ).n;

@@ -29,8 +29,8 @@ export function KeyPrompt() {
       >
         <h2 id="key-title">This ClawLoop needs its API key</h2>
         <p className="muted">
-          Open the one-time link <code>clawloop serve</code> prints, or enter the key: the <code>api-key</code> file in the data
-          folder (<code>~/.clawloop</code>), or the one given with <code>--api-key</code> or set in Connect.
+          Open the one-time link <code>clawloop serve</code> prints, or enter the key: the <code>api-key</code> file in the data folder (
+          <code>~/.clawloop</code>), or the one given with <code>--api-key</code> or set in Connect.
         </p>
         <div className="field">
           <label htmlFor="api-key-input">API key</label>

@@ -57,7 +57,15 @@ function useSecondsLeft(until: number | null | undefined): number | null {
 }
 
 /** The receipt, and the judge's hint's Reject while it can still be rejected. */
-export function Receipt({ receipt, feedback, onRejectJudgeHint }: { receipt: ReceiptView | undefined; feedback: TurnFeedback | null; onRejectJudgeHint?: () => void }) {
+export function Receipt({
+  receipt,
+  feedback,
+  onRejectJudgeHint,
+}: {
+  receipt: ReceiptView | undefined;
+  feedback: TurnFeedback | null;
+  onRejectJudgeHint?: () => void;
+}) {
   const secondsLeft = useSecondsLeft(receipt?.hint_until);
   if (!receipt || receipt.stage === 'none') {
     if (!feedback || (!feedback.rating && !feedback.hint)) return null;

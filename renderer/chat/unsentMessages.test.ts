@@ -18,7 +18,10 @@ test('chat: a message sent while the core is down survives its coming back and a
     'GET /api/sessions': () => json(200, { object: 'list', data: recorded ? [session('app-1')] : [] }),
     'GET /api/sessions/:id': () =>
       recorded
-        ? json(200, { ...session('app-1'), turns: [turnView('chatcmpl-9', { session_id: 'app-1', messages: [{ role: 'user', content: 'Hi there' }], response: 'Hello' })] })
+        ? json(200, {
+            ...session('app-1'),
+            turns: [turnView('chatcmpl-9', { session_id: 'app-1', messages: [{ role: 'user', content: 'Hi there' }], response: 'Hello' })],
+          })
         : json(404, { error: { message: 'no session', type: 'invalid_request_error', param: null, code: 'not_found' } }),
     'POST /v1/chat/completions': () => {
       recorded = true;
@@ -38,9 +41,14 @@ test('chat: a message sent while the core is down survives its coming back and a
   await store.getState().loadConversations();
   await store.getState().loadThread(id);
   const shown = (s: ReturnType<typeof store.getState>) =>
-    s.threads[id].map((it) => (it.kind === 'user' ? it.content : ((it as AnswerItem).error?.includes('Your message is kept') ?? (it as AnswerItem).content)));
+    s.threads[id].map((it) =>
+      it.kind === 'user' ? it.content : ((it as AnswerItem).error?.includes('Your message is kept') ?? (it as AnswerItem).content),
+    );
   assert.deepEqual(shown(store.getState()), ['Hi there', true]);
-  assert.ok(store.getState().conversations.some((c) => c.id === id), 'the conversation stays listed');
+  assert.ok(
+    store.getState().conversations.some((c) => c.id === id),
+    'the conversation stays listed',
+  );
 
   // A page reload: a new store on the same storage.
   const again = setup(f, storage);

@@ -11,7 +11,8 @@ import type { ChatContext, ConversationSummary } from './chatStore.js';
 export const UNSENT_KEY = 'clawloop.unsent';
 
 /** What the failed answer under a kept message says. */
-export const UNSENT_TEXT = 'Not answered: the core was not answering when this was sent. Your message is kept; use Regenerate to send it again.';
+export const UNSENT_TEXT =
+  'Not answered: the core was not answering when this was sent. Your message is kept; use Regenerate to send it again.';
 
 export function loadUnsent(storage: KeyValueStorage | null): Record<string, string> {
   try {

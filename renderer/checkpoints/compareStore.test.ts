@@ -12,7 +12,8 @@ function core(texts: Record<string, string>) {
       const adapter = (r.body as { adapter: string }).adapter;
       return chatStream([texts[adapter]], { id: `c-${adapter}`, version: adapter === 'base' ? 0 : 4 });
     },
-    'POST /v1/feedback': (r) => json(200, { ...(r.body as object), hint: null, updated_at: 1, session_id: 's', turn_type: 'main', trainable: true }),
+    'POST /v1/feedback': (r) =>
+      json(200, { ...(r.body as object), hint: null, updated_at: 1, session_id: 's', turn_type: 'main', trainable: true }),
     'PATCH /api/sessions/:id': (r) => json(200, session(r.path.split('/').pop()!, { title: (r.body as { title: string }).title })),
   });
 }
@@ -35,10 +36,14 @@ test('compare: identical answers cannot have a winner; "about the same" rates no
     { completion_id: 'c-step-4', rating: 'down' },
   ]);
   await store.getState().pick('same');
-  assert.deepEqual(feedbackSent(f).slice(2), [
-    { completion_id: 'c-base', rating: null },
-    { completion_id: 'c-step-4', rating: null },
-  ], 'changing the verdict to "about the same" takes the ratings back');
+  assert.deepEqual(
+    feedbackSent(f).slice(2),
+    [
+      { completion_id: 'c-base', rating: null },
+      { completion_id: 'c-step-4', rating: null },
+    ],
+    'changing the verdict to "about the same" takes the ratings back',
+  );
 });
 
 test('compare: both sides get readable names (for Data), listed as one past comparison and never in Chat', async () => {
@@ -57,7 +62,10 @@ test('compare: both sides get readable names (for Data), listed as one past comp
     session('compare-app-1-b', { title: renames[1][1], created_at: 5 }),
     session('app-2', { title: 'Chat' }),
   ]);
-  assert.deepEqual(listed.map((c) => c.label), ['Compare v0 vs v4 · Convert 2 km to meters.']);
+  assert.deepEqual(
+    listed.map((c) => c.label),
+    ['Compare v0 vs v4 · Convert 2 km to meters.'],
+  );
 });
 
 test('compare: a version against itself is refused, "live" included', () => {

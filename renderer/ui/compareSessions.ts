@@ -34,6 +34,10 @@ export interface Comparison {
 export function comparisonsFrom(sessions: SessionInfo[]): Comparison[] {
   return sessions
     .filter((s) => isCompareSession(s.id) && s.id.endsWith('-a'))
-    .map((s) => ({ id: s.id.slice(0, -2), label: s.title ? comparisonLabel(s.title) : `Compare · ${s.preview ?? 'no prompt'}`, at: s.created_at }))
+    .map((s) => ({
+      id: s.id.slice(0, -2),
+      label: s.title ? comparisonLabel(s.title) : `Compare · ${s.preview ?? 'no prompt'}`,
+      at: s.created_at,
+    }))
     .sort((x, y) => y.at - x.at);
 }

@@ -107,7 +107,11 @@ function liveBar(results: PersonalizeResult[]): Bar | null {
   const medians = results.map((r) => r.trained_to_live?.median_s ?? null).filter((x): x is number => x !== null);
   const m = median(medians);
   if (m === null) return null;
-  return { bar: 'trained → live ≤ 15 s on the median (median of the runs\' medians)', figure: `${m.toFixed(1)} s over ${medians.length} runs`, ok: m <= 15 };
+  return {
+    bar: "trained → live ≤ 15 s on the median (median of the runs' medians)",
+    figure: `${m.toFixed(1)} s over ${medians.length} runs`,
+    ok: m <= 15,
+  };
 }
 
 /** The bars, each with its figure and whether it holds. */

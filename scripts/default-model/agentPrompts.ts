@@ -19,7 +19,10 @@ const IDENTITY: Variants = {
     'You are the user\u2019s own assistant, running locally through OpenClaw.',
     'You are an agent with access to tools. Help the user with whatever they ask.',
   ],
-  heldOut: ['You are a capable home assistant that lives in the user\u2019s OpenClaw workspace.', 'Act as a helpful agent for the person you talk to.'],
+  heldOut: [
+    'You are a capable home assistant that lives in the user\u2019s OpenClaw workspace.',
+    'Act as a helpful agent for the person you talk to.',
+  ],
 };
 
 const TOOLING_HEAD: Variants = {
@@ -69,10 +72,7 @@ const NOTE_LINES: Variants = {
 export type PromptSet = 'train' | 'heldOut';
 
 function fillSlots(line: string, r: Rand, w: AgentWorld): string {
-  return line
-    .replace('{person}', r.pick(w.people))
-    .replace('{topic}', r.pick(w.topics))
-    .replace('{city}', r.pick(w.kb.countries).capital);
+  return line.replace('{person}', r.pick(w.people)).replace('{topic}', r.pick(w.topics)).replace('{city}', r.pick(w.kb.countries).capital);
 }
 
 /** The workspace notes (USER.md, MEMORY.md and the like): `lines` lines drawn with repeats. */

@@ -18,8 +18,26 @@ export interface AgentWorld {
 }
 
 export const PEOPLE = ['Mara', 'Tobias', 'Ines', 'Kofi', 'Lena', 'Ravi', 'Sofia', 'Jonas', 'Aiko', 'Noah', 'Elif', 'Pavel'];
-export const FILES = ['notes/todo.md', 'README.md', 'src/index.ts', 'budget.csv', 'docs/plan.md', 'config.json', 'journal/today.md', 'package.json'];
-export const TOPICS = ['solar panels', 'the local elections', 'sourdough bread', 'electric bikes', 'the football final', 'rent prices', 'a jazz festival', 'train strikes'];
+export const FILES = [
+  'notes/todo.md',
+  'README.md',
+  'src/index.ts',
+  'budget.csv',
+  'docs/plan.md',
+  'config.json',
+  'journal/today.md',
+  'package.json',
+];
+export const TOPICS = [
+  'solar panels',
+  'the local elections',
+  'sourdough bread',
+  'electric bikes',
+  'the football final',
+  'rent prices',
+  'a jazz festival',
+  'train strikes',
+];
 
 interface Request {
   question: string;
@@ -37,7 +55,12 @@ export interface AgentTool {
   reply(args: Record<string, unknown>, result: string): string;
 }
 
-function tool(name: string, description: string, props: Record<string, { type: string; description?: string }>, required: string[]): ToolSpec {
+function tool(
+  name: string,
+  description: string,
+  props: Record<string, { type: string; description?: string }>,
+  required: string[],
+): ToolSpec {
   return { type: 'function', function: { name, description, parameters: { type: 'object', properties: props, required } } };
 }
 
@@ -49,34 +72,55 @@ export const TRAIN_TOOLS: readonly AgentTool[] = [
     spec: tool('get_weather', 'Get the current weather for a city.', { city: { type: 'string', description: 'City name' } }, ['city']),
     ask: (r, w) => {
       const c = city(r, w);
-      return { question: r.pick([`what's the weather in ${c}?`, `Is it raining in ${c} right now?`, `How cold is it in ${c} today?`]), args: { city: c } };
+      return {
+        question: r.pick([`what's the weather in ${c}?`, `Is it raining in ${c} right now?`, `How cold is it in ${c} today?`]),
+        args: { city: c },
+      };
     },
-    result: (r, a) => JSON.stringify({ city: a.city, temperature_c: r.int(-8, 33), sky: r.pick(['sunny', 'cloudy', 'rainy', 'windy', 'snowy']) }),
+    result: (r, a) =>
+      JSON.stringify({ city: a.city, temperature_c: r.int(-8, 33), sky: r.pick(['sunny', 'cloudy', 'rainy', 'windy', 'snowy']) }),
     reply: (a, res) => {
       const o = JSON.parse(res);
       return `It's ${o.temperature_c}°C and ${o.sky} in ${str(a.city)} right now.`;
     },
   },
   {
-    spec: tool('web_search', 'Search the web and return the top results.', { query: { type: 'string', description: 'Search terms' } }, ['query']),
+    spec: tool('web_search', 'Search the web and return the top results.', { query: { type: 'string', description: 'Search terms' } }, [
+      'query',
+    ]),
     ask: (r, w) => {
       const t = r.pick(w.topics);
-      return { question: r.pick([`search the web for ${t}`, `Can you look up the latest on ${t}?`, `Find me something online about ${t}.`]), args: { query: t } };
+      return {
+        question: r.pick([`search the web for ${t}`, `Can you look up the latest on ${t}?`, `Find me something online about ${t}.`]),
+        args: { query: t },
+      };
     },
-    result: (r, a) => JSON.stringify({ results: [{ title: `${str(a.query)}: what we know`, snippet: `A short overview of ${str(a.query)}.` }] }),
+    result: (r, a) =>
+      JSON.stringify({ results: [{ title: `${str(a.query)}: what we know`, snippet: `A short overview of ${str(a.query)}.` }] }),
     reply: (a) => `I found an overview of ${str(a.query)}: "${str(a.query)}: what we know". Want me to open it?`,
   },
   {
-    spec: tool('read', 'Read a file from the workspace.', { path: { type: 'string', description: 'Path relative to the workspace' } }, ['path']),
+    spec: tool('read', 'Read a file from the workspace.', { path: { type: 'string', description: 'Path relative to the workspace' } }, [
+      'path',
+    ]),
     ask: (r, w) => {
       const f = r.pick(w.files);
       return { question: r.pick([`What's in ${f}?`, `read ${f} for me`, `Open ${f} and tell me what it says.`]), args: { path: f } };
     },
-    result: (r, a) => `# ${str(a.path)}\n- ${r.pick(['call the bank', 'fix the login bug', 'buy stamps', 'water the plants'])}\n- ${r.pick(['send the invoice', 'book the dentist', 'update the docs'])}`,
-    reply: (a, res) => `${str(a.path)} lists: ${res.split('\n').slice(1).map((l) => l.replace(/^- /, '')).join(' and ')}.`,
+    result: (r, a) =>
+      `# ${str(a.path)}\n- ${r.pick(['call the bank', 'fix the login bug', 'buy stamps', 'water the plants'])}\n- ${r.pick(['send the invoice', 'book the dentist', 'update the docs'])}`,
+    reply: (a, res) =>
+      `${str(a.path)} lists: ${res
+        .split('\n')
+        .slice(1)
+        .map((l) => l.replace(/^- /, ''))
+        .join(' and ')}.`,
   },
   {
-    spec: tool('write', 'Create or overwrite a file in the workspace.', { path: { type: 'string' }, content: { type: 'string' } }, ['path', 'content']),
+    spec: tool('write', 'Create or overwrite a file in the workspace.', { path: { type: 'string' }, content: { type: 'string' } }, [
+      'path',
+      'content',
+    ]),
     ask: (r, w) => {
       const f = r.pick(w.files);
       const c = r.pick(['buy milk', 'meeting at 3', 'call Ines back']);
@@ -86,7 +130,12 @@ export const TRAIN_TOOLS: readonly AgentTool[] = [
     reply: (a) => `Done: ${str(a.path)} now says "${str(a.content)}".`,
   },
   {
-    spec: tool('exec', 'Run a shell command in the workspace and return its output.', { command: { type: 'string', description: 'The command line' } }, ['command']),
+    spec: tool(
+      'exec',
+      'Run a shell command in the workspace and return its output.',
+      { command: { type: 'string', description: 'The command line' } },
+      ['command'],
+    ),
     ask: (r) => {
       const [q, c] = r.pick([
         ['list the files here', 'ls'],
@@ -96,7 +145,12 @@ export const TRAIN_TOOLS: readonly AgentTool[] = [
       ]);
       return { question: q, args: { command: c } };
     },
-    result: (r, a) => (str(a.command) === 'ls' ? 'README.md\nnotes\nsrc' : str(a.command).startsWith('git') ? 'main' : `exit 0\n${r.int(2, 40)} lines of output`),
+    result: (r, a) =>
+      str(a.command) === 'ls'
+        ? 'README.md\nnotes\nsrc'
+        : str(a.command).startsWith('git')
+          ? 'main'
+          : `exit 0\n${r.int(2, 40)} lines of output`,
     reply: (a, res) => `\`${str(a.command)}\` printed:\n${res}`,
   },
   {
@@ -110,7 +164,12 @@ export const TRAIN_TOOLS: readonly AgentTool[] = [
     reply: (a) => `Sent to ${str(a.to)}: "${str(a.text)}".`,
   },
   {
-    spec: tool('set_reminder', 'Set a reminder at a time.', { time: { type: 'string', description: 'e.g. 18:30' }, text: { type: 'string' } }, ['time', 'text']),
+    spec: tool(
+      'set_reminder',
+      'Set a reminder at a time.',
+      { time: { type: 'string', description: 'e.g. 18:30' }, text: { type: 'string' } },
+      ['time', 'text'],
+    ),
     ask: (r) => {
       const h = `${r.int(7, 21)}:${r.pick(['00', '15', '30', '45'])}`;
       const t = r.pick(['take the medicine', 'call mum', 'leave for the station']);
@@ -120,21 +179,37 @@ export const TRAIN_TOOLS: readonly AgentTool[] = [
     reply: (a) => `Reminder set for ${str(a.time)}: ${str(a.text)}.`,
   },
   {
-    spec: tool('calendar_events', "List the events in the user's calendar on a day.", { date: { type: 'string', description: 'today, tomorrow or YYYY-MM-DD' } }, ['date']),
+    spec: tool(
+      'calendar_events',
+      "List the events in the user's calendar on a day.",
+      { date: { type: 'string', description: 'today, tomorrow or YYYY-MM-DD' } },
+      ['date'],
+    ),
     ask: (r) => {
       const d = r.pick(['today', 'tomorrow']);
       return { question: r.pick([`What's on my calendar ${d}?`, `do I have meetings ${d}?`]), args: { date: d } };
     },
-    result: (r) => JSON.stringify({ events: [{ time: `${r.int(8, 17)}:00`, title: r.pick(['Team sync', 'Dentist', 'Lunch with Kofi', 'Budget review']) }] }),
+    result: (r) =>
+      JSON.stringify({
+        events: [{ time: `${r.int(8, 17)}:00`, title: r.pick(['Team sync', 'Dentist', 'Lunch with Kofi', 'Budget review']) }],
+      }),
     reply: (a, res) => {
       const e = JSON.parse(res).events[0];
       return `${str(a.date)[0].toUpperCase()}${str(a.date).slice(1)} you have ${e.title} at ${e.time}.`;
     },
   },
   {
-    spec: tool('convert_currency', 'Convert an amount between currencies.', { amount: { type: 'number' }, from: { type: 'string' }, to: { type: 'string' } }, ['amount', 'from', 'to']),
+    spec: tool(
+      'convert_currency',
+      'Convert an amount between currencies.',
+      { amount: { type: 'number' }, from: { type: 'string' }, to: { type: 'string' } },
+      ['amount', 'from', 'to'],
+    ),
     ask: (r, w) => {
-      const [a, b] = r.shuffle(w.kb.countries).slice(0, 2).map((c) => c.currency);
+      const [a, b] = r
+        .shuffle(w.kb.countries)
+        .slice(0, 2)
+        .map((c) => c.currency);
       const n = r.int(5, 500);
       return { question: r.pick([`How many ${b} is ${n} ${a}?`, `convert ${n} ${a} to ${b}`]), args: { amount: n, from: a, to: b } };
     },
@@ -160,7 +235,10 @@ export const TRAIN_TOOLS: readonly AgentTool[] = [
     reply: (_a, res) => `Your notes say: ${JSON.parse(res).matches[0]}.`,
   },
   {
-    spec: tool('create_note', 'Save a note with a title and body.', { title: { type: 'string' }, body: { type: 'string' } }, ['title', 'body']),
+    spec: tool('create_note', 'Save a note with a title and body.', { title: { type: 'string' }, body: { type: 'string' } }, [
+      'title',
+      'body',
+    ]),
     ask: (r) => {
       const [t, b] = r.pick([
         ['Groceries', 'eggs, rice, apples'],
@@ -182,7 +260,10 @@ export const TRAIN_TOOLS: readonly AgentTool[] = [
     reply: (_a, res) => `The top headline: ${JSON.parse(res).headlines[0]}.`,
   },
   {
-    spec: tool('translate', 'Translate text into another language.', { text: { type: 'string' }, target_language: { type: 'string' } }, ['text', 'target_language']),
+    spec: tool('translate', 'Translate text into another language.', { text: { type: 'string' }, target_language: { type: 'string' } }, [
+      'text',
+      'target_language',
+    ]),
     ask: (r, w) => {
       const l = r.pick(w.kb.countries).language;
       const t = r.pick(['good morning', 'where is the station?', 'thank you very much']);
@@ -227,7 +308,8 @@ export const HELD_OUT_TOOLS: readonly AgentTool[] = [
       const p = r.pick(w.people);
       return { question: r.pick([`What's ${p}'s phone number?`, `find the email address of ${p}`]), args: { name: p } };
     },
-    result: (r, a) => JSON.stringify({ phone: `+47 ${r.int(1000, 9999)} ${r.int(1000, 9999)}`, email: `${str(a.name).toLowerCase()}@example.org` }),
+    result: (r, a) =>
+      JSON.stringify({ phone: `+47 ${r.int(1000, 9999)} ${r.int(1000, 9999)}`, email: `${str(a.name).toLowerCase()}@example.org` }),
     reply: (a, res) => `${str(a.name)}: ${JSON.parse(res).phone}, ${JSON.parse(res).email}.`,
   },
   {

@@ -66,7 +66,10 @@ export class AgentTurnGenerator {
     if (needed) {
       const req = needed.ask(r, this.w);
       args = req.args;
-      messages.push({ role: 'user', content: envelope(r, req.question) }, ...toolExchange(r, needed, req.args, `call_${r.int(10000, 99999)}`));
+      messages.push(
+        { role: 'user', content: envelope(r, req.question) },
+        ...toolExchange(r, needed, req.args, `call_${r.int(10000, 99999)}`),
+      );
     } else {
       task = makeTask(r, r.weighted(FAMILY_MIX), this.w.kb);
       messages.push({ role: 'user', content: envelope(r, task.question) }, { role: 'assistant', content: this.answer(task) });
@@ -110,7 +113,11 @@ export class AgentTurnGenerator {
 function toolExchange(r: Rand, t: AgentTool, args: Record<string, unknown>, id: string): ChatMessage[] {
   const result = t.result(r, args);
   return [
-    { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name: t.spec.function.name, arguments: JSON.stringify(args) } }] },
+    {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id, type: 'function', function: { name: t.spec.function.name, arguments: JSON.stringify(args) } }],
+    },
     { role: 'tool', tool_call_id: id, content: result },
     { role: 'assistant', content: t.reply(args, result) },
   ];

@@ -42,7 +42,9 @@ async function main(): Promise<void> {
   lm.setTrainable(true);
   const opt = new AdamW(lm.parameters(), { lr: 1e-5, weightDecay: 0.1, beta1: 0.9, beta2: 0.95, maxGradNorm: 1 });
   const info = loadNativeAddon()?.info();
-  console.log(`CPU: ${os.cpus()[0]?.model} (${os.availableParallelism()} logical), backend ${tf.getBackend()}, ${info?.threads ?? '?'} thread(s), nice ${os.getPriority()}`);
+  console.log(
+    `CPU: ${os.cpus()[0]?.model} (${os.availableParallelism()} logical), backend ${tf.getBackend()}, ${info?.threads ?? '?'} thread(s), nice ${os.getPriority()}`,
+  );
   // CPU seconds are the figure that holds on a shared machine: wall time is CPU time over the share
   // of a core the process got (both printed).
   console.log('tokens | s/step (wall) | CPU s/step | share of a core | tokens/s (wall) | tokens per CPU s | peak RSS (GB)');

@@ -32,8 +32,16 @@ const INDIRECT: Partial<Record<Reaction, string[]>> = {
   'want-markdown': ['I will be skimming this on my phone later', 'I need to find each step at a glance'],
 };
 
-const WORDY_OPEN = ['So I was reading this on the bus and honestly, ', 'Okay, I appreciate the effort, I really do, but ', 'Look, I have been thinking about how you answer and '];
-const WORDY_CLOSE = [' — anyway, that is just how I feel about it.', ', if that makes sense? Thanks for bearing with me.', '. Sorry for the long message.'];
+const WORDY_OPEN = [
+  'So I was reading this on the bus and honestly, ',
+  'Okay, I appreciate the effort, I really do, but ',
+  'Look, I have been thinking about how you answer and ',
+];
+const WORDY_CLOSE = [
+  ' — anyway, that is just how I feel about it.',
+  ', if that makes sense? Thanks for bearing with me.',
+  '. Sorry for the long message.',
+];
 
 /** One or two typos: a swapped pair, a dropped or a doubled letter. */
 function typos(r: Rand, s: string): string {
@@ -45,7 +53,12 @@ function typos(r: Rand, s: string): string {
     if (w.length < 4 || /\d/.test(w)) continue; // figures stay as typed: a correction names them
     const k = r.int(1, w.length - 2);
     const kind = r.int(0, 2);
-    words[i] = kind === 0 ? w.slice(0, k) + w[k + 1] + w[k] + w.slice(k + 2) : kind === 1 ? w.slice(0, k) + w.slice(k + 1) : w.slice(0, k) + w[k] + w.slice(k);
+    words[i] =
+      kind === 0
+        ? w.slice(0, k) + w[k + 1] + w[k] + w.slice(k + 2)
+        : kind === 1
+          ? w.slice(0, k) + w.slice(k + 1)
+          : w.slice(0, k) + w[k] + w.slice(k);
     out = words.join(' ');
   }
   return out;

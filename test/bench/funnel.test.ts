@@ -99,7 +99,10 @@ describe('the funnel (where the signal goes)', () => {
     });
     const table = funnelTable([run(1, FAKE), run(2, FAKE.slice(0, 2))]);
     // Judge: seed 1 agrees 3 of 6 (0.50), seed 2 agrees 1 of 2 (0.50); hints name the wish 3 + 1 of 5 + 2 violated.
-    assert.match(table, /\| fake \| combine \| implicit \| 2 \| 0\.50 \(4 of 8\) \| 4 of 7 \(5 of 7 hinted\) \| 0\.00 \/ 1\.00 \| 0\.00 → 1\.00 \| 0\.50 → 0\.50 \|/);
+    assert.match(
+      table,
+      /\| fake \| combine \| implicit \| 2 \| 0\.50 \(4 of 8\) \| 4 of 7 \(5 of 7 hinted\) \| 0\.00 \/ 1\.00 \| 0\.00 → 1\.00 \| 0\.50 → 0\.50 \|/,
+    );
   });
 });
 

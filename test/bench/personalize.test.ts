@@ -111,38 +111,42 @@ describe('clawloop bench personalize (mechanics, on a tiny random model)', () =>
     }
   });
 
-  it('with --channel explicit, every 👎 carries the complaint as a typed hint, and every typed hint trains', { timeout: 300_000 }, async () => {
-    const model = longContextModel('qwen3-qknorm', 1024);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-test-'));
-    const json = path.join(dir, 'out.json');
-    try {
-      const c = capture();
-      // A wish a random model never meets: every answer is a 👎 with its complaint.
-      const persona = path.join(dir, 'sign-off.json');
-      fs.writeFileSync(
-        persona,
-        JSON.stringify({
-          name: 'sign-off',
-          task: 'arithmetic',
-          max_turns_per_session: 2,
-          rules: [{ id: 'sign_off', type: 'ends_with', value: 'Over and out.' }],
-          feedback: { satisfied: ['Good.'], violated: { sign_off: ['Sign off with "Over and out." please.'] } },
-        }),
-      );
-      const argv = ['bench', 'personalize', '--persona', persona, '--method', 'combine', '--channel', 'explicit', '--interactions', '4'];
-      argv.push('--model', model, '--max-tokens', '24', '--curve-every', '0', '--seed', '2', '--json', json);
-      assert.equal(await main(argv, c.io), 0, c.err.join('\n'));
-      const r = JSON.parse(fs.readFileSync(json, 'utf8')) as PersonalizeResult;
-      const h = r.funnel.hint;
-      assert.equal(r.funnel.channel, 'explicit');
-      assert.equal(h.violated, r.online.filter((ok) => !ok).length);
-      assert.equal(h.violated, 4);
-      assert.deepEqual([h.hinted, h.trained, h.names_wish], [4, 4, 4], JSON.stringify(h));
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-      fs.rmSync(model, { recursive: true, force: true });
-    }
-  });
+  it(
+    'with --channel explicit, every 👎 carries the complaint as a typed hint, and every typed hint trains',
+    { timeout: 300_000 },
+    async () => {
+      const model = longContextModel('qwen3-qknorm', 1024);
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-bench-test-'));
+      const json = path.join(dir, 'out.json');
+      try {
+        const c = capture();
+        // A wish a random model never meets: every answer is a 👎 with its complaint.
+        const persona = path.join(dir, 'sign-off.json');
+        fs.writeFileSync(
+          persona,
+          JSON.stringify({
+            name: 'sign-off',
+            task: 'arithmetic',
+            max_turns_per_session: 2,
+            rules: [{ id: 'sign_off', type: 'ends_with', value: 'Over and out.' }],
+            feedback: { satisfied: ['Good.'], violated: { sign_off: ['Sign off with "Over and out." please.'] } },
+          }),
+        );
+        const argv = ['bench', 'personalize', '--persona', persona, '--method', 'combine', '--channel', 'explicit', '--interactions', '4'];
+        argv.push('--model', model, '--max-tokens', '24', '--curve-every', '0', '--seed', '2', '--json', json);
+        assert.equal(await main(argv, c.io), 0, c.err.join('\n'));
+        const r = JSON.parse(fs.readFileSync(json, 'utf8')) as PersonalizeResult;
+        const h = r.funnel.hint;
+        assert.equal(r.funnel.channel, 'explicit');
+        assert.equal(h.violated, r.online.filter((ok) => !ok).length);
+        assert.equal(h.violated, 4);
+        assert.deepEqual([h.hinted, h.trained, h.names_wish], [4, 4, 4], JSON.stringify(h));
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.rmSync(model, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('explains bad arguments', async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -159,7 +163,10 @@ describe('clawloop bench personalize (mechanics, on a tiny random model)', () =>
         ['bench', 'personalize', '--persona', 'terse', '--method', 'rl', '--interactions', '2', '--eval-prompts', '10'],
         /--eval-prompts must be an integer >= 50/,
       ],
-      [['bench', 'personalize', '--persona', 'terse', '--method', 'rl', '--interactions', '2', '--channel', 'email'], /--channel must be one of implicit, explicit/],
+      [
+        ['bench', 'personalize', '--persona', 'terse', '--method', 'rl', '--interactions', '2', '--channel', 'email'],
+        /--channel must be one of implicit, explicit/,
+      ],
     ];
     for (const [argv, re] of cases) {
       const c = capture();

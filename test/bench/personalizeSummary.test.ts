@@ -71,14 +71,11 @@ describe('personalization summary', () => {
     assert.deepEqual([b.ok, b.figure], [false, 'at least 11.5 (1 of 2 runs never)']);
   });
 
-  it('checks trained → live ≤ 15 s on the median of the runs\' medians, when runs measured it', () => {
+  it("checks trained → live ≤ 15 s on the median of the runs' medians, when runs measured it", () => {
     const base = { before: 0.1, after: 0.9, acc: [0.7, 0.7] as [number, number], s3: 4, wall: 300 };
     const live = (xs: Array<number | null>) =>
       bars(xs.map((x, i) => run('a', 'combine', i + 1, { ...base, live: x }))).find((b) => /trained → live/.test(b.bar));
-    assert.deepEqual(
-      [live([3, 20, 12])!.ok, live([3, 20, 12])!.figure],
-      [true, '12.0 s over 3 runs'],
-    );
+    assert.deepEqual([live([3, 20, 12])!.ok, live([3, 20, 12])!.figure], [true, '12.0 s over 3 runs']);
     assert.equal(live([16, 20, null])!.ok, false);
     assert.equal(live([null]), undefined, 'no run measured it: no bar');
     assert.equal(

@@ -39,7 +39,7 @@ describe('one ClawLoop per data folder (clawloop.lock)', () => {
     }
   });
 
-  it("a stale lock (its process is gone) is recovered and said so; release removes the lock", () => {
+  it('a stale lock (its process is gone) is recovered and said so; release removes the lock', () => {
     const dir = tmp();
     const dead = deadPid();
     writeLock(dir, dead, 8123);
@@ -72,10 +72,14 @@ describe('one ClawLoop per data folder (clawloop.lock)', () => {
     const model = longContextModel('llama-gqa', 2048);
     const first = await startServe(model, dir);
     const port = new URL(first.origin).port;
-    const second = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'clawloop.js'), 'serve', '--model', model, '--port', '0', '--data-dir', dir], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const second = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'bin', 'clawloop.js'), 'serve', '--model', model, '--port', '0', '--data-dir', dir],
+      {
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     assert.equal(second.status, 1, second.stderr);
     assert.match(second.stderr, new RegExp(`ClawLoop is already running on this data folder \\(pid ${first.child.pid}, port ${port}\\)`));
     first.child.kill('SIGTERM');

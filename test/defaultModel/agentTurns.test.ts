@@ -41,10 +41,15 @@ describe('agent examples for the default model', () => {
         continue;
       }
       calls++;
-      assert.ok(ex.tools!.some((t) => t.function.name === ex.expectedTool), 'the needed tool is listed');
+      assert.ok(
+        ex.tools!.some((t) => t.function.name === ex.expectedTool),
+        'the needed tool is listed',
+      );
       // The call as the model writes it (the template's markup), parsed as serving parses it.
       const written = template.render({ messages: ex.messages.slice(0, ex.firstAnswer + 1), tools: ex.tools, addGenerationPrompt: false });
-      const body = written.slice(written.lastIndexOf('<|im_start|>assistant\n') + '<|im_start|>assistant\n'.length).replace(/<\|im_end\|>\n?$/, '');
+      const body = written
+        .slice(written.lastIndexOf('<|im_start|>assistant\n') + '<|im_start|>assistant\n'.length)
+        .replace(/<\|im_end\|>\n?$/, '');
       const p = new ChatOutputParser();
       const parsed = [...p.push(body), ...p.finish()].flatMap((e) => (e.kind === 'toolCall' ? [e.call] : []));
       assert.equal(parsed.length, 1, body);

@@ -16,12 +16,30 @@ describe('user replies as people type them (phrase set 4)', () => {
     assert.ok(outs.size > 20, `${outs.size} distinct replies`);
     const all = [...outs];
     assert.ok(all.includes(base), 'sometimes the reply itself');
-    assert.ok(all.some((s) => s.startsWith('pls write it')), 'casual');
-    assert.ok(all.some((s) => s.split(' ').length <= 4), 'a few words');
-    assert.ok(all.some((s) => /oh great|not\./.test(s)), 'sarcastic');
-    assert.ok(all.some((s) => /teacher|plain email/.test(s)), 'indirect');
-    assert.ok(all.some((s) => s.length > base.length + 30), 'many words');
-    assert.ok(all.some((s) => s.toLowerCase() !== base.toLowerCase() && s.length >= base.length - 2 && s.length <= base.length + 1), 'typos');
+    assert.ok(
+      all.some((s) => s.startsWith('pls write it')),
+      'casual',
+    );
+    assert.ok(
+      all.some((s) => s.split(' ').length <= 4),
+      'a few words',
+    );
+    assert.ok(
+      all.some((s) => /oh great|not\./.test(s)),
+      'sarcastic',
+    );
+    assert.ok(
+      all.some((s) => /teacher|plain email/.test(s)),
+      'indirect',
+    );
+    assert.ok(
+      all.some((s) => s.length > base.length + 30),
+      'many words',
+    );
+    assert.ok(
+      all.some((s) => s.toLowerCase() !== base.toLowerCase() && s.length >= base.length - 2 && s.length <= base.length + 1),
+      'typos',
+    );
   });
 
   it('a correction keeps every figure it names; set 4 is reproducible from the seed', () => {

@@ -130,7 +130,13 @@ describe('16-bit GEMV dispatch', { skip: SKIP }, () => {
     const chosen = nd().cpu().gemv;
     for (const dtype of ['bf16', 'f16'] as const) {
       const best = pathsFor(dtype).find((p) => !nd().gemvUnavailable(p, KIND[dtype]));
-      assert.equal(chosen[dtype], best, `${dtype}: ${pathsFor(dtype).map((p) => `${p}: ${nd().gemvUnavailable(p, KIND[dtype]) || 'runs'}`).join('; ')}`);
+      assert.equal(
+        chosen[dtype],
+        best,
+        `${dtype}: ${pathsFor(dtype)
+          .map((p) => `${p}: ${nd().gemvUnavailable(p, KIND[dtype]) || 'runs'}`)
+          .join('; ')}`,
+      );
     }
   });
 
@@ -138,7 +144,10 @@ describe('16-bit GEMV dispatch', { skip: SKIP }, () => {
     const a = nd();
     for (const dtype of ['bf16', 'f16'] as const) {
       const p = problem(dtype, 3, 21, 100, 11);
-      const viaMatmul = a.bufRead(a.matmul(a.bufFromArray(p.x, KIND.f32), a.bufFromArray(p.bits, KIND[dtype]), 1, 3, 21, 100, false, true, 0, 0), false);
+      const viaMatmul = a.bufRead(
+        a.matmul(a.bufFromArray(p.x, KIND.f32), a.bufFromArray(p.bits, KIND[dtype]), 1, 3, 21, 100, false, true, 0, 0),
+        false,
+      );
       assert.deepEqual(viaMatmul, run(a.gemvPath(KIND[dtype]), dtype, p), dtype);
     }
   });
@@ -151,10 +160,16 @@ describe('16-bit GEMV dispatch', { skip: SKIP }, () => {
       assert.throws(() => applyGemvPath(a, { CLAWLOOP_GEMV: 'neon' }), /expected one of avx512bf16, avx512f, avx2, scalar/);
       const missing = GEMV_PATHS.find((p) => a.gemvUnavailable(p, KIND.bf16));
       if (missing) {
-        assert.throws(() => applyGemvPath(a, { CLAWLOOP_GEMV: missing }), new RegExp(`CLAWLOOP_GEMV=${missing}: the ${missing} path needs`));
+        assert.throws(
+          () => applyGemvPath(a, { CLAWLOOP_GEMV: missing }),
+          new RegExp(`CLAWLOOP_GEMV=${missing}: the ${missing} path needs`),
+        );
         assert.equal(a.gemvPath(KIND.bf16), 'scalar', 'a refused path changes nothing');
       }
-      assert.throws(() => a.gemv('avx512bf16', a.bufFromArray(new Float32Array(4), KIND.f32), a.bufFromArray(new Uint16Array(4), KIND.f16), 1, 1, 4), /bfloat16 weights only/);
+      assert.throws(
+        () => a.gemv('avx512bf16', a.bufFromArray(new Float32Array(4), KIND.f32), a.bufFromArray(new Uint16Array(4), KIND.f16), 1, 1, 4),
+        /bfloat16 weights only/,
+      );
     } finally {
       a.setGemvPath(KIND.bf16, before.bf16);
       a.setGemvPath(KIND.f16, before.f16);

@@ -25,7 +25,12 @@ process.once('exit', killAll);
  * that do not exercise the key run it with --no-auth (unless `extra` gives --api-key); with
  * `defaultAuth` it runs as people start it, with the data folder's own key.
  */
-export function startServe(modelPath: string, dataDir: string, extra: string[] = [], opts: { defaultAuth?: boolean } = {}): Promise<ServeProcess> {
+export function startServe(
+  modelPath: string,
+  dataDir: string,
+  extra: string[] = [],
+  opts: { defaultAuth?: boolean } = {},
+): Promise<ServeProcess> {
   const auth = opts.defaultAuth || extra.includes('--api-key') ? [] : ['--no-auth'];
   const child = spawn(
     process.execPath,

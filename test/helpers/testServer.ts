@@ -60,7 +60,13 @@ export async function startTestServer(
   let trainer: TrainerClient | null = null;
   if (opts.train) {
     const log = process.env.CLAWLOOP_TEST_LOG ? (l: string) => console.error(l) : undefined;
-    trainer = await TrainerClient.start({ modelDir: dir, dataDir, configPatch: { feedback_wait_s: 0, ...opts.train }, onAdapter: (a) => engine.setAdapter(a), log });
+    trainer = await TrainerClient.start({
+      modelDir: dir,
+      dataDir,
+      configPatch: { feedback_wait_s: 0, ...opts.train },
+      onAdapter: (a) => engine.setAdapter(a),
+      log,
+    });
     await engine.setAdapter(trainer.initialAdapter);
   }
   const server = await ClawLoopServer.start({

@@ -18,10 +18,12 @@ describe('issue 41: the event stream', () => {
   const open = (agent: string, opts: { lastEventId?: number; since?: number } = {}) =>
     EventStreamClient.open(t.origin, { ...opts, headers: { 'user-agent': agent } });
   const status = async (agent: string) =>
-    (await fetch(`${t.origin}/api/events`, { headers: { 'user-agent': agent }, signal: AbortSignal.timeout(5000) }).then(async (r) => {
-      await r.body?.cancel();
-      return r;
-    })).status;
+    (
+      await fetch(`${t.origin}/api/events`, { headers: { 'user-agent': agent }, signal: AbortSignal.timeout(5000) }).then(async (r) => {
+        await r.body?.cancel();
+        return r;
+      })
+    ).status;
 
   it('2: a stream that ends gives back its shutdown hook and its listener', async () => {
     const hooks = t.server.shutdownHookCount;
@@ -115,7 +117,10 @@ describe('issue 41: the event stream', () => {
       publish('live after the replay');
       await waitFor(() => live, 'the live event');
       assert.equal(ids.length, total + 1, 'every event once');
-      assert.ok(ids.every((id, i) => i === 0 || id === ids[i - 1] + 1), 'in order, none missing');
+      assert.ok(
+        ids.every((id, i) => i === 0 || id === ids[i - 1] + 1),
+        'in order, none missing',
+      );
       socket.destroy();
     } finally {
       t.server.events.page = page;

@@ -93,7 +93,11 @@ describe('issue 41: secure by default for other local users', () => {
 
   it('3: the key typed into the app is exchanged for the cookie; a wrong one is a 401', async () => {
     const signIn = (api_key: string) =>
-      fetch(`${t.origin}/api/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key }) });
+      fetch(`${t.origin}/api/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key }),
+      });
     assert.equal((await signIn('clk-not-the-key')).status, 401);
     const ok = await signIn(key);
     assert.equal(ok.status, 200);

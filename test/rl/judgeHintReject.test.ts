@@ -17,12 +17,18 @@ describe("a rejected judge's hint does not train", () => {
     const db = openDatabase(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-reject-')), 'c.db'));
     const store = new LearnStore(db);
     const id = ratedTurn(store, -0.25, 'up');
-    const turn = { ...store.turns.getTurn(id)!, nextState: { role: 'user', text: 'Use headings and a numbered list.' } } as ReturnType<typeof store.turns.getTurn> & object;
+    const turn = { ...store.turns.getTurn(id)!, nextState: { role: 'user', text: 'Use headings and a numbered list.' } } as ReturnType<
+      typeof store.turns.getTurn
+    > &
+      object;
     const model = await Model.load(modelDir('qwen3-qknorm'));
     try {
       const built = async (judgeHintRejected: boolean) => {
         // Every vote: a score, then a hint (the PRM reads the score, the hint judge the hint).
-        const judge = { description: 'scripted', complete: async () => '\\boxed{1}\n[HINT_START]Format the answer with a heading.[HINT_END]' };
+        const judge = {
+          description: 'scripted',
+          complete: async () => '\\boxed{1}\n[HINT_START]Format the answer with a heading.[HINT_END]',
+        };
         const config = { ...DEFAULT_TRAINING_CONFIG, method: 'combine' as const };
         const ctx = { model, policy: null, policyVersion: 0, judge, prompts: DEFAULT_JUDGE_PROMPTS, config };
         const feedback = { rating: 'up' as const, hint: null, judgeHintRejected, updatedAt: 1 };

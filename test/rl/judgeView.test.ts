@@ -18,7 +18,11 @@ const QUESTION = "[Fri 2026-11-27 12:04 UTC] what's the weather in Oslo right no
 
 /** An OpenClaw-shaped turn: long system prompt, 12 tools with JSON schemas, 8 earlier exchanges, a huge tool result next. */
 function openClawTurn(): StoredTurn {
-  const system = `You are a personal assistant running inside OpenClaw.\n${'## Workspace notes\nKeep answers short. Use tools when needed.\n'.repeat(700)}`.slice(0, 40_000);
+  const system =
+    `You are a personal assistant running inside OpenClaw.\n${'## Workspace notes\nKeep answers short. Use tools when needed.\n'.repeat(700)}`.slice(
+      0,
+      40_000,
+    );
   const tools = Array.from({ length: 12 }, (_, i) => ({
     type: 'function',
     function: {
@@ -102,7 +106,7 @@ describe('the judges read a compact view of a long agent turn', () => {
     assert.match(c.toolCalls[3].arguments, /14 more tool calls/);
   });
 
-  it("the bundled judge (1,024 tokens) judges an OpenClaw-sized turn, every prompt counted within its context", async () => {
+  it('the bundled judge (1,024 tokens) judges an OpenClaw-sized turn, every prompt counted within its context', async () => {
     const real = new ModelJudgeBackend(judgeModel, 'bundled judge');
     const asked: number[] = [];
     const recording: JudgeBackend = {
@@ -138,7 +142,8 @@ describe('the judges read a compact view of a long agent turn', () => {
     };
     await assert.rejects(
       runPrmJudge(tiny, DEFAULT_JUDGE_PROMPTS, judgeView(openClawTurn())!, { votes: 2, temperature: 0.6, maxTokens: 32, seed: 0 }),
-      (err: Error) => err instanceof JudgeInputError && /context of 96 tokens/.test(err.message) && /clipped to 60 characters/.test(err.message),
+      (err: Error) =>
+        err instanceof JudgeInputError && /context of 96 tokens/.test(err.message) && /clipped to 60 characters/.test(err.message),
     );
     assert.equal(calls, 0);
   });

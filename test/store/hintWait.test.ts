@@ -22,7 +22,11 @@ describe('the trainer waits feedback_wait_s after a rating for its hint', () => 
 
     store.setFeedback(id, 'up', 'Answer in one sentence.', ratedAt + 5_000);
     const ready = store.nextReadyTurn({ now: ratedAt + 6_000, waitMs: 20_000 });
-    assert.deepEqual([ready?.turn.id, ready?.feedback?.rating, ready?.feedback?.hint], [id, 'up', 'Answer in one sentence.'], 'rating and hint, one piece of feedback');
+    assert.deepEqual(
+      [ready?.turn.id, ready?.feedback?.rating, ready?.feedback?.hint],
+      [id, 'up', 'Answer in one sentence.'],
+      'rating and hint, one piece of feedback',
+    );
     db.close();
   });
 });

@@ -32,7 +32,13 @@ export const signInLink: Handler<'auth.link'> = (ctx, r) => {
 export const signIn: Handler<'auth.signIn'> = (ctx, r) => {
   const key = ctx.options.apiKey;
   if (key && !sameSecret(r.body.api_key.trim(), key)) {
-    throw new ApiError(401, "that is not this ClawLoop's API key (it is in the data folder's api-key file)", 'authentication_error', 'invalid_api_key', 'api_key');
+    throw new ApiError(
+      401,
+      "that is not this ClawLoop's API key (it is in the data folder's api-key file)",
+      'authentication_error',
+      'invalid_api_key',
+      'api_key',
+    );
   }
   return signedIn(ctx, r);
 };

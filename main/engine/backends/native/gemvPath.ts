@@ -12,7 +12,10 @@ export function applyGemvPath(nd: NdAddon, env: NodeJS.ProcessEnv = process.env)
   const raw = env.CLAWLOOP_GEMV?.trim().toLowerCase();
   if (raw) {
     const path = GEMV_PATHS.find((p) => p === raw);
-    if (!path) throw new Error(`CLAWLOOP_GEMV is '${env.CLAWLOOP_GEMV}'; expected one of ${GEMV_PATHS.join(', ')}, or unset for the fastest this CPU has`);
+    if (!path)
+      throw new Error(
+        `CLAWLOOP_GEMV is '${env.CLAWLOOP_GEMV}'; expected one of ${GEMV_PATHS.join(', ')}, or unset for the fastest this CPU has`,
+      );
     const kinds = path === 'avx512bf16' ? [KIND.bf16] : [KIND.bf16, KIND.f16];
     for (const kind of kinds) {
       const why = nd.gemvUnavailable(path, kind);
