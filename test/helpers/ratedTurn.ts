@@ -1,15 +1,9 @@
 import type { LearnStore } from '../../main/store/learnStore.js';
 import type { TurnRecord } from '../../main/store/turnStore.js';
 
-let n = 0;
-/** A rated main turn written straight into the store, as the server would have recorded it. */
-export function ratedTurn(store: LearnStore, logprob: number, rating: 'up' | 'down'): string {
-  const id = `turn-${++n}`;
-  const session = `session-${n}`;
-  const ep = store.turns.openSession(session, Date.now());
-  const t: TurnRecord = {
-    id,
-    sessionId: session,
+/** A main turn as the server would have recorded it; `fields` override the defaults. */
+export function storedTurn(fields: Pick<TurnRecord, 'id' | 'sessionId'> & Partial<TurnRecord>): TurnRecord {
+  return {
     type: 'main',
     createdAt: Date.now(),
     completedAt: Date.now(),
@@ -25,7 +19,7 @@ export function ratedTurn(store: LearnStore, logprob: number, rating: 'up' | 'do
     reasoningText: '',
     toolCalls: null,
     responseIds: [120, 121],
-    responseLogprobs: [logprob, -2],
+    responseLogprobs: [-1, -2],
     finishReason: 'stop',
     promptTokens: 3,
     completionTokens: 2,
@@ -33,8 +27,17 @@ export function ratedTurn(store: LearnStore, logprob: number, rating: 'up' | 'do
     prefillMs: 0,
     decodeMs: 0,
     totalMs: 0,
+    ...fields,
   };
-  store.turns.insertTurn(t, ep);
+}
+
+let n = 0;
+/** A rated main turn written straight into the store, as the server would have recorded it. */
+export function ratedTurn(store: LearnStore, logprob: number, rating: 'up' | 'down'): string {
+  const id = `turn-${++n}`;
+  const session = `session-${n}`;
+  const ep = store.turns.openSession(session, Date.now());
+  store.turns.insertTurn(storedTurn({ id, sessionId: session, responseLogprobs: [logprob, -2] }), ep);
   store.setFeedback(id, rating, null, Date.now());
   return id;
 }

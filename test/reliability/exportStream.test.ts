@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { TurnRecord } from '../../main/store/turnStore.js';
 import { FakeEngine } from '../helpers/fakeEngine.js';
+import { storedTurn } from '../helpers/ratedTurn.js';
 import { startTestServer, waitFor, type TestServer } from '../helpers/testServer.js';
 
 const SESSIONS = 300;
@@ -68,31 +69,14 @@ function dechunk(text: string): string {
 }
 
 function turn(id: string, sessionId: string, prompt: string): TurnRecord {
-  return {
+  return storedTurn({
     id,
     sessionId,
-    type: 'main',
-    createdAt: Date.now(),
-    completedAt: Date.now(),
-    model: 'm',
-    adapterVersion: 0,
-    requestMessages: [{ role: 'user', content: 'hi' }],
-    tools: null,
-    params: {},
     promptText: prompt,
     promptIds: [1],
-    rawText: 'x',
-    responseText: 'x',
-    reasoningText: '',
-    toolCalls: null,
     responseIds: [2],
     responseLogprobs: [-1],
-    finishReason: 'stop',
     promptTokens: 1,
     completionTokens: 1,
-    queueMs: 0,
-    prefillMs: 0,
-    decodeMs: 0,
-    totalMs: 0,
-  };
+  });
 }
