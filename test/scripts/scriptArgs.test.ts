@@ -20,10 +20,13 @@ function scriptSources(dir = path.join(ROOT, 'scripts')): Array<[string, string]
 const SOURCES = scriptSources();
 const WITH_ARGS = SOURCES.filter(([, src]) => src.includes('scriptArgs(USAGE'));
 
-/** The option names of a script's scriptArgs call, read from its source. */
+/** The option names of a script's scriptArgs call, read from its source (inline, or a `const OPTIONS = {…}` it names). */
 function optionNames(src: string): string[] {
   const call = src.slice(src.indexOf('scriptArgs(USAGE'));
-  const options = call.slice(call.indexOf('options: {'), call.indexOf('\n  });'));
+  const named = /^scriptArgs\(USAGE, \{ options: ([A-Z_]+) \}\)/.exec(call)?.[1];
+  const options = named
+    ? src.slice(src.indexOf(`const ${named} = {`), src.indexOf('} as const;', src.indexOf(`const ${named} = {`)))
+    : call.slice(call.indexOf('options: {'), call.indexOf('\n  });'));
   return [...options.matchAll(/'?([a-z][a-z-]*)'?: \{ type:/g)].map((m) => m[1]);
 }
 
@@ -51,12 +54,15 @@ describe('dev scripts: --help and wrong options', () => {
   });
 
   it('an unknown option says which and prints the usage, exit 2, no stack trace', async () => {
-    await assert.rejects(run(process.execPath, [path.join(ROOT, 'dist/scripts/bench/gateCost.js'), '--bogus']), (err: { code: number; stderr: string }) => {
-      assert.equal(err.code, 2);
-      assert.match(err.stderr, /Unknown option '--bogus'/);
-      assert.match(err.stderr, /Usage: npm run bench:gate-cost/);
-      assert.doesNotMatch(err.stderr, /\n\s+at /);
-      return true;
-    });
+    await assert.rejects(
+      run(process.execPath, [path.join(ROOT, 'dist/scripts/bench/gateCost.js'), '--bogus']),
+      (err: { code: number; stderr: string }) => {
+        assert.equal(err.code, 2);
+        assert.match(err.stderr, /Unknown option '--bogus'/);
+        assert.match(err.stderr, /Usage: npm run bench:gate-cost/);
+        assert.doesNotMatch(err.stderr, /\n\s+at /);
+        return true;
+      },
+    );
   });
 });
