@@ -38,7 +38,7 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
 
     // A step takes two samples here: this one waits, judged, with the hint it will train with.
     const receipt = answer.getByRole('status');
-    await expect(receipt).toContainText(/judged: score \+1 · hint “Answer in one sentence, without headings\.”/i, { timeout: 60_000 });
+    await expect(receipt).toContainText(/judged: score \+1 · your hint “Answer in one sentence, without headings\.”/i, { timeout: 60_000 });
     const second = await sendMessage(app, 'And how many in 5 hours?');
     await second.getByRole('button', { name: 'Thumbs down' }).click();
     await expect(receipt).toContainText(/live in v\d+/i, { timeout: 120_000 });

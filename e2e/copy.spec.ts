@@ -15,13 +15,13 @@ async function seed(core: Core): Promise<void> {
   ];
   const res = await fetch(`${core.process.origin}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-session-id': 'copy-e2e', 'x-turn-type': 'main' },
+    headers: { ...core.process.authHeaders(), 'content-type': 'application/json', 'x-session-id': 'copy-e2e', 'x-turn-type': 'main' },
     body: JSON.stringify({ messages, max_tokens: 16 }),
   });
   expect(res.status).toBe(200);
   await fetch(`${core.process.origin}/api/sessions/copy-e2e`, {
     method: 'PATCH',
-    headers: { 'content-type': 'application/json' },
+    headers: { ...core.process.authHeaders(), 'content-type': 'application/json' },
     body: JSON.stringify({ title: 'Copy e2e' }),
   });
 }

@@ -8,7 +8,7 @@ import { expect, openScreen, test, type Core } from './fixtures.js';
 async function seed(core: Core, session: string, content: string): Promise<void> {
   const res = await fetch(`${core.process.origin}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-session-id': session, 'x-turn-type': 'main' },
+    headers: { ...core.process.authHeaders(), 'content-type': 'application/json', 'x-session-id': session, 'x-turn-type': 'main' },
     body: JSON.stringify({ messages: [{ role: 'user', content }], max_tokens: 16 }),
   });
   expect(res.status).toBe(200);

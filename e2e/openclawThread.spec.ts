@@ -14,7 +14,7 @@ const LONG = `https://example.org/${'a'.repeat(700)}`;
 async function ask(core: Core, messages: unknown[], headers: Record<string, string>): Promise<string> {
   const res = await fetch(`${core.process.origin}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { ...core.process.authHeaders(), 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ messages, max_tokens: 24 }),
   });
   expect(res.status).toBe(200);

@@ -17,7 +17,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       onClick={async () => setState((await copyText(text)) ? 'copied' : 'failed')}
     >
       {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}
-      <span className="visually-hidden" role="status">
+      <span className="visually-hidden" aria-live="polite">
         {state === 'copied' ? 'Copied' : state === 'failed' ? 'Could not copy' : ''}
       </span>
     </button>
