@@ -94,6 +94,7 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
   const { chat } = useServices();
   const turn = useStore(chat, (s) => (item.turnId ? s.turns[item.turnId] : undefined));
   const rating = turn?.feedback?.rating ?? null;
+  const feedbackClosed = turn?.receipt.feedback_open === false;
   const rate = (r: 'up' | 'down') => void chat.getState().rate(item.turnId!, r);
   return (
     <div className="answer-actions row">
@@ -114,9 +115,10 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
         type="button"
         className="btn btn-small"
         aria-expanded={hinting}
-        disabled={turn?.receipt.feedback_open === false}
-        title={turn?.receipt.feedback_open === false ? 'A training step took this answer: its feedback can no longer change' : undefined}
-        onClick={toggleHint}
+        // aria-disabled, not disabled: the focus comes back here after a hint, when a step may just have taken the answer.
+        aria-disabled={feedbackClosed}
+        title={feedbackClosed ? 'A training step took this answer: its feedback can no longer change' : undefined}
+        onClick={() => (feedbackClosed && !hinting ? undefined : toggleHint())}
         ref={hintButton}
       >
         Add hint
