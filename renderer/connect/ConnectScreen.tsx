@@ -74,17 +74,18 @@ function ServedModel({ info }: { info: Info | null }) {
 }
 
 function OpenClawEntry({ info }: { info: Info | null }) {
-  const snippet = info ? JSON.stringify(info.openclaw_provider, null, 2) : '';
+  // A model OpenClaw refuses gets the reason, not an entry that would not load (as `clawloop serve` and `clawloop openclaw` do).
+  const snippet = info && !info.openclaw_note ? JSON.stringify(info.openclaw_provider, null, 2) : '';
   return (
     <section className="card" aria-labelledby="openclaw-title">
       <h2 id="openclaw-title">OpenClaw</h2>
       {info?.openclaw_note && <p role="note">{info.openclaw_note}</p>}
-      <p>
-        Run <code>node bin/clawloop.js openclaw</code> in the ClawLoop folder to merge this into <code>~/.openclaw/openclaw.json</code> (it keeps a backup and shows what
-        it changed), or merge it by hand. OpenClaw uses a changed entry at once.
-      </p>
       {snippet && (
         <>
+          <p>
+            Run <code>node bin/clawloop.js openclaw</code> in the ClawLoop folder to merge this into <code>~/.openclaw/openclaw.json</code>{' '}
+            (it keeps a backup and shows what it changed), or merge it by hand. OpenClaw uses a changed entry at once.
+          </p>
           <pre className="snippet" tabIndex={0} aria-label="OpenClaw provider entry">
             <code>{snippet}</code>
           </pre>
