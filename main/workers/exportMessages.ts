@@ -9,4 +9,4 @@ export interface ExportWorkerData {
   name: string;
 }
 
-export type FromExportWorker = { type: 'done'; files: string[]; warnings: string[] } | { type: 'failed'; message: string };
+export type FromExportWorker = { type: 'done'; files: string[]; warnings: string[] } | { type: 'fatal'; message: string };

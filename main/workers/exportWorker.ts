@@ -36,4 +36,4 @@ async function run(): Promise<FromExportWorker> {
   }
 }
 
-port.postMessage(await run().catch((err: Error): FromExportWorker => ({ type: 'failed', message: err.message })));
+port.postMessage(await run().catch((err: Error): FromExportWorker => ({ type: 'fatal', message: err.message })));
