@@ -10,11 +10,12 @@ type ExportDone = Extract<FromExportWorker, { type: 'done' }>;
  * file names written.
  */
 export async function exportGguf(data: ExportWorkerData, log: (line: string) => void): Promise<string[]> {
-  // A one-shot worker: its first message is its result.
+  // A one-shot worker: its ready message is its result.
   const rpc = new WorkerRpc<never, FromExportWorker, ExportDone>({
     url: new URL('../workers/exportWorker.js', import.meta.url),
     workerData: data,
     name: 'the GGUF export',
+    readyType: 'done',
   });
   const done = await rpc.ready.catch((err: WorkerStartError) => {
     if (err.kind === 'fatal')

@@ -1,4 +1,3 @@
-import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/index.js';
 import { prepareGpuEnvironment } from '../engine/gpu/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
@@ -6,6 +5,7 @@ import type { NewEvent } from '../protocol/events.js';
 import type { AdapterPayload } from '../workers/inferenceMessages.js';
 import type { EventBus } from './eventBus.js';
 import type { FromTrainerWorker, ToTrainerWorker, TrainerWorkerData } from '../workers/trainerMessages.js';
+import { WorkerRpc } from '../workers/workerRpc.js';
 
 /** A command message without its id (the client numbers them). */
 type TrainerCommand = Extract<ToTrainerWorker, { id: number }> extends infer C ? (C extends unknown ? Omit<C, 'id'> : never) : never;
@@ -36,9 +36,7 @@ export interface TrainerClientOptions {
 
 /** The HTTP thread's handle on the trainer worker: commands, the latest status, adapter announcements. */
 export class TrainerClient {
-  private readonly worker: Worker;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly rpc: WorkerRpc<ToTrainerWorker, FromTrainerWorker>;
   status!: TrainingStatus;
   config!: TrainingConfig;
   /** The adapter that was live when the trainer started (restored from the data folder). */
@@ -60,43 +58,31 @@ export class TrainerClient {
       resetConfig: opts.resetConfig,
     };
     prepareGpuEnvironment();
-    this.worker = new Worker(new URL('../workers/trainerWorker.js', import.meta.url), { workerData: data });
+    this.rpc = new WorkerRpc({
+      url: new URL('../workers/trainerWorker.js', import.meta.url),
+      workerData: data,
+      name: 'the trainer',
+      // In order: a status or reply that follows a new adapter is applied once that adapter serves.
+      onMessage: (m) => (this.inbox = this.inbox.then(() => this.handle(m))),
+      onLost: (reason) => this.onLost(reason),
+      lostError: () => new TrainerCommandError('the trainer stopped', 503, null),
+    });
   }
 
   /** Starts the worker; resolves when the trainer restored its state (rejects with the reason otherwise). */
-  static start(opts: TrainerClientOptions): Promise<TrainerClient> {
+  static async start(opts: TrainerClientOptions): Promise<TrainerClient> {
     const c = new TrainerClient(opts);
-    return new Promise((resolve, reject) => {
-      let ready = false;
-      c.worker.on('message', (m: FromTrainerWorker) => {
-        if (m.type === 'ready') {
-          ready = true;
-          c.status = m.status;
-          c.config = m.config;
-          c.initialAdapter = m.adapter;
-          resolve(c);
-        } else if (m.type === 'fatal' && !ready) {
-          // The worker may hold resources that keep it alive (a GPU device): stop it.
-          void c.worker.terminate();
-          reject(new Error(`the trainer failed to start: ${m.message}`));
-        }
-        // In order: a status or reply that follows a new adapter is applied once that adapter serves.
-        else c.inbox = c.inbox.then(() => c.handle(m));
-      });
-      c.worker.on('error', (err) => {
-        if (!ready) reject(new Error(`the trainer failed to start: ${err.message}`));
-        else {
-          opts.log?.(`clawloop: the trainer crashed: ${err.message}`);
-          c.updateStatus({ ...c.status, state: 'error', error: err.message });
-          c.publish({ event: 'error', data: { where: 'trainer', message: `the trainer crashed: ${err.message}` } });
-        }
-      });
-      c.worker.on('exit', (code) => {
-        if (!ready) reject(new Error(`the trainer exited with code ${code} while starting`));
-        for (const p of c.pending.values()) p.reject(new TrainerCommandError('the trainer stopped', 503, null));
-        c.pending.clear();
-      });
-    });
+    const ready = await c.rpc.ready;
+    c.status = ready.status;
+    c.config = ready.config;
+    c.initialAdapter = ready.adapter;
+    return c;
+  }
+
+  private onLost(reason: string): void {
+    this.opts.log?.(`clawloop: ${reason}`);
+    this.updateStatus({ ...this.status, state: 'error', error: reason });
+    this.publish({ event: 'error', data: { where: 'trainer', message: reason } });
   }
 
   private async handle(m: FromTrainerWorker): Promise<void> {
@@ -117,14 +103,10 @@ export class TrainerClient {
       case 'log':
         this.opts.log?.(m.line);
         break;
-      case 'reply': {
-        const p = this.pending.get(m.id);
-        this.pending.delete(m.id);
-        if (!p) break;
-        if (m.ok) p.resolve(m.value);
-        else p.reject(new TrainerCommandError(m.message, m.status, m.field));
+      case 'reply':
+        if (m.ok) this.rpc.resolve(m.id, m.value);
+        else this.rpc.reject(m.id, new TrainerCommandError(m.message, m.status, m.field));
         break;
-      }
     }
   }
 
@@ -172,22 +154,14 @@ export class TrainerClient {
       this.publishState();
   }
 
-  private post(m: ToTrainerWorker): void {
-    this.worker.postMessage(m);
-  }
-
   private call<T>(m: TrainerCommand): Promise<T> {
     if (this.stopped) return Promise.reject(new TrainerCommandError('the trainer is stopping', 503, null));
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.post({ ...m, id } as ToTrainerWorker);
-    });
+    return this.rpc.call<T>((id) => ({ ...m, id }) as ToTrainerWorker);
   }
 
   /** Something the trainer may act on happened (a turn, a next state, feedback, a session end). */
   wake(): void {
-    if (!this.stopped) this.post({ type: 'wake' });
+    if (!this.stopped) this.rpc.post({ type: 'wake' });
   }
 
   async setConfig(patch: unknown): Promise<TrainingConfig> {
@@ -206,10 +180,7 @@ export class TrainerClient {
   /** Stops after the trainer's current work item (a step in progress completes). */
   stop(): Promise<void> {
     if (this.stopped) return this.stopped;
-    this.stopped = new Promise<void>((resolve) => {
-      this.worker.once('exit', () => resolve());
-      this.post({ type: 'stop' });
-    });
+    this.stopped = this.rpc.stop({ type: 'stop' });
     if (this.status) this.updateStatus(this.status);
     return this.stopped;
   }

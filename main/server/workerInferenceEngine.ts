@@ -1,4 +1,3 @@
-import { Worker } from 'node:worker_threads';
 import type { BackendName } from '../engine/index.js';
 import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../engine/index.js';
 import type {
@@ -9,6 +8,7 @@ import type {
   ToInferenceWorker,
 } from '../workers/inferenceMessages.js';
 import { prepareGpuEnvironment } from '../engine/gpu/index.js';
+import { WorkerRpc, type WorkerStartError } from '../workers/workerRpc.js';
 import { AdapterVersions } from './adapterVersions.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from './inferenceEngine.js';
 
@@ -28,7 +28,7 @@ export interface WorkerEngineOptions {
 }
 
 interface Job {
-  id: string;
+  id: number;
   /** The adapter version the request was admitted with. */
   version: number;
   request: ChatGenerationRequest;
@@ -39,8 +39,6 @@ interface Job {
   onAbort?: () => void;
 }
 
-let nextId = 0;
-
 /**
  * Runs the model in a worker thread and feeds it up to `maxBatch` requests at a time, first come
  * first served; the worker decodes them together. A job counts as running only once the worker
@@ -48,11 +46,9 @@ let nextId = 0;
  * is restarted for the next ones.
  */
 export class WorkerInferenceEngine implements InferenceEngine {
-  private worker!: Worker;
+  private rpc!: WorkerRpc<ToInferenceWorker, FromInferenceWorker>;
   private readonly queue: Job[] = [];
-  private readonly running = new Map<string, Job>();
-  /** Prompts being prepared: they answer at once, outside the queue. */
-  private readonly preparing = new Map<string, { resolve: (p: PreparedPrompt) => void; reject: (e: Error) => void }>();
+  private readonly running = new Map<number, Job>();
   private closing = false;
   private avgMs = 1000;
   private readonly maxQueue: number;
@@ -96,51 +92,36 @@ export class WorkerInferenceEngine implements InferenceEngine {
     this.versions.release(version);
   }
 
-  private spawn(): Promise<void> {
+  private async spawn(): Promise<void> {
     const data: InferenceWorkerData = {
       modelDir: this.opts.modelDir,
       backend: this.opts.backend,
       prefixCacheBytes: this.opts.prefixCacheBytes,
     };
     prepareGpuEnvironment();
-    const worker = new Worker(new URL('../workers/inferenceWorker.js', import.meta.url), { workerData: data });
-    this.worker = worker;
-    return new Promise((resolve, reject) => {
-      let ready = false;
-      worker.on('message', (m: FromInferenceWorker) => {
-        if (m.type === 'ready') {
-          ready = true;
-          this.info = m.info;
-          // A restarted worker needs every version requests may still name.
-          for (const adapter of this.versions.payloads()) this.postOrLog({ type: 'setAdapter', adapter });
-          resolve();
-          this.pump();
-        } else if (m.type === 'fatal') {
-          // The worker may hold resources that keep it alive (a GPU device): stop it.
-          void worker.terminate();
-          reject(new InferenceError(`loading the model failed: ${m.message}`, 500, 'model_load_failed'));
-        } else this.onMessage(m);
-      });
-      worker.on('error', (err) => {
-        if (!ready) reject(new InferenceError(`the inference worker failed to start: ${err.message}`, 500, 'worker_failed'));
-        else this.onCrash(`the inference worker crashed: ${err.message}`);
-      });
-      worker.on('exit', (code) => {
-        if (!ready)
-          reject(new InferenceError(`the inference worker exited with code ${code} while loading the model`, 500, 'worker_failed'));
-        else if (!this.closing) this.onCrash(`the inference worker exited unexpectedly (code ${code})`);
-      });
+    const rpc = new WorkerRpc<ToInferenceWorker, FromInferenceWorker>({
+      url: new URL('../workers/inferenceWorker.js', import.meta.url),
+      workerData: data,
+      name: 'the inference worker',
+      onMessage: (m) => this.onMessage(m),
+      onLost: (reason) => this.onCrash(reason),
+      lostError: (reason) => new InferenceError(reason, 500, 'worker_crashed'),
     });
+    this.rpc = rpc;
+    const ready = await rpc.ready.catch((err: WorkerStartError) => {
+      if (err.kind === 'fatal') throw new InferenceError(`loading the model failed: ${err.detail}`, 500, 'model_load_failed');
+      if (err.kind === 'error') throw new InferenceError(`the inference worker failed to start: ${err.detail}`, 500, 'worker_failed');
+      throw new InferenceError(`the inference worker exited with code ${err.detail} while loading the model`, 500, 'worker_failed');
+    });
+    this.info = ready.info;
+    // A restarted worker needs every version requests may still name.
+    for (const adapter of this.versions.payloads()) this.postOrLog({ type: 'setAdapter', adapter });
+    this.pump();
   }
 
   prepare(request: ChatGenerationRequest): Promise<PreparedPrompt> {
     if (this.closing) return Promise.reject(new InferenceError('the server is shutting down', 503, 'shutting_down'));
-    return new Promise((resolve, reject) => {
-      const id = `p${++nextId}`;
-      const err = this.post({ type: 'prepare', id, request });
-      if (err) return reject(new InferenceError(`the request could not be handed to the model: ${err.message}`, 400, 'invalid_request'));
-      this.preparing.set(id, { resolve, reject });
-    });
+    return this.rpc.call<PreparedPrompt>((id) => ({ type: 'prepare', id, request }), unsendable);
   }
 
   generate(request: ChatGenerationRequest, handlers: GenerateHandlers, reserved?: number): Promise<ChatGenerationResult> {
@@ -153,7 +134,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
     }
     return new Promise((resolve, reject) => {
       const version = reserved ?? this.versions.acquire();
-      const job: Job = { id: `g${++nextId}`, version, request, handlers, resolve, reject, enqueuedAt: performance.now() };
+      const job: Job = { id: this.rpc.nextId(), version, request, handlers, resolve, reject, enqueuedAt: performance.now() };
       job.onAbort = () => {
         const i = this.queue.indexOf(job);
         if (i >= 0) {
@@ -167,29 +148,20 @@ export class WorkerInferenceEngine implements InferenceEngine {
     });
   }
 
-  /** Posts a message; a value that cannot be cloned (or a dead worker) comes back as the error instead of throwing. */
-  private post(m: ToInferenceWorker): Error | null {
-    try {
-      this.worker.postMessage(m);
-      return null;
-    } catch (err) {
-      return err as Error;
-    }
-  }
-
   private postOrLog(m: ToInferenceWorker): void {
-    const err = this.post(m);
+    const err = this.rpc.post(m);
     if (err) this.opts.log?.(`clawloop: could not send '${m.type}' to the inference worker: ${err.message}`);
   }
 
   /** Hands queued jobs to the worker while slots are free; a job the worker cannot take fails alone. */
   private pump(): void {
-    if (!this.info) return;
+    // A restarting worker takes jobs once it has loaded the model.
+    if (!this.rpc.isReady) return;
     while (this.running.size < this.maxBatch && this.queue.length) {
       const job = this.queue.shift()!;
-      const err = this.post({ type: 'generate', id: job.id, request: job.request, adapterVersion: job.version });
+      const err = this.rpc.post({ type: 'generate', id: job.id, request: job.request, adapterVersion: job.version });
       if (err) {
-        this.end(job, new InferenceError(`the request could not be handed to the model: ${err.message}`, 400, 'invalid_request'));
+        this.end(job, unsendable(err));
         continue;
       }
       this.running.set(job.id, job);
@@ -209,13 +181,9 @@ export class WorkerInferenceEngine implements InferenceEngine {
   private onMessage(m: FromInferenceWorker): void {
     if (m.type === 'adapterLoaded') return this.versions.onLoaded(m.version);
     if (m.type === 'adapterFailed') return this.versions.onFailed(m.version, m.message);
-    const prep = 'id' in m ? this.preparing.get(m.id) : undefined;
-    if (prep && 'id' in m) {
-      this.preparing.delete(m.id);
-      if (m.type === 'prepared') prep.resolve(m.prompt);
-      else if (m.type === 'failed') prep.reject(new InferenceError(m.message, m.status, m.code));
-      return;
-    }
+    if (m.type === 'prepared') return void this.rpc.resolve(m.id, m.prompt);
+    // A failed prepare settles its call; a failed generation is a job's.
+    if (m.type === 'failed' && this.rpc.reject(m.id, new InferenceError(m.message, m.status, m.code))) return;
     const job = 'id' in m ? this.running.get(m.id) : undefined;
     if (!job) return;
     if (m.type === 'started') {
@@ -235,12 +203,11 @@ export class WorkerInferenceEngine implements InferenceEngine {
     for (const j of jobs) this.end(j, error());
   }
 
+  /** The worker threw or exited: its jobs fail (its pending prepares already did), and a new one starts unless closing. */
   private onCrash(reason: string): void {
-    this.opts.log?.(`clawloop: ${reason}; restarting it`);
+    this.opts.log?.(`clawloop: ${reason}${this.closing ? '' : '; restarting it'}`);
     this.failAll([...this.running.values(), ...this.queue.splice(0)], () => new InferenceError(reason, 500, 'worker_crashed'));
-    for (const p of this.preparing.values()) p.reject(new InferenceError(reason, 500, 'worker_crashed'));
-    this.preparing.clear();
-    this.worker.removeAllListeners();
+    if (this.closing) return;
     this.spawn().catch((err) => this.opts.log?.(`clawloop: restarting the inference worker failed: ${(err as Error).message}`));
   }
 
@@ -262,11 +229,13 @@ export class WorkerInferenceEngine implements InferenceEngine {
     if (this.running.size) {
       this.opts.log?.(`clawloop: ${this.running.size} generation(s) did not stop in time; stopping the inference worker`);
       this.failAll([...this.running.values()], () => new InferenceError('the server is shutting down', 503, 'shutting_down'));
-      await this.worker.terminate();
+      await this.rpc.terminate();
       return;
     }
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-    if (this.post({ type: 'shutdown' })) return void (await this.worker.terminate());
-    await exited;
+    await this.rpc.stop({ type: 'shutdown' });
   }
+}
+
+function unsendable(err: Error): InferenceError {
+  return new InferenceError(`the request could not be handed to the model: ${err.message}`, 400, 'invalid_request');
 }

@@ -45,13 +45,13 @@ export interface AdapterPayload {
 
 export type ToInferenceWorker =
   /** Render and tokenize a request's prompt and check that it fits, before it is queued. */
-  | { type: 'prepare'; id: string; request: ChatGenerationRequest }
-  | { type: 'generate'; id: string; request: ChatGenerationRequest; adapterVersion: number }
+  | { type: 'prepare'; id: number; request: ChatGenerationRequest }
+  | { type: 'generate'; id: number; request: ChatGenerationRequest; adapterVersion: number }
   /** Make a version available; requests name the version they were admitted with. */
   | { type: 'setAdapter'; adapter: AdapterPayload }
   /** No request uses this version any more. */
   | { type: 'dropAdapter'; version: number }
-  | { type: 'abort'; id: string }
+  | { type: 'abort'; id: number }
   | { type: 'shutdown' };
 
 export type FromInferenceWorker =
@@ -60,8 +60,8 @@ export type FromInferenceWorker =
   /** The answer to `setAdapter`: the version is ready to serve, or could not be loaded (the old one stays). */
   | { type: 'adapterLoaded'; version: number }
   | { type: 'adapterFailed'; version: number; message: string }
-  | { type: 'prepared'; id: string; prompt: PreparedPrompt }
-  | { type: 'started'; id: string; promptTokens: number; maxTokens: number }
-  | { type: 'delta'; id: string; delta: ChatDelta }
-  | { type: 'done'; id: string; result: ChatGenerationResult }
-  | { type: 'failed'; id: string; status: number; code: string; message: string };
+  | { type: 'prepared'; id: number; prompt: PreparedPrompt }
+  | { type: 'started'; id: number; promptTokens: number; maxTokens: number }
+  | { type: 'delta'; id: number; delta: ChatDelta }
+  | { type: 'done'; id: number; result: ChatGenerationResult }
+  | { type: 'failed'; id: number; status: number; code: string; message: string };

@@ -25,7 +25,7 @@ if (!parentPort) throw new Error('inferenceWorker.js must run as a worker thread
 const port = parentPort;
 const send = (m: FromInferenceWorker) => port.postMessage(m);
 const data = workerData as InferenceWorkerData;
-const aborts = new Map<string, AbortController>();
+const aborts = new Map<number, AbortController>();
 let model: Model | null = null;
 let batcher: DecodeBatcher | null = null;
 let prefixCache: PrefixCache | null = null;
@@ -33,7 +33,7 @@ const running = new Set<Promise<void>>();
 /** Adapter versions that requests may name; null = the base model. A version is kept until the HTTP thread drops it. */
 const adapters = new Map<number, LoraAdapter | null>([[0, null]]);
 
-async function handleGenerate(id: string, request: Parameters<typeof runChatGeneration>[1], version: number): Promise<void> {
+async function handleGenerate(id: number, request: Parameters<typeof runChatGeneration>[1], version: number): Promise<void> {
   const ac = aborts.get(id);
   if (!model || !ac) return;
   if (!adapters.has(version)) {
@@ -71,13 +71,13 @@ async function handleGenerate(id: string, request: Parameters<typeof runChatGene
   }
 }
 
-function sendFailure(id: string, err: unknown, what: string): void {
+function sendFailure(id: number, err: unknown, what: string): void {
   if (err instanceof ChatRequestError) send({ type: 'failed', id, status: err.status, code: err.code, message: err.message });
   else send({ type: 'failed', id, status: 500, code: 'internal_error', message: `${what} failed: ${(err as Error).message}` });
 }
 
 /** Renders and tokenizes a prompt at once (between decode steps), so a refusal comes before the request is queued. */
-function handlePrepare(id: string, request: Parameters<typeof prepareChatPrompt>[1]): void {
+function handlePrepare(id: number, request: Parameters<typeof prepareChatPrompt>[1]): void {
   if (!model) return sendFailure(id, new Error('the model is not loaded yet'), 'preparing the prompt');
   try {
     send({ type: 'prepared', id, prompt: prepareChatPrompt(model, request) });

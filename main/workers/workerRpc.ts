@@ -2,9 +2,9 @@
  * A worker thread and the conversation every ClawLoop worker client has with its own (inference,
  * trainer, GGUF export), written once:
  *
- * - the handshake: the worker's first message is `{ type: 'fatal', message }` when it could not
- *   start (it is then terminated: it may hold a GPU device that keeps it alive), and anything else
- *   when it did (its `ready`, or a one-shot worker's result); `ready` settles with it;
+ * - the handshake: the worker answers `{ type: 'fatal', message }` when it could not start (it is
+ *   then terminated: it may hold a GPU device that keeps it alive), or its `ready` message (a
+ *   one-shot worker: its result) when it did; `ready` settles with it;
  * - requests: a message with an `id` from `nextId()`; `call()` keeps it pending until the client
  *   `resolve()`s or `reject()`s that id from the worker's answer;
  * - loss: when the worker throws or exits, every pending request is rejected, and `onLost` hears
@@ -32,7 +32,9 @@ export interface WorkerRpcOptions<From> {
   workerData: unknown;
   /** Names the worker in error messages, e.g. "the inference worker". */
   name: string;
-  /** Receives every message after the handshake, in order, until the worker is lost. */
+  /** The type of the message that completes the handshake. Default 'ready'. */
+  readyType?: string;
+  /** Receives every other message (also those before the handshake), in order, until the worker is lost. */
   onMessage?: (m: From) => void;
   /**
    * The worker threw (`reason` "… crashed: …") or exited ("… exited unexpectedly …") after its
@@ -47,7 +49,7 @@ type State = 'starting' | 'ready' | 'stopping' | 'gone';
 
 /**
  * One running worker. `To` is what the client sends, `From` what the worker answers, `First` the
- * handshake message that means it started (default: its `ready` message).
+ * handshake message that means it started (its `ready` message unless `readyType` says otherwise).
  */
 export class WorkerRpc<To, From extends { type: string }, First extends From = Extract<From, { type: 'ready' }>> {
   private readonly worker: Worker;
@@ -57,7 +59,7 @@ export class WorkerRpc<To, From extends { type: string }, First extends From = E
   /** The handshake arrived (either way). */
   private answered = false;
   private readonly exited: Promise<void>;
-  /** Settles with the handshake: the worker's first message, or a WorkerStartError. */
+  /** Settles with the handshake: the worker's ready message, or a WorkerStartError. */
   readonly ready: Promise<First>;
 
   constructor(private readonly opts: WorkerRpcOptions<From>) {
@@ -67,18 +69,17 @@ export class WorkerRpc<To, From extends { type: string }, First extends From = E
     this.ready = new Promise<First>((resolve, reject) => {
       const failStart = (kind: WorkerStartError['kind'], detail: string) => reject(new WorkerStartError(kind, detail, opts.name));
       worker.on('message', (m: From) => {
-        if (this.state === 'ready' || this.state === 'stopping') opts.onMessage?.(m);
-        else if (this.state !== 'starting') return;
-        else if (m.type === 'fatal') {
+        if (this.state === 'gone') return;
+        if (this.state === 'starting' && m.type === 'fatal') {
           this.answered = true;
           this.state = 'gone';
           void worker.terminate();
           failStart('fatal', (m as { message?: string }).message ?? 'no reason given');
-        } else {
+        } else if (this.state === 'starting' && m.type === (opts.readyType ?? 'ready')) {
           this.answered = true;
           this.state = 'ready';
           resolve(m as First);
-        }
+        } else opts.onMessage?.(m);
       });
       worker.on('error', (err) => this.lose(`${opts.name} crashed: ${err.message}`, () => failStart('error', err.message)));
       worker.on('exit', (code) => this.lose(`${opts.name} exited unexpectedly (code ${code})`, () => failStart('exit', String(code))));

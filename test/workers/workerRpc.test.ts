@@ -3,15 +3,20 @@ import assert from 'node:assert/strict';
 import { WorkerRpc, WorkerStartError } from '../../main/workers/workerRpc.js';
 
 type To = { type: 'echo' | 'ignore'; id: number; value?: unknown } | { type: 'crash' } | { type: 'quit' };
-type From = { type: 'ready'; pid: number } | { type: 'fatal'; message: string } | { type: 'reply'; id: number; value: unknown };
+type From =
+  | { type: 'log'; line: string }
+  | { type: 'ready'; pid: number }
+  | { type: 'fatal'; message: string }
+  | { type: 'reply'; id: number; value: unknown };
 
 /** A client of test/workers/scriptedWorker.ts that answers its pending calls from `reply` messages. */
-function start(mode: string, onLost?: (reason: string) => void): WorkerRpc<To, From> {
+function start(mode: string, onLost?: (reason: string) => void, seen: From[] = []): WorkerRpc<To, From> {
   const rpc: WorkerRpc<To, From> = new WorkerRpc<To, From>({
     url: new URL('./scriptedWorker.js', import.meta.url),
     workerData: mode,
     name: 'the test worker',
     onMessage: (m) => {
+      seen.push(m);
       if (m.type === 'reply') rpc.resolve(m.id, m.value);
     },
     onLost,
@@ -22,8 +27,10 @@ function start(mode: string, onLost?: (reason: string) => void): WorkerRpc<To, F
 
 describe('WorkerRpc', () => {
   it('resolves the handshake with the ready message and answers calls by id', async () => {
-    const rpc = start('ready', () => assert.fail('a stopped worker is not lost'));
+    const seen: From[] = [];
+    const rpc = start('ready', () => assert.fail('a stopped worker is not lost'), seen);
     assert.deepEqual(await rpc.ready, { type: 'ready', pid: 42 });
+    assert.deepEqual(seen, [{ type: 'log', line: 'loading' }], 'a message before the handshake is passed on');
     assert.equal(rpc.isReady, true);
     const answers = await Promise.all([
       rpc.call((id) => ({ type: 'echo', id, value: 'a' })),
