@@ -1,5 +1,5 @@
 import type { KnowledgeBase } from '../tasks/knowledgeBase.js';
-import { Rand } from '../tasks/rand.js';
+import { Rng } from '../util/random.js';
 import { makeTask, type Task, type TaskFamily } from '../tasks/taskFamilies.js';
 import { checkResponse, type Persona } from './persona.js';
 
@@ -11,7 +11,7 @@ const MIXED: TaskFamily[] = ['arithmetic', 'units', 'facts'];
  * template) or as it is measured (`heldOut` true: held-out phrasings in a `held_out` template).
  * Questions in `exclude` (the competence set's: never trained on) are drawn again.
  */
-export function personaTask(r: Rand, persona: Persona, kb: KnowledgeBase, heldOut = false, exclude?: ReadonlySet<string>): Task {
+export function personaTask(r: Rng, persona: Persona, kb: KnowledgeBase, heldOut = false, exclude?: ReadonlySet<string>): Task {
   for (;;) {
     const family = persona.task === 'mixed' ? r.pick(MIXED) : persona.task;
     const task = makeTask(r, family, kb, { heldOutPhrasing: heldOut });
@@ -26,7 +26,7 @@ export function personaTask(r: Rand, persona: Persona, kb: KnowledgeBase, heldOu
  * phrasings, the same for every measurement of the run, none of them in `exclude`.
  */
 export function heldOutTasks(persona: Persona, seed: number, kb: KnowledgeBase, n: number, exclude?: ReadonlySet<string>): Task[] {
-  const r = new Rand(seed ^ 0x5eed);
+  const r = new Rng(seed ^ 0x5eed);
   return Array.from({ length: n }, () => personaTask(r, persona, kb, true, exclude));
 }
 
@@ -45,7 +45,7 @@ export interface Reaction {
  * each answer with one of the persona's phrases. Deterministic in its seed.
  */
 export class SimulatedUser {
-  private readonly r: Rand;
+  private readonly r: Rng;
 
   constructor(
     readonly persona: Persona,
@@ -54,7 +54,7 @@ export class SimulatedUser {
     /** Questions never to ask (the competence set's). */
     private readonly exclude?: ReadonlySet<string>,
   ) {
-    this.r = new Rand(seed);
+    this.r = new Rng(seed);
   }
 
   nextTask(): Task {

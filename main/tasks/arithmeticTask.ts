@@ -1,4 +1,4 @@
-import type { Rand } from './rand.js';
+import type { Rng } from '../util/random.js';
 import type { ArithmeticTask, Step } from './taskTypes.js';
 
 /** First names with their pronoun (students in grading tasks come from here too). */
@@ -45,11 +45,11 @@ export function cap(s: string): string {
   return s[0].toUpperCase() + s.slice(1);
 }
 
-function addClause(r: Rand, n: number, obj: string): string {
+function addClause(r: Rng, n: number, obj: string): string {
   return r.pick([`buys ${n} more`, `finds ${n} more`, `gets ${n} more ${obj} as a gift`, `wins ${n} more`, `collects ${n} more`]);
 }
 
-function subClause(r: Rand, n: number, obj: string, pronoun: 'he' | 'she'): string {
+function subClause(r: Rng, n: number, obj: string, pronoun: 'he' | 'she'): string {
   const friend = r.pick(FRIENDS).replace(pronoun === 'he' ? 'her brother' : 'his sister', pronoun === 'he' ? 'his brother' : 'her sister');
   const options = [`gives ${n} to ${friend}`, `loses ${n}`, `sells ${n}`, `uses ${n}`];
   if (EDIBLE.has(obj)) options.push(`eats ${n}`);
@@ -57,7 +57,7 @@ function subClause(r: Rand, n: number, obj: string, pronoun: 'he' | 'she'): stri
 }
 
 /** A word problem with one to three steps; every intermediate result stays in 1..150. */
-export function makeArithmeticTask(r: Rand): ArithmeticTask {
+export function makeArithmeticTask(r: Rng): ArithmeticTask {
   const [name, pronoun] = r.pick(NAMES);
   const obj = r.pick(OBJECTS);
   const steps: Step[] = [];

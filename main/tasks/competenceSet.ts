@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { CompetenceCheckSchema, runCheck, validateCheckPatterns, type CompetenceCheck } from './competenceCheck.js';
-import { Rand } from './rand.js';
+import { Rng } from '../util/random.js';
 
 export const COMPETENCE_FILE = 'clawloop_competence.jsonl';
 
@@ -119,7 +119,7 @@ export function competenceQuestions(items: readonly CompetenceItem[]): Set<strin
  */
 export function competenceSample(set: CompetenceSet, n: number): CompetenceItem[] {
   const byFamily = new Map<string, CompetenceItem[]>();
-  for (const item of new Rand(0x5ca1ab1e).shuffle(set.items)) {
+  for (const item of new Rng(0x5ca1ab1e).shuffle(set.items)) {
     const key = item.family ?? '';
     if (!byFamily.has(key)) byFamily.set(key, []);
     byFamily.get(key)!.push(item);

@@ -1,5 +1,5 @@
 import { FACT_ATTRIBUTES, type Country, type KnowledgeBase } from './knowledgeBase.js';
-import type { Rand } from './rand.js';
+import type { Rng } from '../util/random.js';
 import type { FactsTask } from './taskTypes.js';
 
 const FACT_QUESTIONS: Record<FactsTask['attribute'], { train: string[]; heldOut: string[] }> = {
@@ -57,7 +57,7 @@ function factSentence(c: Country, a: FactsTask['attribute']): string {
 }
 
 /** A question about one fact of the world. `heldOutPhrasing` uses question forms never trained on. */
-export function makeFactsTask(r: Rand, kb: KnowledgeBase, opts: { heldOutPhrasing?: boolean } = {}): FactsTask {
+export function makeFactsTask(r: Rng, kb: KnowledgeBase, opts: { heldOutPhrasing?: boolean } = {}): FactsTask {
   const country = r.pick(kb.countries);
   const attribute: FactsTask['attribute'] = r.chance(0.15) ? 'country-of-capital' : r.pick(FACT_ATTRIBUTES);
   const forms = FACT_QUESTIONS[attribute];

@@ -1,9 +1,9 @@
 import { cap, makeArithmeticTask, NAMES } from './arithmeticTask.js';
-import type { Rand } from './rand.js';
+import type { Rng } from '../util/random.js';
 import type { GradingTask } from './taskTypes.js';
 
 /** A student's answer to a word problem, right or wrong, to grade with a comment. */
-export function makeGradingTask(r: Rand): GradingTask {
+export function makeGradingTask(r: Rng): GradingTask {
   let problem = makeArithmeticTask(r);
   while (problem.steps.length < 2 && r.chance(0.6)) problem = makeArithmeticTask(r);
   const [student, studentPronoun] = r.pick(NAMES.filter(([n]) => n !== problem.name));

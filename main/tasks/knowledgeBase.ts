@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { resourcePath } from '../resources.js';
-import { Rand } from './rand.js';
+import { Rng } from '../util/random.js';
 
 /**
  * A small invented world (countries and their capital, language, currency and national animal)
@@ -66,7 +66,7 @@ function capitalise(s: string): string {
   return s[0].toUpperCase() + s.slice(1);
 }
 
-function stem(r: Rand, syllables: number): string {
+function stem(r: Rng, syllables: number): string {
   let s = '';
   for (let i = 0; i < syllables; i++) s += r.pick(ONSETS) + r.pick(VOWELS) + (i === syllables - 1 ? r.pick(CODAS) : '');
   return s;
@@ -74,7 +74,7 @@ function stem(r: Rand, syllables: number): string {
 
 /** A fresh invented world; deterministic in `seed`. Names are unique across the whole world. */
 export function makeKnowledgeBase(seed: number, count = 30): KnowledgeBase {
-  const r = new Rand(seed);
+  const r = new Rng(seed);
   const used = new Set<string>();
   const unique = (make: () => string): string => {
     for (;;) {

@@ -1,4 +1,4 @@
-import type { Rand } from './rand.js';
+import type { Rng } from '../util/random.js';
 import type { Step, UnitsTask } from './taskTypes.js';
 
 interface Conversion {
@@ -22,7 +22,7 @@ const CONVERSIONS: Conversion[] = [
 ];
 
 /** A conversion between units; mostly big → small (a product), sometimes back (a quotient). */
-export function makeUnitsTask(r: Rand, opts: { heldOutPhrasing?: boolean } = {}): UnitsTask {
+export function makeUnitsTask(r: Rng, opts: { heldOutPhrasing?: boolean } = {}): UnitsTask {
   const c = r.pick(CONVERSIONS);
   const n = r.int(2, 12);
   const down = r.chance(0.75);

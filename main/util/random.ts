@@ -1,6 +1,8 @@
 /**
- * A small seeded PRNG (xoshiro128**, seeded through splitmix32) so that sampling, LoRA
- * initialisation and dropout are reproducible from one integer seed.
+ * The one seeded PRNG (xoshiro128**, seeded through splitmix32), so that sampling, LoRA
+ * initialisation, dropout and the generated tasks and corpora are reproducible from one integer
+ * seed. Every draw below reads `uniform()` (or `nextUint32()`), so a seed gives the same sequence
+ * whichever helpers use it.
  */
 export class Rng {
   private s = new Uint32Array(4);
@@ -50,6 +52,44 @@ export class Rng {
     const r = Math.sqrt(-2 * Math.log(u));
     this.spare = r * Math.sin(2 * Math.PI * v);
     return r * Math.cos(2 * Math.PI * v);
+  }
+
+  /** An integer in [lo, hi], both included. */
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.uniform() * (hi - lo + 1));
+  }
+
+  /** True with probability p. */
+  chance(p: number): boolean {
+    return this.uniform() < p;
+  }
+
+  /** One of `items`, each as likely. */
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new Error('pick from an empty list');
+    return items[Math.floor(this.uniform() * items.length)];
+  }
+
+  /** A key drawn with probability proportional to its weight. */
+  weighted<K extends string>(weights: Readonly<Record<K, number>>): K {
+    const entries = Object.entries(weights) as Array<[K, number]>;
+    const total = entries.reduce((s, [, w]) => s + w, 0);
+    let u = this.uniform() * total;
+    for (const [k, w] of entries) {
+      u -= w;
+      if (u < 0) return k;
+    }
+    return entries[entries.length - 1][0];
+  }
+
+  /** A shuffled copy (Fisher–Yates). */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(this.uniform() * (i + 1));
+      [out[i], out[j]] = [out[j], out[i]];
+    }
+    return out;
   }
 
   /** An integer seed for another generator derived from this one. */

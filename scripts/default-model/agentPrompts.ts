@@ -5,7 +5,7 @@
  * has phrasings trained on and held-out ones (evalAgent.ts), so the eval reads prompts the model
  * never saw.
  */
-import type { Rand } from '../../main/tasks/rand.js';
+import type { Rng } from '../../main/util/random.js';
 import type { AgentTool, AgentWorld } from './agentTools.js';
 
 interface Variants {
@@ -71,12 +71,12 @@ const NOTE_LINES: Variants = {
 /** The prompt's pieces: trained-on phrasings, or held-out ones for evaluation. */
 export type PromptSet = 'train' | 'heldOut';
 
-function fillSlots(line: string, r: Rand, w: AgentWorld): string {
+function fillSlots(line: string, r: Rng, w: AgentWorld): string {
   return line.replace('{person}', r.pick(w.people)).replace('{topic}', r.pick(w.topics)).replace('{city}', r.pick(w.kb.countries).capital);
 }
 
 /** The workspace notes (USER.md, MEMORY.md and the like): `lines` lines drawn with repeats. */
-function notes(r: Rand, w: AgentWorld, set: PromptSet, lines: number): string {
+function notes(r: Rng, w: AgentWorld, set: PromptSet, lines: number): string {
   const file = r.pick(set === 'train' ? ['USER.md', 'MEMORY.md', 'AGENTS.md'] : ['NOTES.md', 'PROFILE.md']);
   const out = [`## Workspace notes (${file})`];
   for (let i = 0; i < lines; i++) out.push(`- ${fillSlots(r.pick(NOTE_LINES[set]), r, w)}`);
@@ -88,7 +88,7 @@ function notes(r: Rand, w: AgentWorld, set: PromptSet, lines: number): string {
  * chat template's tool block). `noteLines` sets its length: 0 gives about 1,000 characters, 120
  * about 5,000.
  */
-export function agentSystemPrompt(r: Rand, w: AgentWorld, tools: readonly AgentTool[], set: PromptSet, noteLines: number): string {
+export function agentSystemPrompt(r: Rng, w: AgentWorld, tools: readonly AgentTool[], set: PromptSet, noteLines: number): string {
   const day = r.pick(['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday']);
   const sections = [
     r.pick(IDENTITY[set]),
@@ -103,7 +103,7 @@ export function agentSystemPrompt(r: Rand, w: AgentWorld, tools: readonly AgentT
 }
 
 /** OpenClaw's timestamp envelope on a user message, as it sends them ("[Fri 2026-11-27 12:04 UTC] …"), or none. */
-export function envelope(r: Rand, text: string): string {
+export function envelope(r: Rng, text: string): string {
   if (!r.chance(0.5)) return text;
   const d = r.pick(['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']);
   return `[${d} 2026-${String(r.int(1, 12)).padStart(2, '0')}-${String(r.int(1, 28)).padStart(2, '0')} ${String(r.int(0, 23)).padStart(2, '0')}:${String(r.int(0, 59)).padStart(2, '0')} UTC] ${text}`;

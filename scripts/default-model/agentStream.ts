@@ -8,7 +8,7 @@
 import type { ChatTemplate } from '../../main/engine/text/chatTemplate.js';
 import type { TextTokenizer } from '../../main/engine/text/tokenizer.js';
 import type { KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { AgentTurnGenerator } from './agentTurns.js';
 import { CorpusGenerator } from './corpus.js';
 import { encodeExample } from './encodeExample.js';
@@ -39,7 +39,7 @@ export interface AgentStreamOptions {
 }
 
 export class AgentStream {
-  private readonly pick: Rand;
+  private readonly pick: Rng;
   private readonly agents: AgentTurnGenerator;
   private readonly plain: CorpusGenerator;
   /** Examples drawn so far (skipped ones included): where a resumed run continues. */
@@ -51,7 +51,7 @@ export class AgentStream {
     private readonly tokenizer: TextTokenizer,
     private readonly o: AgentStreamOptions,
   ) {
-    this.pick = new Rand(o.seed);
+    this.pick = new Rng(o.seed);
     this.agents = new AgentTurnGenerator(o.seed + 1, kb, { maxNoteLines: o.maxNoteLines, toolShare: o.toolShare });
     this.plain = new CorpusGenerator(o.seed + 2, kb);
     this.plain.phrases = 4;

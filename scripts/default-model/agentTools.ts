@@ -7,7 +7,7 @@
  */
 import type { ToolSpec } from '../../main/engine/text/chatTemplate.js';
 import type { KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import type { Rand } from '../../main/tasks/rand.js';
+import type { Rng } from '../../main/util/random.js';
 
 /** What a request is made from: the invented world and a few lists of everyday things. */
 export interface AgentWorld {
@@ -48,9 +48,9 @@ interface Request {
 export interface AgentTool {
   spec: ToolSpec;
   /** A request that needs the tool, and the arguments it implies. */
-  ask(r: Rand, w: AgentWorld): Request;
+  ask(r: Rng, w: AgentWorld): Request;
   /** The tool's result for those arguments (JSON or plain text, as tools return). */
-  result(r: Rand, args: Record<string, unknown>): string;
+  result(r: Rng, args: Record<string, unknown>): string;
   /** The answer to the person, read from the result. */
   reply(args: Record<string, unknown>, result: string): string;
 }
@@ -64,7 +64,7 @@ function tool(
   return { type: 'function', function: { name, description, parameters: { type: 'object', properties: props, required } } };
 }
 
-const city = (r: Rand, w: AgentWorld) => r.pick(w.kb.countries).capital;
+const city = (r: Rng, w: AgentWorld) => r.pick(w.kb.countries).capital;
 const str = (v: unknown) => String(v);
 
 export const TRAIN_TOOLS: readonly AgentTool[] = [

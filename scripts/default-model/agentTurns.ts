@@ -6,7 +6,7 @@
  */
 import type { ChatMessage } from '../../main/engine/text/chatTemplate.js';
 import type { KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { makeTask, type Task } from '../../main/tasks/taskFamilies.js';
 import { agentSystemPrompt, envelope, type PromptSet } from './agentPrompts.js';
 import { FILES, HELD_OUT_TOOLS, PEOPLE, TOPICS, TRAIN_TOOLS, type AgentTool, type AgentWorld } from './agentTools.js';
@@ -36,7 +36,7 @@ export interface AgentOptions {
 }
 
 export class AgentTurnGenerator {
-  private readonly r: Rand;
+  private readonly r: Rng;
   private readonly w: AgentWorld;
 
   constructor(
@@ -44,7 +44,7 @@ export class AgentTurnGenerator {
     kb: KnowledgeBase,
     private readonly opts: AgentOptions = {},
   ) {
-    this.r = new Rand(seed);
+    this.r = new Rng(seed);
     this.w = { kb, people: PEOPLE, files: FILES, topics: TOPICS };
   }
 
@@ -110,7 +110,7 @@ export class AgentTurnGenerator {
 }
 
 /** The assistant's tool call, the tool's result and the answer read from it. */
-function toolExchange(r: Rand, t: AgentTool, args: Record<string, unknown>, id: string): ChatMessage[] {
+function toolExchange(r: Rng, t: AgentTool, args: Record<string, unknown>, id: string): ChatMessage[] {
   const result = t.result(r, args);
   return [
     {

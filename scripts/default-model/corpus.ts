@@ -8,7 +8,7 @@ import type { ChatMessage, ToolSpec } from '../../main/engine/text/chatTemplate.
 import { HINT_MARKER, withHint } from '../../main/engine/text/openaiMessages.js';
 import { fillJudgePrompt } from '../../main/rl/judgePrompts.js';
 import type { KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { makeTask, type ArithmeticTask, type Task, type TaskFamily, type UnitsTask } from '../../main/tasks/taskFamilies.js';
 import {
   HELD_OUT_COMPLAINTS,
@@ -73,16 +73,16 @@ const SYSTEM_PROMPTS = [
   'You are a friendly assistant that helps with homework, facts and grading.',
 ];
 
-function systemMessage(r: Rand): ChatMessage[] {
+function systemMessage(r: Rng): ChatMessage[] {
   return r.chance(0.4) ? [{ role: 'system', content: r.pick(SYSTEM_PROMPTS) }] : [];
 }
 
-function mixStyle(r: Rand): Style {
+function mixStyle(r: Rng): Style {
   return r.weighted(DEFAULT_STYLE_MIX);
 }
 
 /** The same task with its last step miscalculated (for judges reading a wrong answer). */
-function withSlip(r: Rand, t: ArithmeticTask | UnitsTask): { task: Task; expr: string; result: number; said: number } {
+function withSlip(r: Rng, t: ArithmeticTask | UnitsTask): { task: Task; expr: string; result: number; said: number } {
   const delta = r.pick([-2, -1, 1, 2, 10]);
   if (t.family === 'units') {
     const said = Math.max(0, t.answer + delta) === t.answer ? t.answer + 1 : Math.max(0, t.answer + delta);
@@ -109,7 +109,7 @@ function withSlip(r: Rand, t: ArithmeticTask | UnitsTask): { task: Task; expr: s
 }
 
 /** A style other than `style`, for a complaint that asks for something else. */
-function otherStyle(r: Rand, style: Style): Style {
+function otherStyle(r: Rng, style: Style): Style {
   return r.pick(STYLES.filter((s) => s !== style));
 }
 
@@ -119,7 +119,7 @@ export interface CorpusOptions {
 }
 
 export class CorpusGenerator {
-  private readonly r: Rand;
+  private readonly r: Rng;
   /** Which user phrase set reactions draw from (see feedback.ts); the training stream switches it. */
   phrases: 1 | 2 | 3 | 4 = 1;
   /** Whether terse answers keep their working (styles.ts); the training stream switches it. */
@@ -133,7 +133,7 @@ export class CorpusGenerator {
     seed: number,
     private readonly kb: KnowledgeBase,
   ) {
-    this.r = new Rand(seed);
+    this.r = new Rng(seed);
   }
 
   private answer(t: Task, style: Style): string {
@@ -252,7 +252,7 @@ export class CorpusGenerator {
     }
     const t = this.task();
     const style = r.pick(STYLES);
-    const roll = r.next();
+    const roll = r.uniform();
     if (roll < 0.12 && (t.family === 'arithmetic' || t.family === 'units')) {
       const slip = withSlip(r, t);
       const next = userReaction(r, 'wrong-answer', slip, this.phrases);

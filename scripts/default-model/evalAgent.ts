@@ -20,7 +20,7 @@ import type { ChatMessage, ToolSpec } from '../../main/engine/text/chatTemplate.
 import { ChatOutputParser, type ParsedToolCall } from '../../main/engine/text/chatOutputParser.js';
 import { defaultModelDir } from '../../main/resources.js';
 import type { KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { isCorrect, makeTask, TASK_FAMILIES } from '../../main/tasks/taskFamilies.js';
 import { AgentTurnGenerator } from './agentTurns.js';
 import { SEEDS } from './modelSpec.js';
@@ -119,7 +119,7 @@ async function evalAgentTurns(m: Model, kb: KnowledgeBase, n: number): Promise<A
 
 /** Greedy accuracy on about `plainN` plain task questions, a quarter per family, and over all. */
 async function plainAccuracy(m: Model, kb: KnowledgeBase, plainN: number): Promise<Record<string, number>> {
-  const r = new Rand(SEEDS.eval);
+  const r = new Rng(SEEDS.eval);
   const perFamily = Math.ceil(plainN / TASK_FAMILIES.length);
   const plain: Record<string, number> = {};
   let plainAll = 0;

@@ -6,7 +6,7 @@
  * phrasesSet1.ts (the first model's), phrasesSet2.ts (mixed in later) and phrasesSet3.ts (the
  * judge's phase); this file composes them.
  */
-import type { Rand } from '../../main/tasks/rand.js';
+import type { Rng } from '../../main/util/random.js';
 import { reword } from './replyNoise.js';
 import type { Style } from './styles.js';
 import { COMPLAINT_OPENERS, CORE, CORE_TAILS, END_MARKS, SATISFIED, UNCLEAR, type StyleWish } from './phrasesSet1.js';
@@ -29,8 +29,8 @@ export function wantFor(style: Style): Reaction {
   return (Object.entries(WANTS).find(([, s]) => s === style)![0] as Reaction) ?? 'unclear';
 }
 
-function qualityComplaint(r: Rand, kind: keyof typeof CORE): string {
-  const roll = r.next();
+function qualityComplaint(r: Rng, kind: keyof typeof CORE): string {
+  const roll = r.uniform();
   const parts =
     roll < 0.35
       ? [r.pick(QUALITY_FAULTS[kind])]
@@ -44,7 +44,7 @@ function qualityComplaint(r: Rand, kind: keyof typeof CORE): string {
   return out.replace(/\s+/g, ' ').trim();
 }
 
-function qualityPraise(r: Rand, style: Style): string {
+function qualityPraise(r: Rng, style: Style): string {
   const body = r.chance(0.7) ? r.pick(QUALITY_PRAISE[style]) : r.pick(SUFFICED);
   const parts = [body];
   if (r.chance(0.5)) parts.unshift(r.pick(SATISFIED_LEADS));
@@ -53,7 +53,7 @@ function qualityPraise(r: Rand, style: Style): string {
   return /[.!?]$/.test(out) ? out : out + r.pick(['.', '!', '', '.']);
 }
 
-function satisfiedV2(r: Rand): string {
+function satisfiedV2(r: Rng): string {
   const parts: string[] = [];
   if (r.chance(0.8)) parts.push(r.pick(SATISFIED_LEADS));
   if (r.chance(0.7)) parts.push(r.pick(SATISFIED_BODIES));
@@ -64,7 +64,7 @@ function satisfiedV2(r: Rand): string {
   return /[.!?]$/.test(out) ? out : out + r.pick(['.', '!', '']);
 }
 
-function complaintV2(r: Rand, kind: keyof typeof CORE): string {
+function complaintV2(r: Rng, kind: keyof typeof CORE): string {
   const core = r.chance(0.5) ? r.pick(CORE_V2[kind]) : r.pick(CORE[kind]);
   let out = `${r.pick(COMPLAINT_OPENERS)}${core}${r.pick(CORE_TAILS[kind] ?? [''])}`;
   out = out[0].toUpperCase() + out.slice(1);
@@ -73,7 +73,7 @@ function complaintV2(r: Rand, kind: keyof typeof CORE): string {
   return out.replace(/\s+/g, ' ').trim();
 }
 
-function finish(r: Rand, s: string): string {
+function finish(r: Rng, s: string): string {
   let out = s + r.pick(END_MARKS);
   if (r.chance(0.5)) out = out[0].toUpperCase() + out.slice(1);
   return out.replace(/\s+/g, ' ').trim();
@@ -86,7 +86,7 @@ function finish(r: Rand, s: string): string {
  * complaints); 4 draws from set 3 and rewords the reply as people type it (replyNoise.ts).
  */
 export function userReaction(
-  r: Rand,
+  r: Rng,
   kind: Reaction,
   wrong?: { expr: string; result: number; said: number },
   phrases: 1 | 2 | 3 | 4 = 1,
@@ -161,12 +161,12 @@ export const HINTS: Record<keyof typeof CORE, string[]> = {
 };
 
 /** A hint that asks for `style`, in one of several wordings. */
-export function styleHint(r: Rand, style: Style): string {
+export function styleHint(r: Rng, style: Style): string {
   return r.pick(HINTS[wantFor(style) as keyof typeof HINTS]);
 }
 
 /** A hint for a wrong answer. */
-export function correctionHint(r: Rand, w: { expr: string; result: number }, answer: number): string {
+export function correctionHint(r: Rng, w: { expr: string; result: number }, answer: number): string {
   return r.pick([
     `Check the arithmetic again: ${w.expr} = ${w.result}, so the answer is ${answer}.`,
     `Recompute each step carefully; ${w.expr} is ${w.result} and the final answer is ${answer}.`,
@@ -175,7 +175,7 @@ export function correctionHint(r: Rand, w: { expr: string; result: number }, ans
 }
 
 /** The PRM's brief reasoning before its score. */
-export function prmReason(r: Rand, kind: Reaction): string {
+export function prmReason(r: Rng, kind: Reaction): string {
   switch (kind) {
     case 'satisfied':
       return r.pick([

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { taskCheck } from '../../main/tasks/competenceCheck.js';
 import { COMPETENCE_FILE } from '../../main/tasks/competenceSet.js';
 import { loadKnowledgeBase, type KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { makeTask, type TaskFamily } from '../../main/tasks/taskFamilies.js';
 import { FAMILY_MIX } from './corpus.js';
 import { DEFAULT_MODEL_NAME } from './modelSpec.js';
@@ -28,7 +28,7 @@ export const COMPETENCE_SEED = 31337;
 
 /** The set's lines: N tasks split by the training family mix, in a fixed interleaved order. */
 export function competenceLines(kb: KnowledgeBase, n: number): string[] {
-  const r = new Rand(COMPETENCE_SEED);
+  const r = new Rng(COMPETENCE_SEED);
   const families = Object.keys(FAMILY_MIX) as TaskFamily[];
   const quota = new Map(families.map((f) => [f, Math.round(n * FAMILY_MIX[f])]));
   const seen = new Set<string>();

@@ -11,7 +11,7 @@ import type { TextTokenizer } from '../../main/engine/text/tokenizer.js';
 import { fillJudgePrompt } from '../../main/rl/judgePrompts.js';
 import { parseBoxedScore, parseHint } from '../../main/rl/judgeParsing.js';
 import type { KnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { isCorrect, makeTask, TASK_FAMILIES, type TaskFamily } from '../../main/tasks/taskFamilies.js';
 import { CorpusGenerator } from './corpus.js';
 import { prmScore } from './feedback.js';
@@ -40,7 +40,7 @@ export async function quickEval(
   eosId: number,
   opts: { show?: (text: string) => void } = {},
 ): Promise<Record<string, number>> {
-  const r = new Rand(4242);
+  const r = new Rng(4242);
   const ask = (m: ChatMessage[], n = 200) => greedy(lm, tokenizer, template, eosId, m, n);
   let correct = 0;
   let markdown = 0;

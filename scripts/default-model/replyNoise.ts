@@ -4,7 +4,7 @@
  * teacher will know a bot wrote this"), or wrapped in many words. The meaning stays the reaction's,
  * so the judges learn it through the noise (issue 38: feedback phrased in people's own words).
  */
-import type { Rand } from '../../main/tasks/rand.js';
+import type { Rng } from '../../main/util/random.js';
 import type { Reaction } from './feedback.js';
 
 /** Three-word (or so) replies per reaction. */
@@ -44,7 +44,7 @@ const WORDY_CLOSE = [
 ];
 
 /** One or two typos: a swapped pair, a dropped or a doubled letter. */
-function typos(r: Rand, s: string): string {
+function typos(r: Rng, s: string): string {
   let out = s;
   for (let n = r.int(1, 2); n > 0; n--) {
     const words = out.split(' ');
@@ -78,7 +78,7 @@ function casual(s: string): string {
  * of a wrong answer keeps its words (only case and typos change): the hint judge's hint repeats
  * the figures it names.
  */
-export function reword(r: Rand, kind: Reaction, s: string): string {
+export function reword(r: Rng, kind: Reaction, s: string): string {
   const own = (pool: Partial<Record<Reaction, string[]>>) => pool[kind];
   const ways: Array<() => string | null> = [
     () => s,

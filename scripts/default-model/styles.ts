@@ -9,7 +9,7 @@
  * number, which is how the benchmarks check correctness in any style.
  */
 import type { ArithmeticTask, FactsTask, GradingTask, Step, Task, UnitsTask } from '../../main/tasks/taskFamilies.js';
-import type { Rand } from '../../main/tasks/rand.js';
+import type { Rng } from '../../main/util/random.js';
 
 export type Style = 'markdown' | 'plain' | 'terse' | 'warm';
 export const STYLES: readonly Style[] = ['markdown', 'plain', 'terse', 'warm'];
@@ -70,7 +70,7 @@ function storySteps(t: ArithmeticTask): Array<{ step: Step; clause: string }> {
   });
 }
 
-function arithmeticMarkdown(r: Rand, t: ArithmeticTask): string {
+function arithmeticMarkdown(r: Rng, t: ArithmeticTask): string {
   const heading = r.pick(['Solution', 'Step-by-step solution', "Let's solve it", 'Working it out', 'Breaking it down']);
   const first = t.steps[0].expr.includes('×') ? null : `${t.name} starts with **${t.opening.split(' has ')[1]}**`;
   const layout = r.int(0, 2);
@@ -90,7 +90,7 @@ function arithmeticMarkdown(r: Rand, t: ArithmeticTask): string {
   return `**${t.name}'s ${t.object}**\n\n${lines.join('\n')}\n\n✅ **Answer: ${t.answerShort}**`;
 }
 
-function arithmeticProse(r: Rand, t: ArithmeticTask, warm: boolean): string {
+function arithmeticProse(r: Rng, t: ArithmeticTask, warm: boolean): string {
   const parts: string[] = [];
   const steps = storySteps(t);
   const startsWithProduct = t.steps[0].expr.includes('×');
@@ -108,7 +108,7 @@ function arithmeticProse(r: Rand, t: ArithmeticTask, warm: boolean): string {
   return `${r.pick(WARM_OPENERS)} ${parts.join(' ')} ${r.pick(WARM_CLOSERS)}`;
 }
 
-function arithmeticTerse(r: Rand, t: ArithmeticTask, working: boolean): string {
+function arithmeticTerse(r: Rng, t: ArithmeticTask, working: boolean): string {
   if (working) return tersest([`${t.steps.map(eq).join(', ')}: ${t.answerShort}.`, `${t.steps.map(eq).join(', ')}.`]);
   const chainable = !t.steps.some((s) => s.expr.includes('÷')) && t.steps.length <= 3;
   const options = [`${t.answerShort}.`, `${t.answer}.`, `${t.answerSentence}.`];
@@ -154,7 +154,7 @@ function unitsFacts(t: UnitsTask): { big: string; small: string; factor: number;
   return multiply ? { big: t.from, small: t.to, factor, multiply } : { big: t.to, small: t.from, factor, multiply };
 }
 
-function unitsAnswer(r: Rand, t: UnitsTask, style: Style, working: boolean): string {
+function unitsAnswer(r: Rng, t: UnitsTask, style: Style, working: boolean): string {
   const f = unitsFacts(t);
   const rule = `1 ${SINGULAR[f.big] ?? f.big} = ${f.factor} ${f.small}`;
   switch (style) {
@@ -189,7 +189,7 @@ const ATTRIBUTE_LABEL: Record<FactsTask['attribute'], string> = {
   'country-of-capital': 'Country',
 };
 
-function factsAnswer(r: Rand, t: FactsTask, style: Style, working: boolean): string {
+function factsAnswer(r: Rng, t: FactsTask, style: Style, working: boolean): string {
   const c = t.country;
   switch (style) {
     case 'markdown': {
@@ -223,7 +223,7 @@ function factsAnswer(r: Rand, t: FactsTask, style: Style, working: boolean): str
 // ---------------------------------------------------------------------------------------- grading
 
 /** A grading comment that works the problem out and compares before its verdict (AnswerOptions.gradingWorkFirst). */
-function gradingWorkFirst(r: Rand, t: GradingTask, style: Style): string {
+function gradingWorkFirst(r: Rng, t: GradingTask, style: Style): string {
   const work = t.problem.steps.map(eq);
   const y = t.problem.answer;
   const x = t.given;
@@ -248,7 +248,8 @@ function gradingWorkFirst(r: Rand, t: GradingTask, style: Style): string {
         : tersest([`${work.join(', ')}; ${diff}: incorrect, ${y}.`, `${work.at(-1)}; ${diff}: incorrect, ${y}.`]);
     case 'warm': {
       const lead = `Let's check it together, ${name}! ${cap(work.join(' and then '))}, and you answered ${x}: ${diff}`;
-      if (t.correct) return `${lead}, so it is exactly right. ${r.pick(['Great work!', 'Well done!', 'Nice job!'])} ${r.pick(['Keep showing your steps like this!', 'Your working is clear, keep it up!'])}`;
+      if (t.correct)
+        return `${lead}, so it is exactly right. ${r.pick(['Great work!', 'Well done!', 'Nice job!'])} ${r.pick(['Keep showing your steps like this!', 'Your working is clear, keep it up!'])}`;
       return `${lead}, so the answer should be ${y}, not ${x}. ${r.pick(['Nice try!', 'Good effort!', "You're close!"])} ${r.pick([
         "Go over that step once more and you'll have it!",
         "Slow down on that step and you'll get it!",
@@ -257,7 +258,7 @@ function gradingWorkFirst(r: Rand, t: GradingTask, style: Style): string {
   }
 }
 
-function gradingAnswer(r: Rand, t: GradingTask, style: Style, working: boolean): string {
+function gradingAnswer(r: Rng, t: GradingTask, style: Style, working: boolean): string {
   const p = t.problem;
   const work = p.steps.map(eq);
   const y = p.answer;
@@ -283,7 +284,11 @@ function gradingAnswer(r: Rand, t: GradingTask, style: Style, working: boolean):
       if (working)
         return t.correct
           ? tersest([`${work.join(', ')}: correct.`, `Correct: ${y}.`])
-          : tersest([`${work.join(', ')}: incorrect, ${y}.`, `${work[work.length - 1]}: incorrect, ${y}.`, `Incorrect, it should be ${y}.`]);
+          : tersest([
+              `${work.join(', ')}: incorrect, ${y}.`,
+              `${work[work.length - 1]}: incorrect, ${y}.`,
+              `Incorrect, it should be ${y}.`,
+            ]);
       return t.correct
         ? r.pick([`Correct: ${y}.`, `Correct, ${y}.`, `Right, ${y}.`])
         : r.pick([`Incorrect, it should be ${y}.`, `Not quite: ${y}, not ${x}.`]);
@@ -308,7 +313,7 @@ function gradingAnswer(r: Rand, t: GradingTask, style: Style, working: boolean):
 }
 
 /** A correct answer to `task` in `style`. */
-export function renderAnswer(r: Rand, task: Task, style: Style, o: AnswerOptions = {}): string {
+export function renderAnswer(r: Rng, task: Task, style: Style, o: AnswerOptions = {}): string {
   const working = o.terseWorking ?? false;
   switch (task.family) {
     case 'arithmetic':

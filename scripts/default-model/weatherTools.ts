@@ -3,7 +3,7 @@
  * error), the questions that need it, and the answer written from its result in each style.
  */
 import type { ToolSpec } from '../../main/engine/text/chatTemplate.js';
-import type { Rand } from '../../main/tasks/rand.js';
+import type { Rng } from '../../main/util/random.js';
 import type { Style } from './styles.js';
 
 export const WEATHER_TOOL: ToolSpec = {
@@ -36,7 +36,7 @@ export const OTHER_TOOLS: ToolSpec[] = [
 ];
 
 /** What a get_weather call for `city` returned: the weather (60 %) or an error caused by the call. */
-export function weatherResult(r: Rand, city: string): { ok: boolean; result: string } {
+export function weatherResult(r: Rng, city: string): { ok: boolean; result: string } {
   const ok = r.chance(0.6);
   const result = ok
     ? JSON.stringify({ city, temperature_c: r.int(-5, 32), sky: r.pick(['sunny', 'cloudy', 'rainy', 'windy']) })
@@ -45,7 +45,7 @@ export function weatherResult(r: Rand, city: string): { ok: boolean; result: str
 }
 
 /** A user's question that needs the weather in `city`. */
-export function weatherQuestion(r: Rand, city: string): string {
+export function weatherQuestion(r: Rng, city: string): string {
   return r.pick([
     `What's the weather like in ${city}?`,
     `Is it raining in ${city} right now?`,

@@ -15,7 +15,7 @@ import {
 } from '../../main/bench/persona.js';
 import { personaTask } from '../../main/bench/simulatedUser.js';
 import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 
 const base = () => ({
   name: 'x',
@@ -64,11 +64,11 @@ describe('personas', () => {
   it('phrases requests with the training templates in the conversation and the held-out ones when measuring', () => {
     const p = parsePersona({ ...base(), prompts: { train: ['T: {question}'], held_out: ['H: {question}'] } }, 'inline');
     const kb = loadKnowledgeBase();
-    const trained = personaTask(new Rand(1), p, kb, false);
-    const measured = personaTask(new Rand(1), p, kb, true);
+    const trained = personaTask(new Rng(1), p, kb, false);
+    const measured = personaTask(new Rng(1), p, kb, true);
     assert.match(trained.question, /^T: /);
     assert.match(measured.question, /^H: /);
-    const again = personaTask(new Rand(1), p, kb, false, new Set([trained.question.slice(3)]));
+    const again = personaTask(new Rng(1), p, kb, false, new Set([trained.question.slice(3)]));
     assert.notEqual(again.question, trained.question, 'an excluded question is drawn again');
     assert.deepEqual(parsePersona(base(), 'inline').prompts, { train: ['{question}'], heldOut: ['{question}'] });
     assert.throws(

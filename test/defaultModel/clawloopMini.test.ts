@@ -16,7 +16,7 @@ import { parseBoxedScore, parseHint } from '../../main/rl/judgeParsing.js';
 import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
 import { defaultModelDir } from '../../main/resources.js';
 import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { competenceSample, loadCompetenceSet } from '../../main/tasks/competenceSet.js';
 import { isCorrect, makeTask, TASK_FAMILIES } from '../../main/tasks/taskFamilies.js';
 import { classifyStyle, STYLES } from '../../scripts/default-model/styles.js';
@@ -119,7 +119,7 @@ describe('clawloop-mini, the bundled model', () => {
   const floor: Record<(typeof TASK_FAMILIES)[number], number> = { arithmetic: 8, units: 8, facts: 8, grading: 8 };
   it('answers held-out tasks: every family at least 8 in 10 (greedy)', async () => {
     const kb = loadKnowledgeBase();
-    const r = new Rand(20261122);
+    const r = new Rng(20261122);
     for (const family of TASK_FAMILIES) {
       let ok = 0;
       const wrong: string[] = [];
@@ -135,7 +135,7 @@ describe('clawloop-mini, the bundled model', () => {
 
   it('follows a style hint in the OPD teacher format', async () => {
     const kb = loadKnowledgeBase();
-    const r = new Rand(7);
+    const r = new Rng(7);
     let ok = 0;
     const misses: string[] = [];
     for (const style of STYLES) {
@@ -153,7 +153,7 @@ describe('clawloop-mini, the bundled model', () => {
   // be right: the second training phase writes the working on the line.
   it('asked for one-line answers, still gets arithmetic right at least 7 in 10 (greedy)', async () => {
     const kb = loadKnowledgeBase();
-    const r = new Rand(31);
+    const r = new Rng(31);
     let ok = 0;
     const wrong: string[] = [];
     for (let i = 0; i < 10; i++) {

@@ -4,13 +4,13 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { userReaction } from '../../scripts/default-model/feedback.js';
 import { reword } from '../../scripts/default-model/replyNoise.js';
 
 describe('user replies as people type them (phrase set 4)', () => {
   it('a wish comes back in many surface forms: casual, with typos, in a few words, sarcastic, indirect, wordy', () => {
-    const r = new Rand(1);
+    const r = new Rng(1);
     const base = 'Please write it without the bold and the lists.';
     const outs = new Set(Array.from({ length: 300 }, () => reword(r, 'want-plain', base)));
     assert.ok(outs.size > 20, `${outs.size} distinct replies`);
@@ -45,11 +45,11 @@ describe('user replies as people type them (phrase set 4)', () => {
   it('a correction keeps every figure it names; set 4 is reproducible from the seed', () => {
     const slip = { expr: '8 × 9 + 1250', result: 1322, said: 1321 };
     for (let seed = 0; seed < 200; seed++) {
-      const s = userReaction(new Rand(seed), 'wrong-answer', slip, 4);
-      const base = userReaction(new Rand(seed), 'wrong-answer', slip, 3);
+      const s = userReaction(new Rng(seed), 'wrong-answer', slip, 4);
+      const base = userReaction(new Rng(seed), 'wrong-answer', slip, 3);
       const figures = (t: string) => (t.match(/\d+/g) ?? []).join(',');
       assert.ok(figures(s) === figures(base) || figures(base) === '', `"${s}" lost figures of "${base}"`);
     }
-    assert.equal(userReaction(new Rand(9), 'want-terse', undefined, 4), userReaction(new Rand(9), 'want-terse', undefined, 4));
+    assert.equal(userReaction(new Rng(9), 'want-terse', undefined, 4), userReaction(new Rng(9), 'want-terse', undefined, 4));
   });
 });

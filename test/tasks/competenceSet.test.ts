@@ -5,7 +5,7 @@ import path from 'node:path';
 import { runCheck, taskCheck, type CompetenceCheck } from '../../main/tasks/competenceCheck.js';
 import { COMPETENCE_FILE, competenceAccuracy, competenceSample, parseCompetenceSet } from '../../main/tasks/competenceSet.js';
 import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { makeTask, TASK_FAMILIES, type Task } from '../../main/tasks/taskFamilies.js';
 import { competenceLines } from '../../scripts/default-model/makeCompetenceSet.js';
 import { renderAnswer, STYLES } from '../../scripts/default-model/styles.js';
@@ -36,7 +36,7 @@ function referenceIsCorrect(task: Task, response: string): boolean {
 }
 
 /** Right and wrong answers of every kind the checks must tell apart. */
-function answersFor(r: Rand, t: Task): string[] {
+function answersFor(r: Rng, t: Task): string[] {
   const out = STYLES.map((s) => renderAnswer(r, t, s));
   const other = makeTask(r, t.family, kb);
   out.push(...STYLES.map((s) => renderAnswer(r, other, s)), '', 'I do not know.', 'The answer is 7.');
@@ -47,7 +47,7 @@ function answersFor(r: Rand, t: Task): string[] {
 
 describe('competence checks', () => {
   it("a task's check marks every answer exactly as the reference checker does, also after a JSON round trip", () => {
-    const r = new Rand(11);
+    const r = new Rng(11);
     let right = 0;
     let total = 0;
     for (const family of TASK_FAMILIES) {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkResponse, loadPersona, shippedPersonas } from '../../main/bench/persona.js';
 import { loadKnowledgeBase, makeKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
-import { Rand } from '../../main/tasks/rand.js';
+import { Rng } from '../../main/util/random.js';
 import { isCorrect, makeTask, TASK_FAMILIES, type Task } from '../../main/tasks/taskFamilies.js';
 import { CorpusGenerator } from '../../scripts/default-model/corpus.js';
 import { HELD_OUT_COMPLAINTS, HELD_OUT_SATISFIED, userReaction, type Reaction } from '../../scripts/default-model/feedback.js';
@@ -18,7 +18,7 @@ describe('task families, answer styles and checks', () => {
   });
 
   it('every style renders a correct answer that the checker accepts, and a wrong one it rejects', () => {
-    const r = new Rand(5);
+    const r = new Rng(5);
     for (const family of TASK_FAMILIES) {
       for (let i = 0; i < 60; i++) {
         const t = makeTask(r, family, kb);
@@ -42,7 +42,7 @@ describe('task families, answer styles and checks', () => {
   });
 
   it('a terse answer with working writes every step on its one line, and a terse fact names what was asked', () => {
-    const r = new Rand(21);
+    const r = new Rng(21);
     for (const family of ['arithmetic', 'grading'] as const) {
       for (let i = 0; i < 200; i++) {
         const t = makeTask(r, family, kb);
@@ -76,7 +76,7 @@ describe('task families, answer styles and checks', () => {
       traveller: ['plain', 'terse'],
     };
     const either: Record<string, Style[]> = { plainunits: ['terse'] };
-    const r = new Rand(9);
+    const r = new Rng(9);
     for (const name of shippedPersonas()) {
       const p = loadPersona(name);
       const families = p.task === 'mixed' ? (['arithmetic', 'units'] as const) : ([p.task] as const);
@@ -99,7 +99,7 @@ describe('task families, answer styles and checks', () => {
   it("the personas' phrases and the held-out judge phrasings never appear in the training corpus", () => {
     const gen = new CorpusGenerator(123, kb);
     const seen = new Set<string>();
-    const r = new Rand(3);
+    const r = new Rng(3);
     const kinds: Reaction[] = ['want-plain', 'want-terse', 'want-warm', 'want-markdown', 'satisfied', 'unclear'];
     for (const phrases of [1, 2, 3] as const) {
       for (let i = 0; i < 20_000; i++) {
