@@ -15,7 +15,7 @@ import { HANDLERS } from './routeTable.js';
 import type { ServerContext } from './serverContext.js';
 import { bodyLimitFor, DEFAULT_SERVER_OPTIONS, type ServerOptions } from './serverOptions.js';
 import { SettingsFile } from './settingsFile.js';
-import type { TrainerClient } from './trainerClient.js';
+import type { TrainerClient } from '../workers/trainer/client.js';
 
 export interface ClawLoopServerDeps {
   engine: InferenceEngine;

@@ -1,5 +1,5 @@
 import type { ChatDelta, ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../engine/index.js';
-import type { AdapterPayload, ModelInfo } from '../workers/inferenceMessages.js';
+import type { AdapterPayload, ModelInfo } from '../workers/inference/messages.js';
 
 export interface GenerateHandlers {
   /** Aborting cancels a queued request or stops a running one between tokens. */

@@ -5,8 +5,8 @@ import { DB_FILE, openDatabase } from '../store/database.js';
 import { LearnStore } from '../store/learnStore.js';
 import { ClawLoopServer } from './clawloopServer.js';
 import type { ServerOptions } from './serverOptions.js';
-import { TrainerClient } from './trainerClient.js';
-import { WorkerInferenceEngine } from './workerInferenceEngine.js';
+import { TrainerClient } from '../workers/trainer/client.js';
+import { WorkerInferenceEngine } from '../workers/inference/client.js';
 
 export interface LaunchOptions {
   modelDir: string;

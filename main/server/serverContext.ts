@@ -6,7 +6,7 @@ import type { SignInLinks } from './signIn.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import type { ServerOptions } from './serverOptions.js';
 import type { SettingsFile } from './settingsFile.js';
-import type { TrainerClient } from './trainerClient.js';
+import type { TrainerClient } from '../workers/trainer/client.js';
 
 /** What every route handler may use: the engine, the database, the trainer, the event bus, the options. */
 export interface ServerContext {

@@ -1,7 +1,7 @@
 import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../../main/engine/generation/chatGeneration.js';
 import type { OutputEvent } from '../../main/engine/text/chatOutputParser.js';
 import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from '../../main/server/inferenceEngine.js';
-import type { AdapterPayload, ModelInfo } from '../../main/workers/inferenceMessages.js';
+import type { AdapterPayload, ModelInfo } from '../../main/workers/inference/messages.js';
 
 /** One scripted reply: events streamed with a delay between them, or a failure. */
 export interface ScriptedReply {

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatGenerationRequest } from '../../main/engine/generation/chatGeneration.js';
 import { InferenceError } from '../../main/server/inferenceEngine.js';
-import { WorkerInferenceEngine } from '../../main/server/workerInferenceEngine.js';
+import { WorkerInferenceEngine } from '../../main/workers/inference/client.js';
 import { modelDir } from '../helpers/paths.js';
 
 const ask = (content: unknown, extra: Partial<ChatGenerationRequest> = {}): ChatGenerationRequest => ({

@@ -6,7 +6,7 @@ import { copyPeftAdapter, exportTarget, writeExport } from '../exportTarget.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 import { storageError } from '../storageError.js';
-import { exportGguf } from '../ggufExport.js';
+import { exportGguf } from '../../workers/export/client.js';
 import { command, trainerOf } from './trainingRoutes.js';
 
 export const listCheckpoints: Handler<'checkpoints.list'> = (ctx) => {

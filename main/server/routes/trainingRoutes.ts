@@ -2,7 +2,7 @@ import type { TrainingConfig } from '../../protocol/training.js';
 import { ApiError } from '../apiError.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
-import { TrainerCommandError, type TrainerClient } from '../trainerClient.js';
+import { TrainerCommandError, type TrainerClient } from '../../workers/trainer/client.js';
 
 export function trainerOf(ctx: ServerContext): TrainerClient {
   if (!ctx.trainer) throw new ApiError(503, 'training is not running on this server', 'server_error', 'training_unavailable');

@@ -1,11 +1,11 @@
-import type { BackendName } from '../engine/index.js';
-import { prepareGpuEnvironment } from '../engine/gpu/index.js';
-import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
-import type { NewEvent } from '../protocol/events.js';
-import type { AdapterPayload } from '../workers/inferenceMessages.js';
-import type { EventBus } from './eventBus.js';
-import type { FromTrainerWorker, ToTrainerWorker, TrainerWorkerData } from '../workers/trainerMessages.js';
-import { WorkerRpc } from '../workers/workerRpc.js';
+import type { BackendName } from '../../engine/index.js';
+import { prepareGpuEnvironment } from '../../engine/gpu/index.js';
+import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../../protocol/training.js';
+import type { NewEvent } from '../../protocol/events.js';
+import type { AdapterPayload } from '../inference/messages.js';
+import type { EventBus } from '../../server/eventBus.js';
+import type { FromTrainerWorker, ToTrainerWorker, TrainerWorkerData } from './messages.js';
+import { WorkerRpc } from '../workerRpc.js';
 
 /** A command message without its id (the client numbers them). */
 type TrainerCommand = Extract<ToTrainerWorker, { id: number }> extends infer C ? (C extends unknown ? Omit<C, 'id'> : never) : never;
@@ -59,7 +59,7 @@ export class TrainerClient {
     };
     prepareGpuEnvironment();
     this.rpc = new WorkerRpc({
-      url: new URL('../workers/trainerWorker.js', import.meta.url),
+      url: new URL('./worker.js', import.meta.url),
       workerData: data,
       name: 'the trainer',
       // In order: a status or reply that follows a new adapter is applied once that adapter serves.

@@ -1,4 +1,4 @@
-/** What the export worker (main/workers/exportWorker.ts) is given, and its one answer. */
+/** What the export worker (main/workers/export/worker.ts) is given, and its one answer. */
 export interface ExportWorkerData {
   modelDir: string;
   /** The checkpoint folder holding the PEFT adapter to merge. */

@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { ggufFromModel, LoraAdapter, Model, vocabFromTokenizerJson, writeGguf } from '../engine/index.js';
-import type { ExportWorkerData, FromExportWorker } from './exportMessages.js';
+import { ggufFromModel, LoraAdapter, Model, vocabFromTokenizerJson, writeGguf } from '../../engine/index.js';
+import type { ExportWorkerData, FromExportWorker } from './messages.js';
 
-if (!parentPort) throw new Error('exportWorker.js must run as a worker thread');
+if (!parentPort) throw new Error('main/workers/export/worker.js must run as a worker thread');
 const port = parentPort;
 const data = workerData as ExportWorkerData;
 

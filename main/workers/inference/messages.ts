@@ -1,10 +1,17 @@
 /**
- * Messages between the HTTP thread and the inference worker (main/workers/inferenceWorker.ts).
+ * Messages between the HTTP thread and the inference worker (main/workers/inference/worker.ts).
  * Every request carries an `id`; the worker answers `prepare` with `prepared` or `failed` at once
  * (it is not queued), and `generate` with `started`, any number of `delta`s, then exactly one of
  * `done` or `failed`.
  */
-import type { BackendName, ChatDelta, ChatGenerationRequest, ChatGenerationResult, LoraConfig, PreparedPrompt } from '../engine/index.js';
+import type {
+  BackendName,
+  ChatDelta,
+  ChatGenerationRequest,
+  ChatGenerationResult,
+  LoraConfig,
+  PreparedPrompt,
+} from '../../engine/index.js';
 
 export interface InferenceWorkerData {
   modelDir: string;

@@ -1,6 +1,6 @@
-import type { ExportWorkerData, FromExportWorker } from '../workers/exportMessages.js';
-import { WorkerRpc, WorkerStartError } from '../workers/workerRpc.js';
-import { ApiError } from './apiError.js';
+import type { ExportWorkerData, FromExportWorker } from './messages.js';
+import { WorkerRpc, WorkerStartError } from '../workerRpc.js';
+import { ApiError } from '../../server/apiError.js';
 
 type ExportDone = Extract<FromExportWorker, { type: 'done' }>;
 
@@ -12,7 +12,7 @@ type ExportDone = Extract<FromExportWorker, { type: 'done' }>;
 export async function exportGguf(data: ExportWorkerData, log: (line: string) => void): Promise<string[]> {
   // A one-shot worker: its ready message is its result.
   const rpc = new WorkerRpc<never, FromExportWorker, ExportDone>({
-    url: new URL('../workers/exportWorker.js', import.meta.url),
+    url: new URL('./worker.js', import.meta.url),
     workerData: data,
     name: 'the GGUF export',
     readyType: 'done',

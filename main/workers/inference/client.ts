@@ -1,16 +1,10 @@
-import type { BackendName } from '../engine/index.js';
-import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../engine/index.js';
-import type {
-  AdapterPayload,
-  FromInferenceWorker,
-  InferenceWorkerData,
-  ModelInfo,
-  ToInferenceWorker,
-} from '../workers/inferenceMessages.js';
-import { prepareGpuEnvironment } from '../engine/gpu/index.js';
-import { WorkerRpc, type WorkerStartError } from '../workers/workerRpc.js';
+import type { BackendName } from '../../engine/index.js';
+import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt } from '../../engine/index.js';
+import type { AdapterPayload, FromInferenceWorker, InferenceWorkerData, ModelInfo, ToInferenceWorker } from './messages.js';
+import { prepareGpuEnvironment } from '../../engine/gpu/index.js';
+import { WorkerRpc, type WorkerStartError } from '../workerRpc.js';
 import { AdapterVersions } from './adapterVersions.js';
-import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from './inferenceEngine.js';
+import { InferenceError, QueueFullError, type GenerateHandlers, type InferenceEngine } from '../../server/inferenceEngine.js';
 
 export interface WorkerEngineOptions {
   modelDir: string;
@@ -100,7 +94,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
     };
     prepareGpuEnvironment();
     const rpc = new WorkerRpc<ToInferenceWorker, FromInferenceWorker>({
-      url: new URL('../workers/inferenceWorker.js', import.meta.url),
+      url: new URL('./worker.js', import.meta.url),
       workerData: data,
       name: 'the inference worker',
       onMessage: (m) => this.onMessage(m),

@@ -1,4 +1,4 @@
-import type { AdapterPayload } from '../workers/inferenceMessages.js';
+import type { AdapterPayload } from './messages.js';
 
 interface Loading {
   payload: AdapterPayload;

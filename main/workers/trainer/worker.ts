@@ -5,15 +5,15 @@
  */
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Trainer } from '../rl/trainer.js';
-import type { TrainerEvent } from '../rl/trainerEvents.js';
-import { TrainingConfigError } from '../rl/trainingConfig.js';
-import { openDatabase } from '../store/database.js';
-import { LearnStore } from '../store/learnStore.js';
-import type { AdapterPayload } from './inferenceMessages.js';
-import type { FromTrainerWorker, ToTrainerWorker, TrainerWorkerData } from './trainerMessages.js';
+import { Trainer } from '../../rl/trainer.js';
+import type { TrainerEvent } from '../../rl/trainerEvents.js';
+import { TrainingConfigError } from '../../rl/trainingConfig.js';
+import { openDatabase } from '../../store/database.js';
+import { LearnStore } from '../../store/learnStore.js';
+import type { AdapterPayload } from '../inference/messages.js';
+import type { FromTrainerWorker, ToTrainerWorker, TrainerWorkerData } from './messages.js';
 
-if (!parentPort) throw new Error('trainerWorker.js must run as a worker thread');
+if (!parentPort) throw new Error('main/workers/trainer/worker.js must run as a worker thread');
 const port = parentPort;
 const data = workerData as TrainerWorkerData;
 

@@ -1,11 +1,11 @@
 /**
- * Messages between the HTTP thread and the trainer worker (main/workers/trainerWorker.ts).
+ * Messages between the HTTP thread and the trainer worker (main/workers/trainer/worker.ts).
  * Commands carry an `id`; the worker answers each with one `reply`.
  */
-import type { BackendName } from '../engine/index.js';
-import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
-import type { TrainerEvent } from '../rl/trainerEvents.js';
-import type { AdapterPayload } from './inferenceMessages.js';
+import type { BackendName } from '../../engine/index.js';
+import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../../protocol/training.js';
+import type { TrainerEvent } from '../../rl/trainerEvents.js';
+import type { AdapterPayload } from '../inference/messages.js';
 
 export interface TrainerWorkerData {
   modelDir: string;

@@ -18,10 +18,10 @@ import {
   PrefixCache,
   prefixCacheBytesFromEnv,
   runChatGeneration,
-} from '../engine/index.js';
-import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './inferenceMessages.js';
+} from '../../engine/index.js';
+import type { FromInferenceWorker, InferenceWorkerData, ToInferenceWorker } from './messages.js';
 
-if (!parentPort) throw new Error('inferenceWorker.js must run as a worker thread');
+if (!parentPort) throw new Error('main/workers/inference/worker.js must run as a worker thread');
 const port = parentPort;
 const send = (m: FromInferenceWorker) => port.postMessage(m);
 const data = workerData as InferenceWorkerData;
