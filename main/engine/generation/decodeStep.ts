@@ -4,11 +4,9 @@ import type { KVCache } from '../model/kvCache.js';
 import type { LoraAdapter } from '../model/lora.js';
 import { argmax } from './sampling.js';
 
-/**
- * The step every decoding path shares (serving and the judge through TokenSteps and DecodeBatcher,
- * the competence gate through greedyBatch and greedyAlong): run the model on each row's new tokens
- * with the KV cache, pick the next token, decide whether the sequence ends.
- */
+// The step every decoding path shares (serving and the judge through TokenSteps and DecodeBatcher,
+// the competence gate through greedyBatch and greedyAlong): run the model on each row's new tokens
+// with the KV cache, pick the next token, decide whether the sequence ends.
 
 /** Where each row of a shared, left-padded cache stands (CausalLM's `rows` option; see PaddedBatch). */
 export interface RowLayout {
