@@ -132,9 +132,7 @@ async function goLive(
 ): Promise<void> {
   ctx.store.recordGateVerdict(cp.id, competence, scoredOn, cp.adapterVersion, next);
   ctx.gate.setLive(ctx.config, cp.id, m);
-  ctx.policy.version = cp.adapterVersion;
-  ctx.policy.checkpoint = cp.id;
-  ctx.emit(await ctx.policy.event('trained'));
+  await ctx.policy.goLive(cp.adapterVersion, cp.id, 'trained');
 }
 
 /** Keeps the checkpoint out of service; training continues from the live policy's adapter and optimizer. */
@@ -167,9 +165,7 @@ export async function resumePendingGate(ctx: TrainerContext): Promise<void> {
   restoreCheckpoint(ctx, cp.id);
   if (gateOn(ctx)) return gateCheckpoint(ctx, cp, ctx.policy.adapter!);
   ctx.store.recordGateVerdict(cp.id, null, null, cp.adapterVersion, null);
-  ctx.policy.version = cp.adapterVersion;
-  ctx.policy.checkpoint = cp.id;
-  ctx.emit(await ctx.policy.event('trained'));
+  await ctx.policy.goLive(cp.adapterVersion, cp.id, 'trained');
   ctx.log(`${cp.id} was waiting for the competence gate, which is off now: live unchecked as adapter version ${cp.adapterVersion}`);
 }
 

@@ -14,9 +14,10 @@ export function restoreLiveCheckpoint(ctx: TrainerContext): void {
   try {
     restoreCheckpoint(ctx, id);
   } catch (err) {
-    ctx.error = `the live checkpoint ${id} does not load (${(err as Error).message}); serving and training from the base model`;
-    ctx.log(ctx.error);
-    ctx.policy.checkpoint = null;
+    const message = `the live checkpoint ${id} does not load (${(err as Error).message}); serving and training from the base model`;
+    ctx.setError(message);
+    ctx.log(message);
+    ctx.policy.startFromBase();
   }
 }
 
@@ -33,9 +34,7 @@ export async function rollbackTo(ctx: TrainerContext, id: string): Promise<{ ver
   const version = store.maxVersion() + 1;
   store.recordRollback(target, version, Date.now());
   gateAfterRollback(ctx, target);
-  policy.version = version;
-  policy.checkpoint = target;
-  ctx.emit(await policy.event('rollback'));
+  await policy.goLive(version, target, 'rollback');
   ctx.log(`rolled back to ${target ?? 'the base model'} as adapter version ${version}`);
   ctx.publishStatus();
   return { version, checkpoint: target };

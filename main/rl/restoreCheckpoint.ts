@@ -8,5 +8,5 @@ import type { TrainerContext } from './trainerContext.js';
 export function restoreCheckpoint(ctx: TrainerContext, id: string): void {
   ctx.policy.restore(ctx.opts.dataDir, id, ctx.model.config, ctx.config);
   const lora = ctx.policy.adapter!.config;
-  ctx.config = { ...ctx.config, lora_rank: lora.r, lora_alpha: lora.alpha, lora_targets: lora.targets, lora_dropout: lora.dropout };
+  ctx.applyConfig({ ...ctx.config, lora_rank: lora.r, lora_alpha: lora.alpha, lora_targets: lora.targets, lora_dropout: lora.dropout });
 }

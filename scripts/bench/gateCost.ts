@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   let stepTokens = 0;
   for (let rep = 0; rep < reps; rep++) {
     // The adapter and optimizer the trainer makes for its first step.
-    const policy = new LivePolicy(0, null);
+    const policy = new LivePolicy(0, null, () => {}); // nothing is served here: no announcements
     const { adapter, optimizer } = policy.trainable(model.config, c, rep + 1);
     const pick = Array.from({ length: c.batch_size }, (_, k) => (rep * c.batch_size + k * 7) % prompts.length);
     stepTokens += pick.reduce((n, i) => n + prompts[i].length + live.answers[i].length, 0) / reps;
