@@ -1,5 +1,5 @@
 import { checkpointsToDelete, deleteCheckpointDir } from './checkpointFiles.js';
-import { gateAfterRollback } from './checkpointGate.js';
+import { gateAfterRollback } from './gate/checkpointGate.js';
 import { restoreCheckpoint } from './restoreCheckpoint.js';
 import type { TrainerContext } from './trainerContext.js';
 import { TrainingConfigError } from './trainingConfig.js';
@@ -43,7 +43,7 @@ export async function rollbackTo(ctx: TrainerContext, id: string): Promise<{ ver
 /** Deletes the checkpoints the retention policy gives up: their rows, then their folders. */
 export function applyRetention(ctx: TrainerContext): void {
   const { store } = ctx;
-  // The reference's checkpoints stay too: an unconfirmed rise is checked against them (competenceReference.ts).
+  // The reference's checkpoints stay too: an unconfirmed rise is checked against them (gate/confirmReference.ts).
   const ref = store.competenceReference();
   const spared = [ctx.policy.checkpoint, ref?.source, ref?.floor?.source];
   const doomed = checkpointsToDelete(store.checkpoints(), ctx.config.keep_checkpoints, spared);

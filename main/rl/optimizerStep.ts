@@ -1,7 +1,7 @@
 import { policyGradientStep, type AdamW, type LoraAdapter, type PolicyStepResult, type TrainBatch } from '../engine/index.js';
 import { effectiveKlCoef, type StepMetrics } from '../protocol/training.js';
 import { applyRetention } from './checkpointing.js';
-import { gateCheckpoint, gateOn, prepareGate } from './checkpointGate.js';
+import { gateCheckpoint, gateOn, prepareGate } from './gate/checkpointGate.js';
 import { checkpointId, saveCheckpoint } from './checkpointFiles.js';
 import { batchStats, buildTrainBatch, refreshStale } from './trainBatch.js';
 import type { TrainerContext } from './trainerContext.js';
@@ -107,7 +107,7 @@ function recordSkipped(ctx: TrainerContext, s: DoneStep, reason: string, metrics
 
 /**
  * Saves the step's checkpoint and records the step; makes its adapter the live version, or, with
- * the competence gate on, leaves it waiting for the gate (returns true then; checkpointGate.ts).
+ * the competence gate on, leaves it waiting for the gate (returns true then; gate/checkpointGate.ts).
  */
 async function commitStep(
   ctx: TrainerContext,

@@ -2,7 +2,7 @@ import type { TrainerContext } from './trainerContext.js';
 
 /**
  * Makes checkpoint `id` the trained policy; the LoRA settings follow the checkpoint's adapter.
- * Its own module because both checkpointing.ts (start, rollback) and checkpointGate.ts (a held-back
+ * Its own module because both checkpointing.ts (start, rollback) and gate/checkpointGate.ts (a held-back
  * candidate, a pending check) restore checkpoints, and checkpointing.ts also calls the gate.
  */
 export function restoreCheckpoint(ctx: TrainerContext, id: string): void {

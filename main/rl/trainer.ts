@@ -3,7 +3,7 @@ import type { TrainingConfig, TrainingStatus } from '../protocol/training.js';
 import type { ReadyTurn } from '../store/learnStore.js';
 import { restoreLiveCheckpoint, rollbackTo } from './checkpointing.js';
 import { cleanupCheckpointTemp } from './checkpointFiles.js';
-import { resumePendingGate } from './checkpointGate.js';
+import { resumePendingGate } from './gate/checkpointGate.js';
 import { loadJudge, startJudge, type JudgeSetup } from './judgeSetup.js';
 import { adamConfig } from './livePolicy.js';
 import { runOptimizerStep } from './optimizerStep.js';

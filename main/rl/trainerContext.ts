@@ -1,7 +1,7 @@
 import type { BackendName, Model } from '../engine/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import type { LearnStore } from '../store/learnStore.js';
-import { CompetenceGate } from './competenceGate.js';
+import { CompetenceGate } from './gate/competenceGate.js';
 import type { JudgeSetup } from './judgeSetup.js';
 import { LivePolicy } from './livePolicy.js';
 import type { TrainerEvent } from './trainerEvents.js';

@@ -26,7 +26,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { greedyTokens, Model, policyGradientStep, scoreResponses, type TrainBatch } from '../../main/engine/index.js';
 import { projectionDims, type ModelConfig } from '../../main/engine/model/config.js';
 import { greedyAnswers } from '../../main/rl/competenceAnswers.js';
-import { CompetenceGate } from '../../main/rl/competenceGate.js';
+import { CompetenceGate } from '../../main/rl/gate/competenceGate.js';
 import { LivePolicy } from '../../main/rl/livePolicy.js';
 import { effectiveKlCoef } from '../../main/protocol/training.js';
 import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
