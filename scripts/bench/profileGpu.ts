@@ -65,7 +65,7 @@ async function ceilings(rec: GpuRecorder, s: ProfileShapes, out: Record<string, 
   const gemm = await gemmVariants(ctx, rec, s, s.reps);
   for (const f of gemm) print(ceilingLine(f, ''));
   print(`\nGEMV at the decode shapes (batch 1; GB/s of weights)${s.label}`);
-  const gemv = await gemvFigures(rec, s, s.reps);
+  const gemv = await gemvFigures(ctx, rec, s, s.reps);
   for (const f of gemv) print(ceilingLine(f, ''));
   print(`\nattention${s.label}`);
   const attention = await attentionFigures(rec, s, s.reps);

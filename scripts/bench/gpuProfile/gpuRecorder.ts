@@ -234,9 +234,14 @@ export class GpuRecorder {
         p.dispatchWorkgroups(...([x, y, z] as never[]));
         p.end();
         if (slot) {
+          // A reset() while this encoder is open starts the queries at 0 again: cover both.
           const range = resolved.get(slot.set);
-          if (range) range.end = slot.index + 2;
-          else resolved.set(slot.set, { first: slot.index, end: slot.index + 2 });
+          if (range) {
+            range.first = Math.min(range.first, slot.index);
+            range.end = Math.max(range.end, slot.index + 2);
+          } else {
+            resolved.set(slot.set, { first: slot.index, end: slot.index + 2 });
+          }
           this.slots.push({ ...slot, record: r });
         }
       }) as AnyFn,

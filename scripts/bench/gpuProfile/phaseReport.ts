@@ -27,6 +27,8 @@ export function gpuMs(records: DispatchRecord[]): number {
   return timed.length ? timed.reduce((s, r) => s + r.ns, 0) / 1e6 : NaN;
 }
 
+const timeKey = (r: { ms: number }) => (Number.isFinite(r.ms) ? r.ms : -1);
+
 /** Kernel groups, heaviest first; `perLayer` counts calls per layer and per step (decode: per token). */
 export function kernelRows(p: PhaseProfile, layers: number): KernelRow[] {
   const groups = new Map<string, DispatchRecord[]>();
@@ -52,7 +54,7 @@ export function kernelRows(p: PhaseProfile, layers: number): KernelRow[] {
         gbs: bytes / ms / 1e6,
       };
     })
-    .sort((a, b) => (Number.isFinite(a.ms) ? b.ms - a.ms : b.calls - a.calls));
+    .sort((a, b) => timeKey(b) - timeKey(a) || b.calls - a.calls);
 }
 
 /** The phase's lines: summary, counters per layer, memory, and its `top` kernels. */

@@ -77,7 +77,7 @@ export async function readBandwidth(ctx: GpuContext, rec: GpuRecorder, bytes: nu
       const [rcd] = await rec.collect();
       if (r === 0) continue; // the first run compiles and touches the pages
       wall.push(ms / 1000);
-      if (rcd && Number.isFinite(rcd.ns)) gpu.push(rcd.ns / 1e9);
+      if (rcd && rcd.ns > 0) gpu.push(rcd.ns / 1e9);
     }
   } finally {
     for (const b of [x, y, u] as GpuBuffer[]) b.destroy();
