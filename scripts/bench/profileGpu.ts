@@ -20,7 +20,7 @@ import { attentionFigures, gemmVariants, gemvFigures, type KernelFigure } from '
 import { GpuRecorder, tagKernels } from './gpuProfile/gpuRecorder.js';
 import { ModelPhases, type PhaseProfile } from './gpuProfile/modelPhases.js';
 import { describeOp } from './gpuProfile/opTags.js';
-import { kernelRows, phaseLines, verdicts } from './gpuProfile/phaseReport.js';
+import { gpuMs, kernelRows, phaseLines, verdicts } from './gpuProfile/phaseReport.js';
 import { PROFILE_SHAPES, type ProfileShapes } from './gpuProfile/profileShapes.js';
 import { dispatchCost, readBandwidth } from './gpuProfile/rawCeilings.js';
 import { scriptArgs } from '../scriptArgs.js';
@@ -97,8 +97,9 @@ async function model(rec: GpuRecorder, s: ProfileShapes, top: number, why: strin
         const { records: _records, ...rest } = p;
         json[key] = {
           ...rest,
-          gpuBusyMs: kernelRows(p, 1).reduce((a, r) => a + (Number.isFinite(r.ms) ? r.ms : 0), 0),
+          gpuBusyMs: gpuMs(p.records),
           kernels: kernelRows(p, config.numLayers),
+          pipelines: kernelRows(p, config.numLayers, 'pipeline'),
         };
       } catch (err) {
         print(`\n${key}: FAILED: ${(err as Error).message.split('\n')[0]}`);

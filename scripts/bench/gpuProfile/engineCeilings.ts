@@ -38,7 +38,7 @@ async function timeOp(
     rec.reset();
     const t0 = performance.now();
     const out = fn();
-    const probe = tf.slice(tf.reshape(out, [-1]), 0, 1);
+    const probe = tf.tidy(() => tf.slice(tf.reshape(out, [-1]), 0, 1));
     await probe.data();
     const ms = performance.now() - t0;
     tf.dispose([out, probe]);

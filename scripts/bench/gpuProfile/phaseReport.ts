@@ -30,10 +30,10 @@ export function gpuMs(records: DispatchRecord[]): number {
 const timeKey = (r: { ms: number }) => (Number.isFinite(r.ms) ? r.ms : -1);
 
 /** Kernel groups, heaviest first; `perLayer` counts calls per layer and per step (decode: per token). */
-export function kernelRows(p: PhaseProfile, layers: number): KernelRow[] {
+export function kernelRows(p: PhaseProfile, layers: number, by: 'op' | 'pipeline' = 'op'): KernelRow[] {
   const groups = new Map<string, DispatchRecord[]>();
   for (const r of p.records) {
-    const key = `${r.tag.name} → ${r.pipeline}`;
+    const key = by === 'op' ? `${r.tag.name} → ${r.pipeline}` : r.pipeline;
     const g = groups.get(key);
     if (g) g.push(r);
     else groups.set(key, [r]);
@@ -74,9 +74,16 @@ export function phaseLines(p: PhaseProfile, layers: number, top: number, label: 
     `  totals: ${c.dispatches} dispatches, ${c.submits} submits, ${c.writes} writeBuffer, ${c.staging} staging, ${kib(c.readbackBytes)} read back`,
     `  memory: in-use peak ${gib(p.inUsePeak)}, reserved peak (in use + pool) ${gib(p.reservedPeak)}`,
   ];
-  const rows = kernelRows(p, layers);
+  lines.push(...table(kernelRows(p, layers), p.steps, top, 'kernel (op [shapes] → pipeline)'));
+  // Shapes that grow every token (the KV cache) split an op into many rows: the same by pipeline.
+  lines.push(...table(kernelRows(p, layers, 'pipeline'), p.steps, Math.ceil(top / 2), 'by pipeline'));
+  return lines;
+}
+
+function table(rows: KernelRow[], steps: number, top: number, title: string): string[] {
+  const lines: string[] = [];
   lines.push(
-    `  ${(p.steps > 1 ? 'calls/l/tok' : 'calls/layer').padStart(11)} ${'ms'.padStart(9)} ${'%'.padStart(5)} ${'TFLOP/s'.padStart(8)} ${'GB/s'.padStart(8)}  kernel (op [shapes] → pipeline)`,
+    `  ${(steps > 1 ? 'calls/l/tok' : 'calls/layer').padStart(11)} ${'ms'.padStart(9)} ${'%'.padStart(5)} ${'TFLOP/s'.padStart(8)} ${'GB/s'.padStart(8)}  ${title}`,
   );
   for (const r of rows.slice(0, top)) {
     const num = (x: number, d: number, w: number) => (Number.isFinite(x) && x > 0 ? x.toFixed(d) : '—').padStart(w);
@@ -84,7 +91,7 @@ export function phaseLines(p: PhaseProfile, layers: number, top: number, label: 
       `  ${r.perLayer.toFixed(2).padStart(11)} ${num(r.ms, 3, 9)} ${num(r.percent, 1, 5)} ${num(r.tflops, 2, 8)} ${num(r.gbs, 0, 8)}  ${r.kernel}`,
     );
   }
-  if (rows.length > top) lines.push(`  … ${rows.length - top} more kernel groups (in --json)`);
+  if (rows.length > top) lines.push(`  … ${rows.length - top} more (in --json)`);
   return lines;
 }
 
