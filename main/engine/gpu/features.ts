@@ -9,6 +9,17 @@ export const SUBGROUP_MATRIX = 'chromium-experimental-subgroup-matrix';
 /** The optional features the kernels use, when the adapter offers them. */
 export const WANTED_FEATURES = ['shader-f16', 'subgroups', SUBGROUP_MATRIX, 'timestamp-query'] as const;
 
+/** The device limits the kernels depend on: requested at the adapter's maximum, and printed by profile:gpu. */
+export const KERNEL_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupsPerDimension',
+  'maxStorageBuffersPerShaderStage',
+] as const;
+
 export function kernelFeatures(features: ReadonlySet<string>): { subgroups: boolean; shaderF16: boolean; subgroupMatrix: boolean } {
   return { subgroups: features.has('subgroups'), shaderF16: features.has('shader-f16'), subgroupMatrix: features.has(SUBGROUP_MATRIX) };
 }

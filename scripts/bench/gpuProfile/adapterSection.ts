@@ -1,18 +1,8 @@
 import type { GpuContext } from '../../../main/engine/backends/webgpu/gpuContext.js';
 import { chooseCoopConfig, coopPolicy } from '../../../main/engine/backends/webgpu/kernels/coopConfig.js';
+import { KERNEL_LIMITS } from '../../../main/engine/gpu/features.js';
 import type { GpuReport } from '../../../main/engine/gpu/gpuReport.js';
 import type { GpuSubgroupMatrixConfig } from '../../../main/engine/gpu/gpuTypes.js';
-
-/** The limits the kernels depend on, printed in this order. */
-const LIMITS = [
-  'maxStorageBufferBindingSize',
-  'maxBufferSize',
-  'maxComputeWorkgroupStorageSize',
-  'maxComputeInvocationsPerWorkgroup',
-  'maxComputeWorkgroupSizeX',
-  'maxComputeWorkgroupsPerDimension',
-  'maxStorageBuffersPerShaderStage',
-];
 
 /** Why the engine's chooser would not take `c` under any policy (its criteria, spelled out). */
 function refusal(c: GpuSubgroupMatrixConfig, ctx: GpuContext): string {
@@ -36,8 +26,8 @@ export function adapterSection(ctx: GpuContext, probe: GpuReport): { lines: stri
   const lines = [`adapter: ${name}${software ? '  [SOFTWARE ADAPTER: figures are not GPU speed]' : ''}`];
   lines.push(`  adapter features: ${a?.features.join(', ') || '(not probed)'}`);
   lines.push(`  device features (requested by the engine): ${[...ctx.device.features].sort().join(', ') || 'none'}`);
-  const limits = Object.fromEntries(LIMITS.map((l) => [l, ctx.device.limits[l]]));
-  lines.push(`  limits: ${LIMITS.map((l) => `${l} ${ctx.device.limits[l]}`).join(', ')}`);
+  const limits = Object.fromEntries(KERNEL_LIMITS.map((l) => [l, ctx.device.limits[l]]));
+  lines.push(`  limits: ${KERNEL_LIMITS.map((l) => `${l} ${ctx.device.limits[l]}`).join(', ')}`);
   lines.push(`  subgroup sizes: ${info.subgroupMinSize ?? '?'}–${info.subgroupMaxSize ?? '?'}`);
   const configs = [...(info.subgroupMatrixConfigs ?? [])];
   const policy = coopPolicy();
