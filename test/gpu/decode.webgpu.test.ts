@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { gpuContext } from '../../main/engine/backends/webgpu/gpuContext.js';
 import { generate, generateText, type GenerateOptions } from '../../main/engine/generation/generate.js';
-import { logSoftmax, topEntries } from '../../main/engine/generation/sampling.js';
+import { logSoftmax, Sampler } from '../../main/engine/generation/sampling.js';
 import { Model } from '../../main/engine/model/model.js';
 import { countGpuCalls, type GpuCallCounts } from '../helpers/gpuCallCounts.js';
 import { gpuSkipReason } from '../helpers/gpuSkip.js';
@@ -90,17 +90,24 @@ describe('GPU sampling', { skip }, () => {
     assert.notDeepEqual(a.tokens, greedy, 'temperature 1.5 drew the greedy tokens 12 times in a row');
   });
 
-  it('top-k 3 draws only among the 3 likeliest tokens of each step, with their log-probs', async () => {
-    const r = await run({ temperature: 2, topK: 3, seed: 11 });
-    // Every position's logits on the tfjs path, in one forward pass over the prompt and the draws.
-    const ids = [...prompt, ...r.tokens];
-    const logits = (await tf.tidy(() => model.lm.forward(tf.tensor2d(ids, [1, ids.length], 'int32'))).data()) as Float32Array;
-    const V = model.config.vocabSize;
-    r.tokens.forEach((id, i) => {
-      const lp = logSoftmax(logits.subarray((prompt.length - 1 + i) * V, (prompt.length + i) * V));
-      const top3 = topEntries(lp, 3).map((e) => e.id);
-      assert.ok(top3.includes(id), `step ${i}: drew ${id}, not among ${top3}`);
-      assert.ok(Math.abs(r.logprobs[i] - lp[id]) < 1e-3, `step ${i}: log-prob ${r.logprobs[i]} vs ${lp[id]}`);
+  for (const sampling of [
+    { temperature: 2, topK: 3, seed: 11 },
+    { temperature: 1, topP: 0.6, seed: 5 },
+  ]) {
+    it(`${JSON.stringify(sampling)} draws only what the CPU Sampler keeps, with its log-probs`, async () => {
+      const r = await run(sampling);
+      // Every position's logits on the tfjs path, in one forward pass over the prompt and the draws.
+      const ids = [...prompt, ...r.tokens];
+      const logits = (await tf.tidy(() => model.lm.forward(tf.tensor2d(ids, [1, ids.length], 'int32'))).data()) as Float32Array;
+      const V = model.config.vocabSize;
+      const cpu = new Sampler(sampling);
+      r.tokens.forEach((id, i) => {
+        const step = logits.subarray((prompt.length - 1 + i) * V, (prompt.length + i) * V);
+        const kept = [...cpu.support(step).ids];
+        assert.ok(kept.includes(id), `step ${i}: drew ${id}, not among ${kept}`);
+        const lp = logSoftmax(step)[id];
+        assert.ok(Math.abs(r.logprobs[i] - lp) < 1e-3, `step ${i}: log-prob ${r.logprobs[i]} vs ${lp}`);
+      });
     });
-  });
+  }
 });
