@@ -54,26 +54,7 @@ export function ropeCacheWgsl(s: HeadShape, qkNorm: boolean, eps: number): strin
   const half = D / 2;
   const NH = s.numHeads;
   const KVD = s.numKvHeads * D;
-  const norm = qkNorm
-    ? `
-@group(0) @binding(5) var<storage, read> QN: array<f32>;
-@group(0) @binding(6) var<storage, read> KN: array<f32>;
-var<workgroup> red: array<f32, 64>;
-fn headScale(src: u32, lid: u32) -> f32 {
-  var ss = 0.0;
-  for (var i = lid; i < ${D}u; i += 64u) { let v = QKV[src + i]; ss += v * v; }
-  red[lid] = ss;
-  workgroupBarrier();
-  for (var k = 32u; k > 0u; k >>= 1u) {
-    if (lid < k) { red[lid] += red[lid + k]; }
-    workgroupBarrier();
-  }
-  return inverseSqrt(red[0] / ${D}.0 + ${eps});
-}
-fn normWeight(isK: bool, i: u32) -> f32 { if (isK) { return KN[i]; } return QN[i]; }`
-    : `
-fn headScale(src: u32, lid: u32) -> f32 { return 1.0; }
-fn normWeight(isK: bool, i: u32) -> f32 { return 1.0; }`;
+  const norm = qkNormWgsl(D, qkNorm, eps);
   const scaled = (x: string, i: string) => (qkNorm ? `${x} * r * normWeight(isK, ${i})` : x);
   return `
 ${STEP_STRUCT}
@@ -110,6 +91,30 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
   }
 }
 `;
+}
+
+/** Per-head RMSNorm of q and k (Qwen3): the head's scale and weights; ones when the model has none. Bindings 5, 6: QN, KN. */
+function qkNormWgsl(D: number, qkNorm: boolean, eps: number): string {
+  if (!qkNorm)
+    return `
+fn headScale(src: u32, lid: u32) -> f32 { return 1.0; }
+fn normWeight(isK: bool, i: u32) -> f32 { return 1.0; }`;
+  return `
+@group(0) @binding(5) var<storage, read> QN: array<f32>;
+@group(0) @binding(6) var<storage, read> KN: array<f32>;
+var<workgroup> red: array<f32, 64>;
+fn headScale(src: u32, lid: u32) -> f32 {
+  var ss = 0.0;
+  for (var i = lid; i < ${D}u; i += 64u) { let v = QKV[src + i]; ss += v * v; }
+  red[lid] = ss;
+  workgroupBarrier();
+  for (var k = 32u; k > 0u; k >>= 1u) {
+    if (lid < k) { red[lid] += red[lid + k]; }
+    workgroupBarrier();
+  }
+  return inverseSqrt(red[0] / ${D}.0 + ${eps});
+}
+fn normWeight(isK: bool, i: u32) -> f32 { if (isK) { return KN[i]; } return QN[i]; }`;
 }
 
 /**

@@ -23,42 +23,15 @@ var<workgroup> ru: array<u32, 256>;
 var<workgroup> pick: u32;
 var<workgroup> rest: f32;
 var<workgroup> chosenId: u32;
+const V = ${V}u;
 const CH = ${Math.ceil(V / 256)}u;
-
-fn sumF(v: f32, lid: u32) -> f32 {
-  rf[lid] = v;
-  workgroupBarrier();
-  for (var k = 128u; k > 0u; k >>= 1u) {
-    if (lid < k) { rf[lid] += rf[lid + k]; }
-    workgroupBarrier();
-  }
-  let r = rf[0];
-  workgroupBarrier();
-  return r;
-}
-fn sumU(v: u32, lid: u32) -> u32 {
-  ru[lid] = v;
-  workgroupBarrier();
-  for (var k = 128u; k > 0u; k >>= 1u) {
-    if (lid < k) { ru[lid] += ru[lid + k]; }
-    workgroupBarrier();
-  }
-  let r = ru[0];
-  workgroupBarrier();
-  return r;
-}
-/** Float bits mapped so that unsigned order is float order. */
-fn key(x: f32) -> u32 {
-  let b = bitcast<u32>(x);
-  return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
-}
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(local_invocation_index) lid: u32) {
   // The maximum and its first index.
   var m = -3.4e38;
   var mi = 0xffffffffu;
-  for (var i = lid; i < ${V}u; i += 256u) { if (L[i] > m) { m = L[i]; mi = i; } }
+  for (var i = lid; i < V; i += 256u) { if (L[i] > m) { m = L[i]; mi = i; } }
   rf[lid] = m;
   ru[lid] = mi;
   workgroupBarrier();
@@ -87,9 +60,48 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   }
 }
 
+${REDUCTIONS}
+${FILTERS}
+${DRAW}
+`;
+}
+
+/** Workgroup sums, and the ordering key of a float. */
+const REDUCTIONS = `
+fn sumF(v: f32, lid: u32) -> f32 {
+  rf[lid] = v;
+  workgroupBarrier();
+  for (var k = 128u; k > 0u; k >>= 1u) {
+    if (lid < k) { rf[lid] += rf[lid + k]; }
+    workgroupBarrier();
+  }
+  let r = rf[0];
+  workgroupBarrier();
+  return r;
+}
+fn sumU(v: u32, lid: u32) -> u32 {
+  ru[lid] = v;
+  workgroupBarrier();
+  for (var k = 128u; k > 0u; k >>= 1u) {
+    if (lid < k) { ru[lid] += ru[lid + k]; }
+    workgroupBarrier();
+  }
+  let r = ru[0];
+  workgroupBarrier();
+  return r;
+}
+/** Float bits mapped so that unsigned order is float order. */
+fn key(x: f32) -> u32 {
+  let b = bitcast<u32>(x);
+  return select(b | 0x80000000u, ~b, (b & 0x80000000u) != 0u);
+}
+`;
+
+/** The normaliser, the kept tokens' probabilities, and the bisections for top-k and top-p. */
+const FILTERS = `
 fn lsum(top: f32, lid: u32) -> f32 {
   var s = 0.0;
-  for (var i = lid; i < ${V}u; i += 256u) { s += exp(L[i] - top); }
+  for (var i = lid; i < V; i += 256u) { s += exp(L[i] - top); }
   return s;
 }
 fn prob(i: u32, top: f32, kKey: u32, pfloor: f32) -> f32 {
@@ -98,18 +110,18 @@ fn prob(i: u32, top: f32, kKey: u32, pfloor: f32) -> f32 {
 }
 fn mass(top: f32, kKey: u32, pfloor: f32, lid: u32) -> f32 {
   var s = 0.0;
-  for (var i = lid; i < ${V}u; i += 256u) { s += prob(i, top, kKey, pfloor); }
+  for (var i = lid; i < V; i += 256u) { s += prob(i, top, kKey, pfloor); }
   return s;
 }
 /** The key of the k-th largest logit (0: top-k off): the largest key with at least k logits at or above it. */
 fn kthKey(lid: u32) -> u32 {
-  if (S.topK == 0u || S.topK >= ${V}u) { return 0u; }
+  if (S.topK == 0u || S.topK >= V) { return 0u; }
   var lo = 0u;
   var hi = 0xffffffffu;
   for (var it = 0u; it < 32u; it++) {
     let mid = lo + ((hi - lo) >> 1u) + ((hi - lo) & 1u);
     var c = 0u;
-    for (var i = lid; i < ${V}u; i += 256u) { c += select(0u, 1u, key(L[i]) >= mid); }
+    for (var i = lid; i < V; i += 256u) { c += select(0u, 1u, key(L[i]) >= mid); }
     if (sumU(c, lid) >= S.topK) { lo = mid; } else { hi = mid - 1u; }
   }
   return lo;
@@ -124,10 +136,14 @@ fn nucleusFloor(top: f32, kKey: u32, goal: f32, lid: u32) -> f32 {
   }
   return bitcast<f32>(lo);
 }
+`;
+
+/** The draw: the chunk of 256 that holds it, then the token within the chunk. */
+const DRAW = `
 /** The kept token where the running mass (in id order) passes r. */
 fn draw(top: f32, kKey: u32, pfloor: f32, r: f32, lid: u32) -> u32 {
   let begin = lid * CH;
-  let end = min(begin + CH, ${V}u);
+  let end = min(begin + CH, V);
   var s = 0.0;
   for (var i = begin; i < end; i++) { s += prob(i, top, kKey, pfloor); }
   rf[lid] = s;
@@ -165,4 +181,3 @@ fn draw(top: f32, kKey: u32, pfloor: f32, r: f32, lid: u32) -> u32 {
   return workgroupUniformLoad(&chosenId);
 }
 `;
-}
