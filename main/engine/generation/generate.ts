@@ -2,10 +2,11 @@ import type { CausalLM } from '../model/causalLM.js';
 import type { DecodeBatcher } from './decodeBatcher.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { PrefixCache } from './prefixCache.js';
-import { logSoftmax, Sampler, topEntries, type SamplingOptions } from './sampling.js';
+import { gpuPicker } from './gpuPicker.js';
+import type { SamplingOptions } from './sampling.js';
 import { StopStringText } from './stopStrings.js';
 import type { TextTokenizer } from '../text/tokenizer.js';
-import { TokenSteps } from './tokenSteps.js';
+import { LogitPicker } from './tokenPicks.js';
 import { ContextLengthError, stepEnd, tokenBudget, type StepEnd } from './decodeStep.js';
 
 export interface GenerateOptions extends SamplingOptions {
@@ -109,13 +110,14 @@ export async function* generate(
 ): AsyncGenerator<GeneratedToken, GenerationResult, void> {
   const maxNew = tokenBudget(lm, promptIds.length, opts.maxNewTokens ?? 256, 'generate');
   const topN = Math.min(Math.max(opts.topLogprobs ?? 0, 0), 20);
-  const sampler = new Sampler(opts, opts.seed);
   const stopIds = new Set(opts.stopTokenIds ?? []);
   const out = new StopStringText(
     tokenizer.streamDecoder(),
     (opts.stopStrings ?? []).filter((s) => s.length > 0),
   );
-  const steps = new TokenSteps(lm, opts.adapter ?? null, opts.batcher, opts.prefixCache, opts.adapterVersion ?? 0);
+  const pickerOpts = { ...opts, topN };
+  // Sampled on the GPU where the WebGPU decoder applies (only ids come back), else from read-back logits.
+  const steps = (await gpuPicker(lm, promptIds.length + maxNew, pickerOpts)) ?? new LogitPicker(lm, pickerOpts);
   const tokens: number[] = [];
   const logprobs: number[] = [];
   let finishReason: FinishReason = 'length';
@@ -126,25 +128,23 @@ export async function* generate(
     if (opts.signal?.aborted) {
       finishReason = 'abort';
     } else if (maxNew > 0) {
-      let logits = await steps.prefill(promptIds);
+      let pick = await steps.first(promptIds);
       prefillMs = performance.now() - t0;
       for (;;) {
-        const id = sampler.sample(logits);
-        const lp = logSoftmax(logits);
+        const { id, logprob, top } = pick;
         tokens.push(id);
-        logprobs.push(lp[id]);
-        const top = topN > 0 ? topEntries(lp, topN).map((e) => ({ id: e.id, logprob: e.value })) : undefined;
+        logprobs.push(logprob);
         const made = advance(out, stopIds, id, tokens.length, maxNew);
         if (made.end) finishReason = made.end;
         stoppedBy = made.stoppedBy;
-        yield { id, logprob: lp[id], text: made.delta, top };
+        yield { id, logprob, text: made.delta, top };
         if (made.end) break;
         await nextTick();
         if (opts.signal?.aborted) {
           finishReason = 'abort';
           break;
         }
-        logits = await steps.step(id);
+        pick = await steps.next(id);
       }
     }
   } finally {
