@@ -90,26 +90,29 @@ async function appAction(t: ServeProcess, rng: Rng, ids: string[], ack: Acknowle
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ learning_rate: 0.001 + rng.uniform() * 0.01 }),
     });
-  else if (r < 0.9) {
-    const backend = rng.uniform() < 0.5 ? null : rng.uniform() < 0.5 ? 'wasm' : 'cpu';
-    ack.backends.add(backend);
-    await counted('settings', () =>
-      fetch(`${t.origin}/api/settings`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ backend }),
-      }),
-    );
-  }
+  else if (r < 0.9) await changeSettings(t, rng, ack);
+}
+
+/** PUT /api/settings with a backend chosen at random (recorded first: the kill may come before the answer). */
+async function changeSettings(t: ServeProcess, rng: Rng, ack: Acknowledged): Promise<void> {
+  const backend = rng.uniform() < 0.5 ? null : rng.uniform() < 0.5 ? 'wasm' : 'cpu';
+  ack.backends.add(backend);
+  await counted('settings', () =>
+    fetch(`${t.origin}/api/settings`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ backend }),
+    }),
+  );
 }
 
 let exportNo = 0;
-/** An export of `id`: into exports/ by default, a nested folder there, or a nested folder under --export-dir; GGUF one time in three. */
+/** An export of `id`: into exports/ by default, a nested folder there, or a nested folder under --export-dir; PEFT unless `only` says GGUF. */
 async function exportOne(t: ServeProcess, rng: Rng, id: string, where: string, only?: 'gguf'): Promise<void> {
   const n = ++exportNo;
   const r = rng.uniform();
   const dir = r < 0.3 ? undefined : r < 0.65 ? `nested/e${n}/in` : path.join(where, `e${n}`, 'in');
-  const format = only ?? (rng.uniform() < 1 / 3 ? 'gguf' : 'peft');
+  const format = only ?? 'peft';
   await counted('export', () => post(t.origin, `/api/checkpoints/${id}/export`, { dir, format }));
 }
 
@@ -152,6 +155,11 @@ describe(`SIGKILL at ${ROUNDS} random moments (seed ${SEED}): nothing acknowledg
       const checkpoint = round % 3 === 2 ? await someCheckpoint(t) : null;
       const midExport = checkpoint !== null;
       if (midExport) void exportOne(t, rng, checkpoint, where, 'gguf').catch(() => {});
+      // And one in three while the model settings are being written, again and again.
+      if (round % 3 === 1)
+        void (async () => {
+          for (;;) await changeSettings(t, rng, ack);
+        })().catch(() => {});
       await new Promise((r) => setTimeout(r, midExport ? 30 + Math.floor(rng.uniform() * 600) : killAfter));
       if (inFlight.export) ack.killedDuring.export++;
       if (inFlight.settings) ack.killedDuring.settings++;
@@ -174,6 +182,7 @@ describe(`SIGKILL at ${ROUNDS} random moments (seed ${SEED}): nothing acknowledg
     assert.ok(ack.turns.length >= ROUNDS, 'turns were completed between the kills');
     assert.ok(ack.checkpoints.size >= 2, 'steps wrote checkpoints between the kills');
     if (ROUNDS >= 6) assert.ok(exports >= 1, 'a kill came while an export was being written');
+    if (ROUNDS >= 6) assert.ok(settings >= 1, 'a kill came while the settings were being written');
   });
 });
 
