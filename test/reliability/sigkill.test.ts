@@ -149,18 +149,23 @@ describe(`SIGKILL at ${ROUNDS} random moments (seed ${SEED}): nothing acknowledg
   for (let round = 0; round < ROUNDS; round++) {
     it(`round ${round + 1}`, async () => {
       const t = await startServe(model, dataDir, args);
+      const startedAt = Date.now();
       const killAfter = 200 + Math.floor(rng.uniform() * 2500);
       const work = workload(t, rng, round, ack, where).catch(() => {}); // the kill ends it
-      // One round in three is killed while a GGUF export (nested, or under --export-dir) is written.
+      // Every round works for killAfter ms at least; then one round in three is killed while a GGUF
+      // export (nested, or under --export-dir) is written, one in three while the model settings are.
       const checkpoint = round % 3 === 2 ? await someCheckpoint(t) : null;
-      const midExport = checkpoint !== null;
-      if (midExport) void exportOne(t, rng, checkpoint, where, 'gguf').catch(() => {});
-      // And one in three while the model settings are being written, again and again.
-      if (round % 3 === 1)
+      await new Promise((r) => setTimeout(r, Math.max(0, startedAt + killAfter - Date.now())));
+      if (checkpoint !== null) {
+        void exportOne(t, rng, checkpoint, where, 'gguf').catch(() => {});
+        await new Promise((r) => setTimeout(r, 30 + Math.floor(rng.uniform() * 600)));
+      }
+      if (round % 3 === 1) {
         void (async () => {
           for (;;) await changeSettings(t, rng, ack);
         })().catch(() => {});
-      await new Promise((r) => setTimeout(r, midExport ? 30 + Math.floor(rng.uniform() * 600) : killAfter));
+        await new Promise((r) => setTimeout(r, 20 + Math.floor(rng.uniform() * 200)));
+      }
       if (inFlight.export) ack.killedDuring.export++;
       if (inFlight.settings) ack.killedDuring.settings++;
       t.child.kill('SIGKILL');
