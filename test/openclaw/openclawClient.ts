@@ -33,6 +33,8 @@ export function openClawSkipReason(): string | false {
 
 export interface AgentReply {
   payloads: Array<{ text?: string; isError?: boolean }>;
+  /** What OpenClaw wrote to stderr: its log of the run (requests, compaction, recovery). */
+  log: string;
 }
 
 export interface OpenClawRig {
@@ -60,20 +62,17 @@ export async function startOpenClawRig(train?: TrainingConfigPatch): Promise<Ope
     server,
     async agent(session, message) {
       // OpenClaw exits 1 when its reply is an error; the reply is still printed as JSON.
-      const stdout = await promisify(execFile)(
+      const out = await promisify(execFile)(
         NODE24,
         [OPENCLAW, 'agent', '--local', '--session-id', session, '--message', message, '--json'],
         { env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeout: 400_000, maxBuffer: 64 * 1024 * 1024 },
-      ).then(
-        (r) => r.stdout,
-        (err: { stdout?: string; killed?: boolean; message: string }) => {
-          if (err.killed || !err.stdout) throw new Error(`OpenClaw failed without a reply: ${err.message.slice(0, 500)}`);
-          return err.stdout;
-        },
-      );
-      const start = stdout.indexOf('{');
-      assert.ok(start >= 0, `OpenClaw printed no JSON: ${stdout.slice(0, 500)}`);
-      return JSON.parse(stdout.slice(start)) as AgentReply;
+      ).catch((err: { stdout?: string; stderr?: string; killed?: boolean; message: string }) => {
+        if (err.killed || !err.stdout) throw new Error(`OpenClaw failed without a reply: ${err.message.slice(0, 500)}`);
+        return { stdout: err.stdout, stderr: err.stderr ?? '' };
+      });
+      const start = out.stdout.indexOf('{');
+      assert.ok(start >= 0, `OpenClaw printed no JSON: ${out.stdout.slice(0, 500)}`);
+      return { ...(JSON.parse(out.stdout.slice(start)) as AgentReply), log: out.stderr };
     },
     async close() {
       await server.close();
@@ -84,5 +83,6 @@ export async function startOpenClawRig(train?: TrainingConfigPatch): Promise<Ope
 
 export function assertAnswered(reply: AgentReply, what: string): void {
   assert.ok(reply.payloads.length > 0, `OpenClaw answered ${what}`);
-  assert.ok(!reply.payloads.some((p) => p.isError), `no error for ${what}: ${JSON.stringify(reply.payloads).slice(0, 400)}`);
+  const why = `${JSON.stringify(reply.payloads).slice(0, 400)}\nOpenClaw's log:\n${reply.log.slice(-3000)}`;
+  assert.ok(!reply.payloads.some((p) => p.isError), `no error for ${what}: ${why}`);
 }
