@@ -47,8 +47,12 @@ export class ExportQueue {
     return () => this.targets.delete(target);
   }
 
-  /** Runs `work` once a worker is free (in order of arrival); a 429 when too many already wait. */
-  async withWorker<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` once a worker is free (in order of arrival); a 429 when too many already wait.
+   * @param signal aborted when the caller no longer wants the export (its client left): it leaves
+   *   the queue without running.
+   */
+  async withWorker<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.running >= this.workers) {
       if (this.waiting.length >= this.maxWaiting) {
         throw new ApiError(
@@ -58,7 +62,7 @@ export class ExportQueue {
           'too_many_exports',
         );
       }
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      await this.turn(signal);
     } else {
       this.running++;
     }
@@ -70,6 +74,23 @@ export class ExportQueue {
       if (next) next();
       else this.running--;
     }
+  }
+
+  /** Waits for a worker to be handed over; rejects, leaving the queue, when `signal` aborts first. */
+  private turn(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        this.waiting.splice(this.waiting.indexOf(go), 1);
+        reject(new ApiError(499, 'the client left before its export started', 'invalid_request_error', 'client_closed'));
+      };
+      if (signal?.aborted) return leave();
+      this.waiting.push(go);
+      signal?.addEventListener('abort', leave, { once: true });
+    });
   }
 
   /** Exports running and waiting for a worker (for tests and /healthz-like reports). */

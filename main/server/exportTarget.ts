@@ -40,6 +40,8 @@ export function exportTarget(
   fs.mkdirSync(root, { recursive: true });
   if (dir !== undefined) checkName(dir);
   const target = dir === undefined ? uniqueIn(root, fallbackName, busy) : path.isAbsolute(dir) ? path.normalize(dir) : path.join(root, dir);
+  if (Buffer.byteLength(target) > MAX_PATH_BYTES)
+    throw refuse(`the export folder's path would be ${Buffer.byteLength(target)} bytes long; at most ${MAX_PATH_BYTES} bytes`);
   const real = realPathOf(target);
   const roots = [root, ...allowed].map((r) => realPathOf(path.resolve(r)));
   if (!roots.some((r) => inside(real, r))) {
@@ -60,10 +62,13 @@ function uniqueIn(root: string, name: string, busy: (target: string) => boolean)
   return candidate;
 }
 
-/** The longest file or folder name Linux, macOS and Windows all accept, in bytes (NAME_MAX). */
+/** The longest file or folder name Linux and macOS accept, in bytes (NAME_MAX). */
 const MAX_NAME_BYTES = 255;
-/** The longest path Linux accepts, in bytes (PATH_MAX less its NUL). */
-const MAX_PATH_BYTES = 4095;
+/**
+ * The longest export folder path, in bytes: Linux's PATH_MAX less its NUL, less room for the files
+ * written inside it (`adapter_model.safetensors`) and the temporary's longer name.
+ */
+const MAX_PATH_BYTES = 4095 - 64;
 
 /** Refuses a folder name the file system would reject, that climbs out (`..`), or that looks like a temporary. */
 function checkName(dir: string): void {
@@ -77,8 +82,6 @@ function checkName(dir: string): void {
     throw refuse(
       `a folder name in the export folder is ${Buffer.byteLength(long)} bytes long ('${long.slice(0, 40)}…'); at most ${MAX_NAME_BYTES} bytes each`,
     );
-  if (Buffer.byteLength(dir) > MAX_PATH_BYTES)
-    throw refuse(`the export folder is ${Buffer.byteLength(dir)} bytes long; at most ${MAX_PATH_BYTES} bytes`);
   if (parts.some((p) => p.startsWith(EXPORT_TEMP_PREFIX)))
     throw refuse(`names beginning with '${EXPORT_TEMP_PREFIX}' are ClawLoop's temporaries; choose another name`);
 }

@@ -35,6 +35,23 @@ describe('issue 41: one export at a time per folder, one model-loading export wo
     assert.equal(await job(5), 5, 'a failed export gives its worker back');
   });
 
+  it('4: an export whose client left while it waited never runs, and the next one does', async () => {
+    const queue = new ExportQueue(1, 3);
+    const ran: string[] = [];
+    let finish = () => {};
+    const first = queue.withWorker(() => new Promise<void>((r) => (finish = r)).then(() => ran.push('first')));
+    const left = new AbortController();
+    const gone = queue.withWorker(async () => ran.push('gone'), left.signal);
+    const next = queue.withWorker(async () => ran.push('next'));
+    assert.deepEqual(queue.load, { running: 1, waiting: 2 });
+    left.abort();
+    await assert.rejects(gone, (err: ApiError) => err.status === 499);
+    assert.deepEqual(queue.load, { running: 1, waiting: 1 });
+    finish();
+    await Promise.all([first, next]);
+    assert.deepEqual(ran, ['first', 'next']);
+  });
+
   describe('through the API', () => {
     let t: TestServer;
     const exp = (body: object) => api<Exported>(t, 'POST', '/api/checkpoints/step-000001/export', { format: 'gguf', ...body });

@@ -59,11 +59,16 @@ export const pinCheckpoint: Handler<'checkpoints.pin'> = (ctx, { params, body })
   return { checkpoint: cp.id, pinned: body.pinned };
 };
 
-export const exportCheckpoint: Handler<'checkpoints.export'> = async (ctx, { params, body }) => {
+export const exportCheckpoint: Handler<'checkpoints.export'> = async (ctx, { params, body, res }) => {
   const { cp, dir: source } = existingCheckpoint(ctx, params.id);
   const fallback = body.format === 'gguf' ? `${cp.id}-gguf` : cp.id;
   const target = exportTarget(ctx.dataDir, ctx.options.exportDirs, body.dir, fallback, (t) => ctx.exports.has(t));
   const release = ctx.exports.claim(target, cp.id);
+  // A client that leaves while its GGUF export waits for the worker gives up its place.
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
   try {
     const files = await writeExport(ctx.dataDir, target, (tmp) =>
       body.format === 'gguf'
