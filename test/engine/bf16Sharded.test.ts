@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadNativeAddon } from '../../main/engine/backends/nativeAddon.js';
 import type { NativeBackend } from '../../main/engine/backends/native/nativeBackend.js';
+import { HALF_GEMM } from '../../main/engine/backends/native/ndAddon.js';
 import { Model } from '../../main/engine/model/model.js';
 import { expected, tensor } from '../helpers/fixtures.js';
 import { bf16RoundingModel, logitsModel, pytorchBf16Roundings, SBGEMM_ROUNDINGS } from '../helpers/modelTolerance.js';
@@ -31,7 +32,9 @@ function both(m: ErrorModel, other: ErrorModel): ErrorModel {
 function sbgemmSkip(): string | false {
   const reason = nativeSkipReason();
   if (reason) return reason;
-  return loadNativeAddon()!.nd.cpu().features.blasSbgemm ? false : 'requires an OpenBLAS with cblas_sbgemm (built with BUILD_BFLOAT16=1; Debian 12\'s has none)';
+  return loadNativeAddon()!.nd.cpu().features.blasSbgemm
+    ? false
+    : "requires an OpenBLAS with cblas_sbgemm (built with BUILD_BFLOAT16=1; Debian 12's has none)";
 }
 
 for (const backend of ['native', 'wasm'] as const) {
@@ -64,16 +67,22 @@ for (const backend of ['native', 'wasm'] as const) {
     it("OpenBLAS's BF16 GEMM (activations rounded to bfloat16) within bfloat16 rounding of both references", { skip: sbgemmSkip() }, () => {
       const nd = (tf.backend() as NativeBackend).nd;
       const wide = logitsOf(model);
-      nd.setHalfGemm(1);
+      const before = nd.cpu().halfGemm;
+      nd.setHalfGemm(HALF_GEMM.sbgemm);
       try {
         const sb = logitsOf(model);
         assert.notDeepEqual(sb, wide, 'the sbgemm path rounds activations, so its logits differ from the float32 path');
         const ours = bf16RoundingModel(model.config, SBGEMM_ROUNDINGS.perLayer, SBGEMM_ROUNDINGS.extra);
         assertClose(sb, tensor(e, 'logits'), tolerance(ours), 'sbgemm vs float32 reference');
         const r = pytorchBf16Roundings(model.config);
-        assertClose(sb, tensor(e, 'bf16_logits'), tolerance(both(ours, bf16RoundingModel(model.config, r.perLayer, r.extra))), 'sbgemm vs bf16');
+        assertClose(
+          sb,
+          tensor(e, 'bf16_logits'),
+          tolerance(both(ours, bf16RoundingModel(model.config, r.perLayer, r.extra))),
+          'sbgemm vs bf16',
+        );
       } finally {
-        nd.setHalfGemm(loadNativeAddon()!.nd.cpu().halfGemm === 'sbgemm' ? 1 : 0);
+        nd.setHalfGemm(HALF_GEMM[before]);
       }
     });
   });
