@@ -112,37 +112,47 @@ CLAWLOOP_PACKED_TARGET void packBTrans(const uint16_t* b, int k, int p0, int kc,
 }
 
 // C [rows, cols] (+)= an A micro-panel [kc, MR] · a B micro-panel [kc, NR]; `accumulate` adds to
-// C (every k slice after the first), else overwrites it.
+// C (every k slice after the first), else overwrites it. The 12 accumulators are named variables,
+// not an array: GCC spills an array of them to the stack on every k step.
 CLAWLOOP_PACKED_TARGET void micro(int kc, const float* a, const float* b, float* c, size_t ldc, int rows, int cols, bool accumulate) {
-  __m256 c0[MR], c1[MR];
-#pragma GCC unroll 6
-  for (int i = 0; i < MR; i++) c0[i] = c1[i] = _mm256_setzero_ps();
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
   for (int p = 0; p < kc; p++, a += MR, b += NR) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++) {
-      const __m256 av = _mm256_broadcast_ss(a + i);
-      c0[i] = _mm256_fmadd_ps(av, b0, c0[i]);
-      c1[i] = _mm256_fmadd_ps(av, b1, c1[i]);
-    }
-  }
-  if (rows == MR && cols == NR) {
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++) {
-      float* ci = c + i * ldc;
-      if (accumulate) {
-        c0[i] = _mm256_add_ps(c0[i], _mm256_loadu_ps(ci));
-        c1[i] = _mm256_add_ps(c1[i], _mm256_loadu_ps(ci + 8));
-      }
-      _mm256_storeu_ps(ci, c0[i]);
-      _mm256_storeu_ps(ci + 8, c1[i]);
-    }
-    return;
+    __m256 av = _mm256_broadcast_ss(a);
+    c00 = _mm256_fmadd_ps(av, b0, c00);
+    c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a + 1);
+    c10 = _mm256_fmadd_ps(av, b0, c10);
+    c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a + 2);
+    c20 = _mm256_fmadd_ps(av, b0, c20);
+    c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a + 3);
+    c30 = _mm256_fmadd_ps(av, b0, c30);
+    c31 = _mm256_fmadd_ps(av, b1, c31);
+    av = _mm256_broadcast_ss(a + 4);
+    c40 = _mm256_fmadd_ps(av, b0, c40);
+    c41 = _mm256_fmadd_ps(av, b1, c41);
+    av = _mm256_broadcast_ss(a + 5);
+    c50 = _mm256_fmadd_ps(av, b0, c50);
+    c51 = _mm256_fmadd_ps(av, b1, c51);
   }
   alignas(32) float tile[MR * NR];
-  for (int i = 0; i < MR; i++) {
-    _mm256_store_ps(tile + i * NR, c0[i]);
-    _mm256_store_ps(tile + i * NR + 8, c1[i]);
+  const __m256 acc[MR * 2] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51};
+  for (int q = 0; q < MR * 2; q++) _mm256_store_ps(tile + q * 8, acc[q]);
+  if (rows == MR && cols == NR) {
+    for (int i = 0; i < MR; i++) {
+      float* ci = c + i * ldc;
+      __m256 lo = _mm256_load_ps(tile + i * NR), hi = _mm256_load_ps(tile + i * NR + 8);
+      if (accumulate) {
+        lo = _mm256_add_ps(lo, _mm256_loadu_ps(ci));
+        hi = _mm256_add_ps(hi, _mm256_loadu_ps(ci + 8));
+      }
+      _mm256_storeu_ps(ci, lo);
+      _mm256_storeu_ps(ci + 8, hi);
+    }
+    return;
   }
   for (int i = 0; i < rows; i++)
     for (int j = 0; j < cols; j++) c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.0f) + tile[i * NR + j];
@@ -177,25 +187,38 @@ void columns(const Product& g, const float* ap, int p0, int kc, int j0, int nt, 
   }
 }
 
+// Floats of packed A held at once (16 MB): the k range whose slices are packed up front.
+constexpr size_t kPackedAFloats = size_t(1) << 22;
+
+// Packs A for k [k0, k0 + span) at once (threads splitting the slices), then one parallel pass
+// in which each thread task runs every k slice for its columns: one wait a span, not one a
+// slice, so a thread the OS deschedules on a busy machine holds the others up once.
 template <bool F16>
 void product(const Product& g) {
   const int mp = (g.m + MR - 1) / MR * MR;
-  std::vector<float> ap(static_cast<size_t>(mp) * std::min(KC, g.k));
+  const int span = std::max(KC, static_cast<int>(kPackedAFloats / mp) / KC * KC);
+  std::vector<float> ap(static_cast<size_t>(mp) * std::min(span, g.k));
   // Task width: at most NT, and small enough for 4 tasks a thread, so that on a busy machine a
   // descheduled thread's columns move to the others.
   const size_t want = static_cast<size_t>(poolThreads()) * 4;
   const int nt = std::max(NR, std::min(NT, static_cast<int>((g.n + want - 1) / want + NR - 1) / NR * NR));
   const size_t tasks = (g.n + nt - 1) / nt;
-  for (int p0 = 0; p0 < g.k; p0 += KC) {
-    const int kc = std::min(KC, g.k - p0);
-    packA(g.a, g.m, g.k, g.ta, p0, kc, ap.data());
+  for (int k0 = 0; k0 < g.k; k0 += span) {
+    const int k1 = std::min(g.k, k0 + span);
+    auto slice = [&](int p0) { return ap.data() + static_cast<size_t>(mp) * (p0 - k0); };
+    parallelFor((k1 - k0 + KC - 1) / KC, 1, [&](size_t s, size_t e) {
+      for (size_t q = s; q < e; q++) {
+        const int p0 = k0 + static_cast<int>(q) * KC;
+        packA(g.a, g.m, g.k, g.ta, p0, std::min(KC, k1 - p0), slice(p0));
+      }
+    });
     parallelFor(
         tasks, 1,
         [&](size_t s, size_t e) {
           thread_local std::vector<float> bp;
           for (size_t t = s; t < e; t++) {
             const int j0 = static_cast<int>(t) * nt;
-            columns<F16>(g, ap.data(), p0, kc, j0, std::min(nt, g.n - j0), bp);
+            for (int p0 = k0; p0 < k1; p0 += KC) columns<F16>(g, slice(p0), p0, std::min(KC, k1 - p0), j0, std::min(nt, g.n - j0), bp);
           }
         },
         4);
