@@ -3,6 +3,8 @@ import { BACKENDS } from '../../protocol/app.js';
 import '../training/gradients.js';
 import { loadNativeAddon, nativeLoadError, nativeWanted, type NativeAddon } from './nativeAddon.js';
 import { registerNativeBackend } from './native/registerNativeBackend.js';
+import { halfGemmMode } from './native/halfGemmMode.js';
+import { HALF_GEMM } from './native/ndAddon.js';
 import { BackendUnavailableError } from './backendErrors.js';
 import { registerWebGpuBackend, webGpuDescription } from './webgpu/webgpuBackend.js';
 import { gpuContext } from './webgpu/gpuContext.js';
@@ -62,7 +64,7 @@ async function register(name: BackendName): Promise<void> {
       const addon = loadNativeAddon();
       if (!addon) throw new BackendUnavailableError(`the native backend is unavailable: ${nativeLoadError()}`);
       registerNativeBackend(addon);
-      addon.nd.setHalfGemm(halfGemmMode(addon) === 'sbgemm' ? 1 : 0);
+      addon.nd.setHalfGemm(HALF_GEMM[halfGemmMode(addon.nd)]);
       return;
     }
     case 'wasm':
@@ -130,22 +132,4 @@ function backendDetail(name: BackendName): string {
 function kernelsDetail(addon: NativeAddon): string {
   const i = addon.info();
   return `${i.blas}, ${i.threads} threads`;
-}
-
-/**
- * How products with BF16 weights run: `CLAWLOOP_BF16_GEMM=sbgemm` (OpenBLAS's BF16 GEMM,
- * activations rounded to bfloat16, as PyTorch's BF16 matmul) or `widen` (weights widened to
- * float32 a cache-sized panel at a time, float32 activations). Default: sbgemm where the CPU has
- * AVX512-BF16 or AMX and the OpenBLAS build has cblas_sbgemm (built with BUILD_BFLOAT16; Debian
- * 12's is not), else widen.
- */
-export function halfGemmMode(addon: NativeAddon, env: NodeJS.ProcessEnv = process.env): 'sbgemm' | 'widen' {
-  const f = addon.nd.cpu().features;
-  const raw = env.CLAWLOOP_BF16_GEMM?.trim().toLowerCase();
-  if (raw === 'sbgemm' && !f.blasSbgemm) {
-    throw new Error('CLAWLOOP_BF16_GEMM=sbgemm, but this OpenBLAS has no cblas_sbgemm: install one built with BUILD_BFLOAT16=1, or use widen');
-  }
-  if (raw === 'sbgemm' || raw === 'widen') return raw;
-  if (raw) throw new Error(`CLAWLOOP_BF16_GEMM is '${env.CLAWLOOP_BF16_GEMM}'; expected sbgemm or widen`);
-  return f.blasSbgemm && (f.avx512bf16 || f.amxBf16) ? 'sbgemm' : 'widen';
 }
