@@ -248,6 +248,7 @@ export const EXAMPLES: Record<string, RouteExample> = {
           competence: { accuracy: 0.892, n: 240, held_back: false, reason: null, seconds: 5.6 },
         },
       ],
+      rollbacks: [],
     },
   },
   'checkpoints.rollback': { params: { id: 'step-000003' }, response: { checkpoint: 'step-000003', adapter_version: 5 } },

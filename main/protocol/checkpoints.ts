@@ -37,12 +37,26 @@ export const CheckpointInfoSchema = z.object({
 });
 export type CheckpointInfo = z.infer<typeof CheckpointInfoSchema>;
 
+/**
+ * A version a rollback issued: the same adapter as the checkpoint it names (or the base model),
+ * served under a number of its own, so answers from before and after the rollback stay apart.
+ */
+export const RollbackVersionSchema = z.object({
+  version: z.number().int().min(1),
+  /** The checkpoint made live again (null: the base model). */
+  checkpoint_id: z.string().nullable(),
+  created_at: z.number().int(),
+});
+export type RollbackVersion = z.infer<typeof RollbackVersionSchema>;
+
 export const CheckpointListSchema = z.object({
   object: z.literal('list'),
   /** The live checkpoint (null: the base model). */
   live_checkpoint: z.string().nullable(),
   adapter_version: z.number().int().min(0),
   data: z.array(CheckpointInfoSchema),
+  /** Every version a rollback issued, oldest first: with `data`, every version an answer can name. */
+  rollbacks: z.array(RollbackVersionSchema),
 });
 export type CheckpointList = z.infer<typeof CheckpointListSchema>;
 

@@ -157,6 +157,9 @@ export class LearnStore {
   recordRollback(checkpointId: string | null, version: number, now: number): void {
     this.state.recordRollback(checkpointId, version, now);
   }
+  rollbackVersions(): Array<{ version: number; checkpointId: string | null; createdAt: number }> {
+    return this.state.rollbackVersions();
+  }
 
   // ---- checkpoints: checkpointTable.ts ----
 

@@ -15,19 +15,17 @@ import { ExportDialog } from './ExportDialog.js';
 import { PastComparisons } from './PastComparisons.js';
 import { lineageRows } from './checkpointsStore.js';
 import { RollbackDialog, type RollbackTarget } from './RollbackDialog.js';
+import { againText, describeVersion, readableCheckpointText, stepName } from './versionNames.js';
 import './checkpoints.css';
-
-/** A checkpoint's folder name as words: 'step-000006' → 'step 6'. */
-function stepName(id: string): string {
-  const m = /^step-0*(\d+)$/.exec(id);
-  return m ? `step ${m[1]}` : id;
-}
 
 const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward', 'Competence', 'Status', 'Actions'] as const;
 
 function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null }) {
+  const { checkpoints } = useServices();
+  const rows = useStore(checkpoints, (s) => s.rows);
   const c = row.competence;
-  const reason = c?.held_back && c.reason ? c.reason.replace(/^held back by the competence gate: /, '') : null;
+  const reason =
+    c?.held_back && c.reason ? readableCheckpointText(c.reason.replace(/^held back by the competence gate: /, ''), rows) : null;
   return (
     <>
       <span className="row">
@@ -54,12 +52,14 @@ function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProp
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const busy = useStore(checkpoints, (s) => s.busy[row.id]);
   const outcome = useStore(checkpoints, (s) => s.outcomes[row.id]);
+  const again = useStore(checkpoints, (s) => againText(s.rollbacks, row.id));
   const isLive = row.id === liveId;
   const parent = row.parent_id ? versions.get(row.parent_id) : undefined;
   return (
     <tr>
       <th scope="row" className="version-cell">
         v{row.adapter_version}
+        <VersionAgain text={again} />
       </th>
       <td>{row.step}</td>
       <td>{when(row.created_at)}</td>
@@ -102,9 +102,23 @@ function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProp
           </button>
         </div>
         {busy && <span className="muted">working…</span>}
-        {outcome && <OutcomeText ok={outcome.ok}>{outcome.message}</OutcomeText>}
+        {outcome && <OutcomeText ok={outcome.ok}>{readableCheckpointText(outcome.message, [row])}</OutcomeText>}
       </td>
     </tr>
+  );
+}
+
+/** The numbers rollbacks served a row under again ("again as v5"): answers name them too. */
+function VersionAgain({ text }: { text: string }) {
+  if (!text) return null;
+  return (
+    <span
+      className="version-again"
+      title="A rollback made this adapter live again under a number of its own; answers from then on name that number"
+    >
+      {' '}
+      · {text}
+    </span>
   );
 }
 
@@ -115,6 +129,7 @@ export function CheckpointsScreen() {
   const loaded = useStore(checkpoints, (s) => s.loaded);
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const liveVersion = useStore(core, (s) => s.liveVersion);
+  const rollbacks = useStore(checkpoints, (s) => s.rollbacks);
   const [exporting, setExporting] = useState<CheckpointInfo | null>(null);
   const [comparing, setComparing] = useState<string | null>(null);
   const comparedAt = useStore(compare, (s) => (s.running ? null : s.answers));
@@ -126,10 +141,10 @@ export function CheckpointsScreen() {
     <div>
       <h1>Checkpoints</h1>
       <p className="muted">
-        Live now: v{liveVersion ?? '?'} ({liveId ? `trained in ${stepName(liveId)}` : 'the base model'}). Rolling back makes a checkpoint
-        live at once as a new version; training goes on from it.
+        Live now: {liveVersion === null ? 'v?' : describeVersion(liveVersion, rows, rollbacks)}. Rolling back makes a checkpoint live at
+        once under a new version number (listed on its row); training goes on from it.
       </p>
-      <ErrorText>{error}</ErrorText>
+      <ErrorText>{error && readableCheckpointText(error, rows)}</ErrorText>
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
       <div className="table-scroll">
         <table>
@@ -164,9 +179,13 @@ function BaseRow({ live, onRollback }: { live: boolean; onRollback: () => void }
   const { checkpoints } = useServices();
   const busy = useStore(checkpoints, (s) => s.busy.base);
   const outcome = useStore(checkpoints, (s) => s.outcomes.base);
+  const again = useStore(checkpoints, (s) => againText(s.rollbacks, null));
   return (
     <tr>
-      <th scope="row">v0 (base model)</th>
+      <th scope="row">
+        v0 (base model)
+        <VersionAgain text={again} />
+      </th>
       <td colSpan={6} className="muted">
         The model as loaded, with no adapter.
       </td>

@@ -183,7 +183,7 @@ export function checkpoint(id: string, step: number, parent: string | null, over
 }
 
 export function checkpointList(data: CheckpointInfo[], live: string | null, version = 1) {
-  return { object: 'list' as const, live_checkpoint: live, adapter_version: version, data };
+  return { object: 'list' as const, live_checkpoint: live, adapter_version: version, data, rollbacks: [] };
 }
 
 export function metricsRow(step: number, reward: number | null, skipped = false): StepRecord {

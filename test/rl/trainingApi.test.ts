@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
-import type { CheckpointInfo } from '../../main/protocol/checkpoints.js';
+import type { CheckpointInfo, RollbackVersion } from '../../main/protocol/checkpoints.js';
 import { DEFAULT_TRAINING_CONFIG, type TrainingConfig, type TrainingStatus } from '../../main/protocol/training.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
@@ -125,8 +125,14 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     assert.ok(sameDistribution(after.top, probes.get(2)!.top), 'the rolled-back adapter gives the log-probs recorded at step 2');
     const s = await step();
     assert.equal(s.adapter_version, 6);
-    const list = (await api<{ data: CheckpointInfo[] }>(t, 'GET', '/api/checkpoints')).body.data;
+    const body = (await api<{ data: CheckpointInfo[]; rollbacks: RollbackVersion[] }>(t, 'GET', '/api/checkpoints')).body;
+    const list = body.data;
     assert.equal(list.find((c) => c.id === 'step-000005')!.parent_id, 'step-000002');
+    // The list names the rollback's version too, so every version an answer names is on it.
+    assert.deepEqual(
+      body.rollbacks.map((r) => [r.version, r.checkpoint_id]),
+      [[5, 'step-000002']],
+    );
     // The optimizer state came back with the checkpoint: two moments steps, then this one.
     const opt = fs.readFileSync(path.join(t.dataDir, 'checkpoints', 'step-000005', 'optimizer.safetensors'));
     assert.match(opt.toString('latin1', 0, 400), /"step":"3"/);

@@ -24,7 +24,10 @@ export const listCheckpoints: Handler<'checkpoints.list'> = (ctx) => {
     live: c.id === live,
     competence: c.competence ?? null,
   }));
-  return { object: 'list', live_checkpoint: live, adapter_version: state.liveVersion, data };
+  const rollbacks = ctx.store
+    .rollbackVersions()
+    .map((r) => ({ version: r.version, checkpoint_id: r.checkpointId, created_at: r.createdAt }));
+  return { object: 'list', live_checkpoint: live, adapter_version: state.liveVersion, data, rollbacks };
 };
 
 /** A listed checkpoint whose folder is on disk (404 when unknown, 409 when its files are gone). */
