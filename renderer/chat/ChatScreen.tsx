@@ -1,9 +1,10 @@
 /** Chat: the conversation list beside the open conversation and the message box. */
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import { Composer } from './Composer.js';
 import { ConversationList } from './ConversationList.js';
+import { ConversationSettingsPanel, settingsSummary } from './ConversationSettingsPanel.js';
 import { ThreadView } from './ThreadView.js';
 import { useChatShortcuts } from './useChatShortcuts.js';
 import { usePersistentFlag } from '../ui/usePersistentFlag.js';
@@ -15,6 +16,11 @@ export function ChatScreen() {
   const error = useStore(chat, (s) => (s.activeId ? s.threadErrors[s.activeId] : undefined));
   useChatShortcuts(chat);
   const [listOpen, setListOpen] = usePersistentFlag('clawloop.conversations-open', true);
+  const [settingsOpen, setSettingsOpen] = useState(false);
+  const summary = useStore(chat, (s) => {
+    const c = s.activeId ? s.conversationSettings[s.activeId] : undefined;
+    return c ? settingsSummary(c.system, c.temperature) : '';
+  });
 
   useEffect(() => {
     const s = chat.getState();
@@ -42,7 +48,18 @@ export function ChatScreen() {
           >
             Conversations
           </button>
+          <button
+            type="button"
+            className="btn btn-small"
+            aria-expanded={settingsOpen}
+            disabled={!activeId}
+            onClick={() => setSettingsOpen(!settingsOpen)}
+          >
+            Conversation settings
+          </button>
+          {summary && !settingsOpen && <span className="muted">{summary}</span>}
         </div>
+        {settingsOpen && activeId && <ConversationSettingsPanel conversationId={activeId} />}
         {error && (
           <p className="error-text chat-error" role="alert">
             {error}

@@ -30,6 +30,12 @@ test('thread: a regenerated answer replaces the first, and a side turn on the sa
   assert.equal(a.turnId, 't2');
   assert.equal(a.again?.content, 'again');
   assert.equal(a.again?.version, 2);
+  // The answer it replaced is kept: 2/2, with 1/2 a click away.
+  assert.deepEqual(
+    a.alternatives?.map((x) => x.content),
+    ['first', 'second'],
+  );
+  assert.equal(a.alternativeIndex, 1);
 });
 
 test('thread: an OpenClaw tool call shows its name, arguments and result; every answer keeps its version; side turns show, marked', () => {

@@ -5,6 +5,7 @@
  * side turn (a client's helper request, a request without a session) in its place in time, marked.
  */
 import type { TurnView, WireMessage } from '../api/contract.js';
+import { withEarlier } from './answerAlternatives.js';
 import { messageText, type AnswerItem, type ChatItem, type ToolCallItem } from './thread.js';
 
 function answerFromTurn(t: TurnView): AnswerItem {
@@ -85,7 +86,9 @@ function mainThread(last: TurnView, turns: TurnView[]): ChatItem[] {
     for (const c of a.toolCalls) calls.set(c.id, c);
     items.push(a);
   });
-  items.push(answerFromTurn(last));
+  // Earlier main turns on the very same messages: answers Regenerate replaced, still a click away.
+  const earlier = turns.filter((t) => t.type === 'main' && t.id !== last.id && sameMessages(t.messages, last.messages));
+  items.push(withEarlier(answerFromTurn(last), earlier.map(answerFromTurn)));
   return items;
 }
 
