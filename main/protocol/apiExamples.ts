@@ -244,6 +244,8 @@ export const EXAMPLES: Record<string, RouteExample> = {
           metrics,
           samples: metrics.samples,
           pinned: false,
+          name: 'after the French lessons',
+          note: null,
           live: true,
           competence: { accuracy: 0.892, n: 240, held_back: false, reason: null, seconds: 5.6 },
         },
@@ -252,6 +254,11 @@ export const EXAMPLES: Record<string, RouteExample> = {
     },
   },
   'checkpoints.rollback': { params: { id: 'step-000003' }, response: { checkpoint: 'step-000003', adapter_version: 5 } },
+  'checkpoints.update': {
+    params: { id: 'step-000004' },
+    request: { name: 'after the French lessons' },
+    response: { checkpoint: 'step-000004', name: 'after the French lessons', note: null },
+  },
   'checkpoints.pin': { params: { id: 'step-000003' }, request: { pinned: true }, response: { checkpoint: 'step-000003', pinned: true } },
   'checkpoints.export': {
     params: { id: 'step-000004' },

@@ -31,6 +31,9 @@ export const CheckpointInfoSchema = z.object({
   metrics: StepMetricsSchema,
   samples: StepMetricsSchema.shape.samples,
   pinned: z.boolean(),
+  /** What the user named it, and their note on it (null: none); set with PATCH /api/checkpoints/{id}. */
+  name: z.string().nullable(),
+  note: z.string().nullable(),
   live: z.boolean(),
   /** null until checked (or when the competence gate is off). */
   competence: CompetenceSchema.nullable(),
@@ -72,6 +75,31 @@ export const PinRequestSchema = z
   .object({ pinned: z.boolean().default(true).describe('true keeps the checkpoint regardless of retention; false unpins it') })
   .strict();
 export const PinResponseSchema = z.object({ checkpoint: z.string(), pinned: z.boolean() });
+
+/** Longest checkpoint name and note, in characters: a name fits a table cell, a note a paragraph or two. */
+export const CHECKPOINT_NAME_MAX = 60;
+export const CHECKPOINT_NOTE_MAX = 2000;
+
+export const CheckpointPatchSchema = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .max(CHECKPOINT_NAME_MAX)
+      .nullable()
+      .optional()
+      .describe(`what to call the checkpoint (at most ${CHECKPOINT_NAME_MAX} characters); null or "" clears it`),
+    note: z
+      .string()
+      .trim()
+      .max(CHECKPOINT_NOTE_MAX)
+      .nullable()
+      .optional()
+      .describe(`a note on it (at most ${CHECKPOINT_NOTE_MAX} characters); null or "" clears it`),
+  })
+  .strict();
+export type CheckpointPatch = z.input<typeof CheckpointPatchSchema>;
+export const CheckpointLabelSchema = z.object({ checkpoint: z.string(), name: z.string().nullable(), note: z.string().nullable() });
 
 export const EXPORT_FORMATS = ['peft', 'gguf'] as const;
 

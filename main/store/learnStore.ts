@@ -172,6 +172,9 @@ export class LearnStore {
   setPinned(id: string, pinned: boolean): boolean {
     return this.checkpointTable.setPinned(id, pinned);
   }
+  setCheckpointLabel(id: string, label: { name?: string | null; note?: string | null }): boolean {
+    return this.checkpointTable.setLabel(id, label);
+  }
   deleteCheckpointRows(ids: string[]): void {
     this.checkpointTable.deleteRows(ids);
   }

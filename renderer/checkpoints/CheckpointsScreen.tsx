@@ -12,9 +12,11 @@ import { OutcomeText } from '../ui/OutcomeText.js';
 import { TableHead } from '../ui/TableHead.js';
 import { ComparePanel } from './ComparePanel.js';
 import { ExportDialog } from './ExportDialog.js';
+import { LabelDialog } from './LabelDialog.js';
 import { PastComparisons } from './PastComparisons.js';
 import { lineageRows } from './checkpointsStore.js';
 import { RollbackDialog, type RollbackTarget } from './RollbackDialog.js';
+import { RowActions } from './RowActions.js';
 import { againText, describeVersion, readableCheckpointText, stepName } from './versionNames.js';
 import './checkpoints.css';
 
@@ -45,13 +47,12 @@ interface RowProps {
   onExport: () => void;
   onCompare: () => void;
   onRollback: () => void;
+  onLabel: () => void;
 }
 
-function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProps) {
+function Row({ row, branch, versions, onExport, onCompare, onRollback, onLabel }: RowProps) {
   const { checkpoints } = useServices();
   const liveId = useStore(checkpoints, (s) => s.liveId);
-  const busy = useStore(checkpoints, (s) => s.busy[row.id]);
-  const outcome = useStore(checkpoints, (s) => s.outcomes[row.id]);
   const again = useStore(checkpoints, (s) => againText(s.rollbacks, row.id));
   const isLive = row.id === liveId;
   const parent = row.parent_id ? versions.get(row.parent_id) : undefined;
@@ -60,6 +61,7 @@ function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProp
       <th scope="row" className="version-cell">
         v{row.adapter_version}
         <VersionAgain text={again} />
+        {row.name && <span className="checkpoint-name">{row.name}</span>}
       </th>
       <td>{row.step}</td>
       <td>{when(row.created_at)}</td>
@@ -79,31 +81,13 @@ function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProp
       <td>{row.competence ? `${percent(row.competence.accuracy)} (n=${row.competence.n})` : '—'}</td>
       <td>
         <Badges row={row} liveId={liveId} />
+        {row.note && (
+          <span className="checkpoint-note" title={row.note}>
+            Note: {row.note}
+          </span>
+        )}
       </td>
-      <td>
-        <div className="row actions">
-          <button type="button" className="btn btn-small" disabled={isLive || !!busy} onClick={onRollback}>
-            Roll back
-          </button>
-          <button
-            type="button"
-            className="btn btn-small"
-            aria-pressed={row.pinned}
-            disabled={!!busy}
-            onClick={() => void checkpoints.getState().togglePin(row.id)}
-          >
-            Pin
-          </button>
-          <button type="button" className="btn btn-small" disabled={!!busy} onClick={onExport}>
-            Export
-          </button>
-          <button type="button" className="btn btn-small" onClick={onCompare}>
-            Compare
-          </button>
-        </div>
-        {busy && <span className="muted">working…</span>}
-        {outcome && <OutcomeText ok={outcome.ok}>{readableCheckpointText(outcome.message, [row])}</OutcomeText>}
-      </td>
+      <RowActions row={row} isLive={isLive} onExport={onExport} onCompare={onCompare} onRollback={onRollback} onLabel={onLabel} />
     </tr>
   );
 }
@@ -131,6 +115,7 @@ export function CheckpointsScreen() {
   const liveVersion = useStore(core, (s) => s.liveVersion);
   const rollbacks = useStore(checkpoints, (s) => s.rollbacks);
   const [exporting, setExporting] = useState<CheckpointInfo | null>(null);
+  const [labelling, setLabelling] = useState<CheckpointInfo | null>(null);
   const [comparing, setComparing] = useState<string | null>(null);
   const comparedAt = useStore(compare, (s) => (s.running ? null : s.answers));
   const [rollingBack, setRollingBack] = useState<RollbackTarget | null>(null);
@@ -161,6 +146,7 @@ export function CheckpointsScreen() {
                 versions={versions}
                 onExport={() => setExporting(row)}
                 onCompare={() => setComparing(row.id)}
+                onLabel={() => setLabelling(row)}
                 onRollback={() => setRollingBack({ id: row.id, label: `v${row.adapter_version} (step ${row.step})` })}
               />
             ))}
@@ -170,6 +156,7 @@ export function CheckpointsScreen() {
         <PastComparisons refresh={comparedAt} />
       </div>
       {exporting && <ExportDialog row={exporting} close={() => setExporting(null)} />}
+      {labelling && <LabelDialog row={labelling} close={() => setLabelling(null)} />}
       {rollingBack && <RollbackDialog target={rollingBack} close={() => setRollingBack(null)} />}
     </div>
   );

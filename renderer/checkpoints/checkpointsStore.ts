@@ -30,6 +30,8 @@ export interface CheckpointsState {
   load(): Promise<void>;
   rollback(id: string): Promise<boolean>;
   togglePin(id: string): Promise<void>;
+  /** Saves a row's name and note; resolves with why it failed, or null. */
+  label(id: string, label: { name: string; note: string }): Promise<string | null>;
   exportTo(id: string, format: ExportFormat, dir?: string): Promise<ExportResponse | null>;
   onEvent(ev: ClawLoopEvent): void;
 }
@@ -117,8 +119,17 @@ function listActions(set: SetCheckpoints, get: GetCheckpoints, api: ApiClient, o
   };
 }
 
-function rowActions(get: GetCheckpoints, api: ApiClient, run: RowRunner): Pick<CheckpointsState, 'rollback' | 'togglePin' | 'exportTo'> {
+function rowActions(get: GetCheckpoints, api: ApiClient, run: RowRunner): Pick<CheckpointsState, 'rollback' | 'togglePin' | 'exportTo' | 'label'> {
   return {
+    async label(id, label) {
+      try {
+        await api.labelCheckpoint(id, label);
+        await get().load();
+        return null;
+      } catch (err) {
+        return `Not saved: ${(err as Error).message}`;
+      }
+    },
 
     async rollback(id) {
       const same = id === 'base' ? 'v0, the base model' : `v${get().rows.find((r) => r.id === id)?.adapter_version ?? '?'}`;

@@ -103,6 +103,20 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     assert.equal((await api(t, 'POST', '/api/checkpoints/nope/pin')).status, 404);
   });
 
+  it('names a checkpoint and keeps a note on it; a field left out stays, "" clears it', async () => {
+    const label = (body: unknown) => api<{ name: string | null; note: string | null }>(t, 'PATCH', '/api/checkpoints/step-000001', body);
+    assert.deepEqual((await label({ name: ' before units ', note: 'Answers were long.' })).body, {
+      checkpoint: 'step-000001',
+      name: 'before units',
+      note: 'Answers were long.',
+    });
+    assert.deepEqual((await label({ note: '' })).body, { checkpoint: 'step-000001', name: 'before units', note: null });
+    const listed = (await api<{ data: CheckpointInfo[] }>(t, 'GET', '/api/checkpoints')).body.data.find((c) => c.id === 'step-000001')!;
+    assert.deepEqual([listed.name, listed.note], ['before units', null]);
+    assert.equal((await label({ name: 'x'.repeat(61) })).status, 400);
+    assert.equal((await api(t, 'PATCH', '/api/checkpoints/nope', { name: 'a' })).status, 404);
+  });
+
   it('feedback is refused (409) once its turn was trained on', async () => {
     const trainedTurn = t.learn.turns.sessions().find((s) => s.id === 's1')!;
     const turn = t.learn.turns.sessionTurns(trainedTurn.id)[0];
