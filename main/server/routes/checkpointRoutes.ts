@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import type { CheckpointInfo } from '../../protocol/checkpoints.js';
 import { checkpointDir } from '../../store/checkpointPaths.js';
 import { ApiError } from '../apiError.js';
-import { copyPeftAdapter, exportTarget, writeExport } from '../exportTarget.js';
+import { copyPeftAdapter, exportTarget } from '../exportTarget.js';
+import { writeExport } from '../exportTemp.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 import { storageError } from '../storageError.js';
@@ -73,15 +74,24 @@ export const pinCheckpoint: Handler<'checkpoints.pin'> = (ctx, { params, body })
 
 export const exportCheckpoint: Handler<'checkpoints.export'> = async (ctx, { params, body }) => {
   const { cp, dir: source } = existingCheckpoint(ctx, params.id);
-  const target = exportTarget(ctx.dataDir, ctx.options.exportDirs, body.dir, body.format === 'gguf' ? `${cp.id}-gguf` : cp.id);
+  const fallback = body.format === 'gguf' ? `${cp.id}-gguf` : cp.id;
+  const target = exportTarget(ctx.dataDir, ctx.options.exportDirs, body.dir, fallback, (t) => ctx.exports.has(t));
+  const release = ctx.exports.claim(target, cp.id);
   try {
-    const files = await writeExport(target, (tmp) =>
+    const files = await writeExport(ctx.dataDir, target, (tmp) =>
       body.format === 'gguf'
-        ? exportGguf({ modelDir: ctx.engine.info.dir, checkpointDir: source, dir: tmp, name: `${ctx.engine.info.name}-${cp.id}` }, ctx.log)
+        ? ctx.exports.withWorker(() =>
+            exportGguf(
+              { modelDir: ctx.engine.info.dir, checkpointDir: source, dir: tmp, name: `${ctx.engine.info.name}-${cp.id}` },
+              ctx.log,
+            ),
+          )
         : copyPeftAdapter(source, tmp, ctx.engine.info.name),
     );
     return { checkpoint: cp.id, format: body.format, dir: target, files };
   } catch (err) {
     throw storageError(err, target);
+  } finally {
+    release();
   }
 };

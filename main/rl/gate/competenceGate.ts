@@ -1,5 +1,5 @@
-import { parameterCount, type LoraAdapter, type Model } from '../engine/index.js';
-import type { TrainingConfig } from '../protocol/training.js';
+import { parameterCount, type LoraAdapter, type Model } from '../../engine/index.js';
+import type { TrainingConfig } from '../../protocol/training.js';
 import {
   competenceAccuracy,
   competenceSample,
@@ -8,8 +8,8 @@ import {
   loadCompetenceSet,
   type CompetenceItem,
   type CompetenceSet,
-} from '../tasks/competenceSet.js';
-import { answerText, greedyAnswers, greedyAnswersLike } from './competenceAnswers.js';
+} from '../../tasks/competenceSet.js';
+import { answerText, greedyAnswers, greedyAnswersLike } from '../competenceAnswers.js';
 
 /**
  * Models up to this size are checked with the candidate's adapter merged into a copy of their
@@ -35,25 +35,6 @@ export interface CompetenceMeasure {
   /** Answers generated rather than taken unchanged from the reference policy. */
   generated: number;
   seconds: number;
-}
-
-/** Whether a candidate may go live, and if not, why (docs/learning-loop.md, "The competence gate"). */
-export function competenceVerdict(
-  accuracy: number,
-  n: number,
-  reference: { accuracy: number; source: string },
-  margin: number,
-): { heldBack: boolean; reason: string | null } {
-  const drop = reference.accuracy - accuracy;
-  // A drop of exactly the margin passes; the epsilon keeps 3-point margins exact in floating point.
-  if (drop <= margin + 1e-9) return { heldBack: false, reason: null };
-  const from = reference.source === 'base' ? 'the base model' : reference.source;
-  return {
-    heldBack: true,
-    reason:
-      `held back by the competence gate: ${percent(accuracy)} on ${n} held-out prompts, ${(100 * drop).toFixed(1)} points below ` +
-      `the best live policy (${percent(reference.accuracy)}, ${from}); the margin is ${(100 * margin).toFixed(1)} points`,
-  };
 }
 
 /**
@@ -153,7 +134,7 @@ export class CompetenceGate {
   }
 
   /**
-   * What a rise of the reference is checked against (competenceReference.ts): measures on the whole
+   * What a rise of the reference is checked against (confirmReference.ts): measures on the whole
    * set, kept while the set and decoding stay the same (in memory: after a restart they are measured again).
    */
   wholeSet(c: TrainingConfig): WholeSetMeasures {
@@ -214,15 +195,10 @@ export interface MeasureOptions {
   known?: CompetenceMeasure | null;
 }
 
-/** The whole set's measures a check of the reference's rise needs (main/rl/competenceReference.ts). */
+/** The whole set's measures a check of the reference's rise needs (confirmReference.ts). */
 export interface WholeSetMeasures {
   key: string;
   base: CompetenceMeasure | null;
   /** Accuracies on the whole set by policy ('base' or a checkpoint id): what a reference's rise is measured against. */
   accuracies: Map<string, number>;
-}
-
-/** An accuracy as the gate's messages write it: `87.5 %`. */
-export function percent(x: number): string {
-  return `${(100 * x).toFixed(1)} %`;
 }

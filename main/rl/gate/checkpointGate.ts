@@ -1,18 +1,20 @@
-import type { LoraAdapter } from '../engine/index.js';
-import type { Competence } from '../protocol/checkpoints.js';
-import type { CheckpointRow, CompetenceReference } from '../store/learnStore.js';
-import { familyScores, familySummary, familyVerdict, type FamilyScore } from './competenceFamilies.js';
-import { competenceVerdict, percent as pct, type CompetenceMeasure } from './competenceGate.js';
-import { confirmReference, hingesOnRise, referenceAfterLive } from './competenceReference.js';
-import { restoreCheckpoint } from './restoreCheckpoint.js';
-import type { TrainerContext } from './trainerContext.js';
+import type { LoraAdapter } from '../../engine/index.js';
+import type { Competence } from '../../protocol/checkpoints.js';
+import type { CheckpointRow } from '../../store/learnStore.js';
+import { restoreCheckpoint } from '../restoreCheckpoint.js';
+import type { TrainerContext } from '../trainerContext.js';
+import type { CompetenceMeasure } from './competenceGate.js';
+import { confirmReference } from './confirmReference.js';
+import { decide, percent as pct, type GateMeasure, type Verdict } from './decide.js';
+import { familyScores, familySummary, type FamilyScore } from './families.js';
+import { measuredReference, raisedReference, referenceAfterRollback, settle } from './gateState.js';
 
 /**
  * The competence gate in the learning loop (docs/learning-loop.md, "The competence gate"): before
  * a step, the live policy's answers and the reference accuracy are at hand; after it, the new
- * checkpoint answers the same held-out prompts and goes live only if its accuracy is within the
- * margin of the best live policy. A checkpoint held back stays saved (a rollback can still make it
- * live) and training continues from the live policy.
+ * checkpoint answers the same held-out prompts and decide.ts says whether it goes live. A
+ * checkpoint held back stays saved (a rollback can still make it live) and training continues
+ * from the live policy. What is stored changes only through gateState.ts's transitions.
  */
 
 /** Whether this step's checkpoint waits for the gate. */
@@ -41,9 +43,9 @@ export async function prepareGate(ctx: TrainerContext): Promise<void> {
   // Per-family verdicts compare with the base model's answers, which a restart with an adapter live has not measured yet.
   if (ref?.key !== key || (gate.checksFamilies(c) && !gate.baseMeasure(c))) {
     const base = await measureBase(ctx, live);
-    if (ref?.key !== key) ref = { key, accuracy: base.accuracy, source: 'base' };
+    if (ref?.key !== key) ref = measuredReference(key, base.accuracy);
   }
-  if (policy.checkpoint) ref = referenceAfterLive(ref, policy.checkpoint, live.accuracy, gate.readsWholeSet(c));
+  if (policy.checkpoint) ref = raisedReference(ref, policy.checkpoint, live.accuracy, gate.readsWholeSet(c));
   store.setCompetenceReference(ref);
   ctx.log(
     `competence gate: the live policy (${policy.checkpoint ?? 'base model'}) answers ${pct(live.accuracy)} right (${live.seconds.toFixed(1)} s); reference ${pct(ref.accuracy)}`,
@@ -69,18 +71,43 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
   const like = gate.liveMeasure(c, ctx.policy.checkpoint);
   if (!stored || stored.key !== key || !like) throw new Error('the competence gate was not prepared before the step');
   const m = await gate.measure(ctx.model, adapter, c, { like });
-  // A verdict that hinges on a rise of the reference the whole set has not confirmed confirms it first.
-  const checked = hingesOnRise(m.accuracy, m.n, stored, c.competence_margin) ? await confirmReference(ctx, stored) : null;
-  if (checked) store.setCompetenceReference(checked.reference);
-  const ref = checked?.reference ?? stored;
-  const overall = competenceVerdict(m.accuracy, m.n, ref, c.competence_margin);
   const families = familiesOf(ctx, m);
-  const v = overall.heldBack || !families ? overall : familyVerdict(families, c.competence_family_margin!);
-  const seconds = m.seconds + (checked?.seconds ?? 0);
-  const competence: Competence = { accuracy: m.accuracy, n: m.n, held_back: v.heldBack, reason: v.reason, seconds };
+  const scored: GateMeasure = { accuracy: m.accuracy, n: m.n, families };
+  let ref = stored;
+  let confirming = 0;
+  let v: Verdict = decide(scored, ref, c);
+  if (v.kind === 'confirm reference') {
+    const checked = await confirmReference(ctx, stored);
+    store.setCompetenceReference(checked.reference);
+    ref = checked.reference;
+    confirming = checked.seconds;
+    // Decided again on the reference as it now stands: confirmed, or (a checkpoint it needed is gone) as it was.
+    v = decide(scored, { accuracy: ref.accuracy, source: ref.source }, c);
+  }
+  const seconds = m.seconds + confirming;
+  const reason = v.kind === 'held back' ? v.reason : null;
+  const competence: Competence = { accuracy: m.accuracy, n: m.n, held_back: reason !== null, reason, seconds };
   // The key names the prompts the recorded score is on (a rollback compares it only with scores on the same ones).
-  if (v.heldBack) holdBack(ctx, cp, competence, key);
-  else await goLive(ctx, cp, competence, key, m, referenceAfterLive(ref, cp.id, m.accuracy, gate.readsWholeSet(c)));
+  if (reason !== null) {
+    settle(store, cp, { to: 'held back', competence, scoredOn: key });
+    restoreLive(ctx);
+  } else {
+    const next = raisedReference(ref, cp.id, m.accuracy, gate.readsWholeSet(c));
+    settle(store, cp, { to: 'live', version: cp.adapterVersion, competence, scoredOn: key, reference: next });
+    // The next check goes by the new live policy's answers.
+    gate.setLive(c, cp.id, m);
+    await ctx.policy.goLive(cp.adapterVersion, cp.id, 'trained');
+  }
+  emitVerdict(ctx, cp, competence);
+  ctx.log(
+    `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${seconds.toFixed(1)} s): ` +
+      (reason ?? `live as adapter version ${cp.adapterVersion}`) +
+      (families ? `; by family: ${familySummary(families)}` : ''),
+  );
+}
+
+/** The `checkpoint.saved` event again, now with the checkpoint's verdict. */
+function emitVerdict(ctx: TrainerContext, cp: CheckpointRow, competence: Competence): void {
   ctx.emit({
     type: 'event',
     event: {
@@ -100,11 +127,6 @@ export async function gateCheckpoint(ctx: TrainerContext, cp: CheckpointRow, ada
       },
     },
   });
-  ctx.log(
-    `competence gate: ${cp.id} answers ${pct(m.accuracy)} right (${m.generated} of ${m.n} answers changed, ${seconds.toFixed(1)} s): ` +
-      (v.heldBack ? v.reason! : `live as adapter version ${cp.adapterVersion}`) +
-      (families ? `; by family: ${familySummary(families)}` : ''),
-  );
 }
 
 /**
@@ -119,28 +141,6 @@ function familiesOf(ctx: TrainerContext, m: CompetenceMeasure): FamilyScore[] | 
   if (!base || !live)
     throw new Error("the competence gate has no base model's or live policy's answers to compare each task family's with");
   return familyScores(gate.items(ctx.model, c), { candidate: m.correct, base: base.correct, live: live.correct });
-}
-
-/** Makes the checkpoint live with the reference from now on; `m` is its measure on the sample, which the next check goes by. */
-async function goLive(
-  ctx: TrainerContext,
-  cp: CheckpointRow,
-  competence: Competence,
-  scoredOn: string,
-  m: CompetenceMeasure,
-  next: CompetenceReference,
-): Promise<void> {
-  ctx.store.recordGateVerdict(cp.id, competence, scoredOn, cp.adapterVersion, next);
-  ctx.gate.setLive(ctx.config, cp.id, m);
-  ctx.policy.version = cp.adapterVersion;
-  ctx.policy.checkpoint = cp.id;
-  ctx.emit(await ctx.policy.event('trained'));
-}
-
-/** Keeps the checkpoint out of service; training continues from the live policy's adapter and optimizer. */
-function holdBack(ctx: TrainerContext, cp: CheckpointRow, competence: Competence, key: string): void {
-  ctx.store.recordGateVerdict(cp.id, competence, key, null, null);
-  restoreLive(ctx);
 }
 
 /** Loads the live policy's adapter and optimizer into the trainer (none: the base model). */
@@ -166,10 +166,8 @@ export async function resumePendingGate(ctx: TrainerContext): Promise<void> {
   // The candidate becomes the trained policy, as right after its step; a hold-back restores the live one.
   restoreCheckpoint(ctx, cp.id);
   if (gateOn(ctx)) return gateCheckpoint(ctx, cp, ctx.policy.adapter!);
-  ctx.store.recordGateVerdict(cp.id, null, null, cp.adapterVersion, null);
-  ctx.policy.version = cp.adapterVersion;
-  ctx.policy.checkpoint = cp.id;
-  ctx.emit(await ctx.policy.event('trained'));
+  settle(ctx.store, cp, { to: 'live unchecked', version: cp.adapterVersion });
+  await ctx.policy.goLive(cp.adapterVersion, cp.id, 'trained');
   ctx.log(`${cp.id} was waiting for the competence gate, which is off now: live unchecked as adapter version ${cp.adapterVersion}`);
 }
 
@@ -180,11 +178,9 @@ export async function resumePendingGate(ctx: TrainerContext): Promise<void> {
 export function gateAfterRollback(ctx: TrainerContext, target: string | null): void {
   const { store, config: c, gate } = ctx;
   const pending = store.pendingCheckpoint();
-  if (pending) store.recordGateVerdict(pending.id, null, null, null, null);
-  const cp = target ? store.checkpoint(target) : null;
+  if (pending) settle(store, pending, { to: 'left out' });
   const ref = store.competenceReference();
-  if (!cp?.competence || !ref || !gate.set || cp.competenceKey !== ref.key || ref.key !== gate.key(c)) return;
-  if (cp.competence.accuracy > ref.accuracy) {
-    store.setCompetenceReference(referenceAfterLive(ref, cp.id, cp.competence.accuracy, gate.readsWholeSet(c)));
-  }
+  if (!ref || !gate.set) return;
+  const next = referenceAfterRollback(ref, target ? store.checkpoint(target) : null, gate.key(c), gate.readsWholeSet(c));
+  if (next !== ref) store.setCompetenceReference(next);
 }

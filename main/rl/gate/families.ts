@@ -1,12 +1,11 @@
-import type { CompetenceItem } from '../tasks/competenceSet.js';
-import { percent } from './competenceGate.js';
+import type { CompetenceItem } from '../../tasks/competenceSet.js';
 
 /**
- * The per-family side of the competence gate (`competence_family_margin`, docs/learning-loop.md,
+ * Each task family's scores on a check's prompts (`competence_family_margin`, docs/learning-loop.md,
  * "The competence gate"). The overall margin is on the accuracy over all the prompts a check
  * answers, so a loss on one task is averaged away: a candidate that loses six of the 34 arithmetic
  * prompts of a 96-prompt sample (18 points) and gains four answers elsewhere is 2 points down,
- * within a 3-point margin. Each task family (the prompts' `family`) is therefore also held to the
+ * within a 3-point margin. So decide.ts also holds each family (the prompts' `family`) to the
  * base model's accuracy on that family's prompts.
  */
 
@@ -43,27 +42,6 @@ export function familyScores(items: CompetenceItem[], a: FamilyAnswers): FamilyS
     byFamily.set(it.family, f);
   });
   return [...byFamily].map(([family, f]) => ({ family, n: f.n, accuracy: f.right / f.n, base: f.base / f.n, live: f.live / f.n }));
-}
-
-/**
- * Whether a candidate is held back because a family fell more than `margin` below the base model's
- * accuracy on it. A family the live policy had already lost that much of (after a rollback, or a
- * margin set later) holds a candidate back only if it falls further, so training can win it back.
- * The reason names the family that fell furthest (ties: the first in name order).
- */
-export function familyVerdict(scores: FamilyScore[], margin: number): { heldBack: boolean; reason: string | null } {
-  const drop = (f: FamilyScore) => f.base - f.accuracy;
-  // As in competenceVerdict, a drop of exactly the margin passes.
-  const failing = scores.filter((f) => drop(f) > margin + 1e-9 && f.accuracy < f.live);
-  const worst = failing.sort((a, b) => drop(b) - drop(a) || a.family.localeCompare(b.family))[0];
-  if (!worst) return { heldBack: false, reason: null };
-  return {
-    heldBack: true,
-    reason:
-      `held back by the competence gate: ${percent(worst.accuracy)} on the ${worst.n} held-out ${worst.family} prompts, ` +
-      `${(100 * drop(worst)).toFixed(1)} points below the base model (${percent(worst.base)}) and ` +
-      `${(100 * (worst.live - worst.accuracy)).toFixed(1)} below the live policy; the family margin is ${(100 * margin).toFixed(1)} points`,
-  };
 }
 
 /**
