@@ -51,7 +51,8 @@ function wrote(t: TurnView, m: WireMessage): boolean {
  * messages, such as a system prompt, between requests). The newest wins.
  */
 function writerOf(turns: TurnView[], m: WireMessage, i: number): TurnView | undefined {
-  const newestFirst = [...turns].reverse();
+  // Main turns first: an Ask again on the same version may have written the very same text, beside it.
+  const newestFirst = [...turns].reverse().sort((a, b) => Number(a.type !== 'main') - Number(b.type !== 'main'));
   return newestFirst.find((t) => t.messages.length === i && wrote(t, m)) ?? newestFirst.find((t) => wrote(t, m));
 }
 
