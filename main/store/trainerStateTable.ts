@@ -79,6 +79,13 @@ export class TrainerStateTable {
     this.q('UPDATE trainer_state SET competence_reference = ? WHERE id = 1').run(ref ? JSON.stringify(ref) : null);
   }
 
+  /** The versions rollbacks issued, oldest first, each with the checkpoint it served again (null: the base model). */
+  rollbackVersions(): Array<{ version: number; checkpointId: string | null; createdAt: number }> {
+    return this.q(
+      "SELECT version, checkpoint_id AS checkpointId, created_at AS createdAt FROM adapter_versions WHERE reason = 'rollback' ORDER BY version",
+    ).all() as Array<{ version: number; checkpointId: string | null; createdAt: number }>;
+  }
+
   /** Makes a checkpoint (or the base model, null) live as a new adapter version. */
   recordRollback(checkpointId: string | null, version: number, now: number): void {
     this.db

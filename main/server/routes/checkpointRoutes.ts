@@ -22,10 +22,15 @@ export const listCheckpoints: Handler<'checkpoints.list'> = (ctx) => {
     metrics: c.metrics,
     samples: c.samples,
     pinned: c.pinned,
+    name: c.name ?? null,
+    note: c.note ?? null,
     live: c.id === live,
     competence: c.competence ?? null,
   }));
-  return { object: 'list', live_checkpoint: live, adapter_version: state.liveVersion, data };
+  const rollbacks = ctx.store
+    .rollbackVersions()
+    .map((r) => ({ version: r.version, checkpoint_id: r.checkpointId, created_at: r.createdAt }));
+  return { object: 'list', live_checkpoint: live, adapter_version: state.liveVersion, data, rollbacks };
 };
 
 /** A listed checkpoint whose folder is on disk (404 when unknown, 409 when its files are gone). */
@@ -50,6 +55,14 @@ export const rollbackCheckpoint: Handler<'checkpoints.rollback'> = async (ctx, {
   if (params.id !== 'base') existingCheckpoint(ctx, params.id);
   const r = await command(ctx, (t) => t.rollback(params.id));
   return { checkpoint: r.checkpoint ?? 'base', adapter_version: r.version };
+};
+
+export const labelCheckpoint: Handler<'checkpoints.update'> = (ctx, { params, body }) => {
+  if (!ctx.store.checkpoint(params.id)) throw new ApiError(404, `no checkpoint '${params.id}'`, 'invalid_request_error', 'not_found', 'id');
+  const clean = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
+  ctx.store.setCheckpointLabel(params.id, { name: clean(body.name), note: clean(body.note) });
+  const cp = ctx.store.checkpoint(params.id)!;
+  return { checkpoint: cp.id, name: cp.name ?? null, note: cp.note ?? null };
 };
 
 export const pinCheckpoint: Handler<'checkpoints.pin'> = (ctx, { params, body }) => {
