@@ -7,30 +7,12 @@
 import { z } from 'zod';
 import { ApiKeyRequestSchema, ApiKeyResponseSchema, HealthSchema, InfoSchema, SettingsPatchSchema, SettingsSchema } from './app.js';
 import { SignInRequestSchema as SignInBody, SignInResponseSchema as SignedIn } from './app.js';
-import {
-  CheckpointListSchema,
-  ExportRequestSchema,
-  ExportResponseSchema,
-  PinRequestSchema,
-  PinResponseSchema,
-  RollbackResponseSchema,
-} from './checkpoints.js';
+import { CheckpointLabelSchema, CheckpointListSchema, CheckpointPatchSchema, RollbackResponseSchema } from './checkpoints.js';
+import { ExportRequestSchema, ExportResponseSchema, PinRequestSchema, PinResponseSchema } from './checkpoints.js';
 import { ChatCompletionChunkSchema, ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from './openai.js';
-import {
-  ExportLineSchema,
-  FeedbackRequestSchema,
-  FeedbackResponseSchema,
-  SessionDeletedSchema,
-  SessionDetailSchema,
-  SessionEndRequestSchema,
-  SessionEndResponseSchema,
-  SessionListSchema,
-  SessionPatchSchema,
-  TurnListSchema,
-  TurnQuerySchema,
-  TurnViewSchema,
-  ExportQuerySchema,
-} from './sessions.js';
+import { ExportLineSchema, ExportQuerySchema, FeedbackRequestSchema, FeedbackResponseSchema, SessionDeletedSchema } from './sessions.js';
+import { SessionDetailSchema, SessionEndRequestSchema, SessionEndResponseSchema, SessionListSchema } from './sessions.js';
+import { SessionPatchSchema, TurnListSchema, TurnQuerySchema, TurnViewSchema } from './sessions.js';
 import { StepRecordSchema, TrainingConfigPatchSchema, TrainingConfigSchema, TrainingStatusSchema } from './training.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -230,6 +212,14 @@ export const API = {
     body: PinRequestSchema,
     bodyOptional: true,
     response: json(PinResponseSchema),
+  },
+  'checkpoints.update': {
+    method: 'PATCH',
+    path: '/api/checkpoints/{id}',
+    summary: 'Name a checkpoint and keep a note on it (each field given replaces the stored one; null or "" clears it).',
+    auth: true,
+    body: CheckpointPatchSchema,
+    response: json(CheckpointLabelSchema),
   },
   'checkpoints.export': {
     method: 'POST',

@@ -25,7 +25,7 @@ export const InfoSchema = z.object({
     parameters: z.number().int().min(0),
     context_length: z.number().int().min(1),
     backend: z.string(),
-    /** What the engine said about its backend at start (native kernels on or off, and why). */
+    /** What the engine said about its backend at start (which one, how it computes, and why native is not used where it is not). */
     backend_notes: z.array(z.string()),
   }),
   memory: z.object({ rss_bytes: z.number().int().min(0), heap_used_bytes: z.number().int().min(0) }),

@@ -31,11 +31,26 @@ export const CheckpointInfoSchema = z.object({
   metrics: StepMetricsSchema,
   samples: StepMetricsSchema.shape.samples,
   pinned: z.boolean(),
+  /** What the user named it, and their note on it (null: none); set with PATCH /api/checkpoints/{id}. */
+  name: z.string().nullable(),
+  note: z.string().nullable(),
   live: z.boolean(),
   /** null until checked (or when the competence gate is off). */
   competence: CompetenceSchema.nullable(),
 });
 export type CheckpointInfo = z.infer<typeof CheckpointInfoSchema>;
+
+/**
+ * A version a rollback issued: the same adapter as the checkpoint it names (or the base model),
+ * served under a number of its own, so answers from before and after the rollback stay apart.
+ */
+export const RollbackVersionSchema = z.object({
+  version: z.number().int().min(1),
+  /** The checkpoint made live again (null: the base model). */
+  checkpoint_id: z.string().nullable(),
+  created_at: z.number().int(),
+});
+export type RollbackVersion = z.infer<typeof RollbackVersionSchema>;
 
 export const CheckpointListSchema = z.object({
   object: z.literal('list'),
@@ -43,6 +58,8 @@ export const CheckpointListSchema = z.object({
   live_checkpoint: z.string().nullable(),
   adapter_version: z.number().int().min(0),
   data: z.array(CheckpointInfoSchema),
+  /** Every version a rollback issued, oldest first: with `data`, every version an answer can name. */
+  rollbacks: z.array(RollbackVersionSchema),
 });
 export type CheckpointList = z.infer<typeof CheckpointListSchema>;
 
@@ -58,6 +75,31 @@ export const PinRequestSchema = z
   .object({ pinned: z.boolean().default(true).describe('true keeps the checkpoint regardless of retention; false unpins it') })
   .strict();
 export const PinResponseSchema = z.object({ checkpoint: z.string(), pinned: z.boolean() });
+
+/** Longest checkpoint name and note, in characters: a name fits a table cell, a note a paragraph or two. */
+export const CHECKPOINT_NAME_MAX = 60;
+export const CHECKPOINT_NOTE_MAX = 2000;
+
+export const CheckpointPatchSchema = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .max(CHECKPOINT_NAME_MAX)
+      .nullable()
+      .optional()
+      .describe(`what to call the checkpoint (at most ${CHECKPOINT_NAME_MAX} characters); null or "" clears it`),
+    note: z
+      .string()
+      .trim()
+      .max(CHECKPOINT_NOTE_MAX)
+      .nullable()
+      .optional()
+      .describe(`a note on it (at most ${CHECKPOINT_NOTE_MAX} characters); null or "" clears it`),
+  })
+  .strict();
+export type CheckpointPatch = z.input<typeof CheckpointPatchSchema>;
+export const CheckpointLabelSchema = z.object({ checkpoint: z.string(), name: z.string().nullable(), note: z.string().nullable() });
 
 export const EXPORT_FORMATS = ['peft', 'gguf'] as const;
 

@@ -1,5 +1,5 @@
 import { checkpointsToDelete, deleteCheckpointDir } from './checkpointFiles.js';
-import { gateAfterRollback } from './checkpointGate.js';
+import { gateAfterRollback } from './gate/checkpointGate.js';
 import { restoreCheckpoint } from './restoreCheckpoint.js';
 import type { TrainerContext } from './trainerContext.js';
 import { TrainingConfigError } from './trainingConfig.js';
@@ -14,9 +14,10 @@ export function restoreLiveCheckpoint(ctx: TrainerContext): void {
   try {
     restoreCheckpoint(ctx, id);
   } catch (err) {
-    ctx.error = `the live checkpoint ${id} does not load (${(err as Error).message}); serving and training from the base model`;
-    ctx.log(ctx.error);
-    ctx.policy.checkpoint = null;
+    const message = `the live checkpoint ${id} does not load (${(err as Error).message}); serving and training from the base model`;
+    ctx.setError(message);
+    ctx.log(message);
+    ctx.policy.startFromBase();
   }
 }
 
@@ -33,9 +34,7 @@ export async function rollbackTo(ctx: TrainerContext, id: string): Promise<{ ver
   const version = store.maxVersion() + 1;
   store.recordRollback(target, version, Date.now());
   gateAfterRollback(ctx, target);
-  policy.version = version;
-  policy.checkpoint = target;
-  ctx.emit(await policy.event('rollback'));
+  await policy.goLive(version, target, 'rollback');
   ctx.log(`rolled back to ${target ?? 'the base model'} as adapter version ${version}`);
   ctx.publishStatus();
   return { version, checkpoint: target };
@@ -44,7 +43,7 @@ export async function rollbackTo(ctx: TrainerContext, id: string): Promise<{ ver
 /** Deletes the checkpoints the retention policy gives up: their rows, then their folders. */
 export function applyRetention(ctx: TrainerContext): void {
   const { store } = ctx;
-  // The reference's checkpoints stay too: an unconfirmed rise is checked against them (competenceReference.ts).
+  // The reference's checkpoints stay too: an unconfirmed rise is checked against them (gate/confirmReference.ts).
   const ref = store.competenceReference();
   const spared = [ctx.policy.checkpoint, ref?.source, ref?.floor?.source];
   const doomed = checkpointsToDelete(store.checkpoints(), ctx.config.keep_checkpoints, spared);

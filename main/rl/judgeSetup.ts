@@ -49,8 +49,10 @@ export async function startJudge(ctx: TrainerContext): Promise<void> {
   const recommended = modelTrainingDefaults(ctx.opts.modelDir).judge;
   const j = ctx.config.judge;
   if (j.kind === 'model' && !path.isAbsolute(j.dir) && !fs.existsSync(path.resolve(ctx.opts.modelDir, j.dir))) {
-    ctx.log(`the stored judge '${j.dir}' was a folder of the model these settings were made with, and ${ctx.opts.modelDir} has none: judging with ${judgeName(recommended)}, as this model recommends`);
-    ctx.config = { ...ctx.config, judge: recommended };
+    ctx.log(
+      `the stored judge '${j.dir}' was a folder of the model these settings were made with, and ${ctx.opts.modelDir} has none: judging with ${judgeName(recommended)}, as this model recommends`,
+    );
+    ctx.applyConfig({ ...ctx.config, judge: recommended });
     ctx.store.saveConfig(ctx.config);
   }
   // Stored settings win over the model's recommended ones: say so when that leaves out its judge
@@ -62,14 +64,14 @@ export async function startJudge(ctx: TrainerContext): Promise<void> {
     );
   }
   try {
-    ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
+    ctx.useJudge(await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir));
   } catch (err) {
     const message = `the configured judge does not load (${(err as Error).message}); judging with the base model until another judge is set (PUT /api/training/config, or clawloop serve --reset-training-config)`;
-    ctx.error = message;
+    ctx.setError(message);
     ctx.log(message);
     ctx.emit({ type: 'event', event: { event: 'error', data: { where: 'judge', message } } });
-    ctx.config = { ...ctx.config, judge: { kind: 'base' } };
-    ctx.judge = await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir);
+    ctx.applyConfig({ ...ctx.config, judge: { kind: 'base' } });
+    ctx.useJudge(await loadJudge(ctx.config.judge, ctx.model, ctx.opts.modelDir));
   }
 }
 
@@ -82,10 +84,4 @@ function sameJudge(a: JudgeSpec, b: JudgeSpec): boolean {
 function judgeName(j: JudgeSpec): string {
   if (j.kind === 'base') return 'the served model (adapter off)';
   return j.kind === 'model' ? `the model in ${j.dir}` : `${j.model} at ${j.url}`;
-}
-
-/** Puts a loaded judge in place of the trainer's, freeing a judge model it had loaded. */
-export function swapJudge(ctx: TrainerContext, next: JudgeSetup): void {
-  ctx.judge?.model?.dispose();
-  ctx.judge = next;
 }

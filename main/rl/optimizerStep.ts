@@ -1,7 +1,7 @@
 import { policyGradientStep, type AdamW, type LoraAdapter, type PolicyStepResult, type TrainBatch } from '../engine/index.js';
 import { effectiveKlCoef, type StepMetrics } from '../protocol/training.js';
 import { applyRetention } from './checkpointing.js';
-import { gateCheckpoint, gateOn, prepareGate } from './checkpointGate.js';
+import { gateCheckpoint, gateOn, prepareGate } from './gate/checkpointGate.js';
 import { checkpointId, saveCheckpoint } from './checkpointFiles.js';
 import { batchStats, buildTrainBatch, refreshStale } from './trainBatch.js';
 import type { TrainerContext } from './trainerContext.js';
@@ -98,7 +98,7 @@ interface DoneStep {
 
 function recordSkipped(ctx: TrainerContext, s: DoneStep, reason: string, metrics: Partial<StepMetrics>, detail: string): void {
   ctx.store.recordSkippedStep(s.step, reason, metrics, s.ids, Date.now());
-  ctx.lastStep = s.step;
+  ctx.stepRecorded(s.step);
   ctx.log(`step ${s.step} skipped: ${detail}; the adapter is unchanged`);
   emitStep(ctx, s, metrics, reason);
   for (const turn_id of s.turnIds)
@@ -107,9 +107,15 @@ function recordSkipped(ctx: TrainerContext, s: DoneStep, reason: string, metrics
 
 /**
  * Saves the step's checkpoint and records the step; makes its adapter the live version, or, with
- * the competence gate on, leaves it waiting for the gate (returns true then; checkpointGate.ts).
+ * the competence gate on, leaves it waiting for the gate (returns true then; gate/checkpointGate.ts).
  */
-async function commitStep(ctx: TrainerContext, s: DoneStep, metrics: StepMetrics, adapter: LoraAdapter, optimizer: AdamW): Promise<boolean> {
+async function commitStep(
+  ctx: TrainerContext,
+  s: DoneStep,
+  metrics: StepMetrics,
+  adapter: LoraAdapter,
+  optimizer: AdamW,
+): Promise<boolean> {
   const { store, policy } = ctx;
   const { step } = s;
   const version = store.maxVersion() + 1;
@@ -138,18 +144,14 @@ async function commitStep(ctx: TrainerContext, s: DoneStep, metrics: StepMetrics
     sampleIds: s.ids,
     now,
   });
-  ctx.lastStep = step;
+  ctx.stepRecorded(step);
   emitStep(ctx, s, metrics, null);
   const summary = { loss: metrics.loss, reward_mean: metrics.mean_reward, samples: metrics.samples.total, tokens: metrics.tokens };
   ctx.emit({
     type: 'event',
     event: { event: 'checkpoint.saved', data: { checkpoint_id: id, version, parent, step, metrics: summary, competence: null } },
   });
-  if (!gated) {
-    policy.version = version;
-    policy.checkpoint = id;
-    ctx.emit(await policy.event('trained'));
-  }
+  if (!gated) await policy.goLive(version, id, 'trained');
   ctx.log(
     `step ${step}: loss ${metrics.loss.toFixed(4)}, ${metrics.samples.total} samples, ${metrics.tokens} tokens, ${metrics.step_ms.toFixed(0)} ms -> ${gated ? `checkpoint ${id}, checked before it goes live` : `adapter version ${version}`}`,
   );

@@ -3,8 +3,8 @@ import type { TrainingConfig, TrainingStatus } from '../protocol/training.js';
 import type { ReadyTurn } from '../store/learnStore.js';
 import { restoreLiveCheckpoint, rollbackTo } from './checkpointing.js';
 import { cleanupCheckpointTemp } from './checkpointFiles.js';
-import { resumePendingGate } from './checkpointGate.js';
-import { loadJudge, startJudge, swapJudge, type JudgeSetup } from './judgeSetup.js';
+import { resumePendingGate } from './gate/checkpointGate.js';
+import { loadJudge, startJudge, type JudgeSetup } from './judgeSetup.js';
 import { adamConfig } from './livePolicy.js';
 import { runOptimizerStep } from './optimizerStep.js';
 import { TrainerContext, type TrainerOptions } from './trainerContext.js';
@@ -41,7 +41,7 @@ export class Trainer {
     if (requeued) ctx.log(`requeued ${requeued} sample(s) of a step that did not finish`);
     restoreLiveCheckpoint(ctx);
     await startJudge(ctx);
-    ctx.state = 'idle';
+    ctx.setState('idle', { publish: false });
     return new Trainer(ctx);
   }
 
@@ -81,10 +81,10 @@ export class Trainer {
       const next = mergeTrainingConfig(ctx.config, patch);
       if (ctx.policy.adapter) checkLoraShapeUnchanged(ctx.config, next);
       const judge = JSON.stringify(next.judge) !== JSON.stringify(ctx.config.judge) ? await this.tryJudge(next) : null;
-      ctx.config = next;
+      ctx.applyConfig(next);
       if (judge) {
-        swapJudge(ctx, judge);
-        if (ctx.error?.startsWith('the configured judge does not load')) ctx.error = undefined;
+        ctx.useJudge(judge);
+        ctx.clearError('the configured judge does not load');
       }
       const { lr, weightDecay, maxGradNorm } = adamConfig(next);
       ctx.policy.optimizer?.configure({ lr, weightDecay, maxGradNorm });
@@ -105,7 +105,7 @@ export class Trainer {
 
   setPaused(paused: boolean): Promise<TrainingStatus> {
     return this.command(() => {
-      this.ctx.paused = paused;
+      this.ctx.setPaused(paused);
       this.ctx.store.setPaused(paused);
       this.ctx.publishStatus();
       return this.status();
@@ -126,10 +126,11 @@ export class Trainer {
       const did = (await (this.queue = this.queue
         .then(() => this.workOnce())
         .catch((err) => {
-          this.ctx.error = (err as Error).message;
-          this.ctx.log(`error: ${this.ctx.error}`);
+          const message = (err as Error).message;
+          this.ctx.setError(message);
+          this.ctx.log(`error: ${message}`);
           const where = err instanceof JudgeFailedError ? 'judge' : 'trainer';
-          this.ctx.emit({ type: 'event', event: { event: 'error', data: { where, message: this.ctx.error } } });
+          this.ctx.emit({ type: 'event', event: { event: 'error', data: { where, message } } });
           this.backoffUntil = Date.now() + 5000;
           return false;
         }))) as boolean;
@@ -194,7 +195,7 @@ export class Trainer {
     this.wake();
     await this.queue.catch(() => {});
     this.ctx.policy.clear();
-    this.ctx.judge?.model?.dispose();
+    this.ctx.disposeJudge();
     this.ctx.model.dispose();
   }
 }

@@ -1,7 +1,7 @@
 import type { BackendName, Model } from '../engine/index.js';
 import type { TrainingConfig, TrainingConfigPatch, TrainingStatus } from '../protocol/training.js';
 import type { LearnStore } from '../store/learnStore.js';
-import { CompetenceGate } from './competenceGate.js';
+import { CompetenceGate } from './gate/competenceGate.js';
 import type { JudgeSetup } from './judgeSetup.js';
 import { LivePolicy } from './livePolicy.js';
 import type { TrainerEvent } from './trainerEvents.js';
@@ -25,19 +25,17 @@ export interface TrainerOptions {
 /**
  * The trainer's state, shared by its parts (the loop, turn processing, the optimizer step,
  * checkpoints, the status). The loop runs one part at a time, so no part sees another's change
- * half done.
+ * half done. Its parts read the fields and change them only through the named methods below.
  */
 export class TrainerContext {
-  config: TrainingConfig;
-  paused: boolean;
-  /** The last step taken (skipped steps count). */
-  lastStep: number;
-  state: TrainingStatus['state'] = 'starting';
-  /** The last failure, shown in the status until a turn is judged successfully. */
-  error: string | undefined;
+  private current: TrainingConfig;
+  private isPaused: boolean;
+  private stepsTaken: number;
+  private loopState: TrainingStatus['state'] = 'starting';
+  private lastError: string | undefined;
+  private judgeSetup: JudgeSetup | null = null;
   /** The adapter being trained and served. */
   readonly policy: LivePolicy;
-  judge!: JudgeSetup;
   /** The competence set and what a check compares with. */
   readonly gate: CompetenceGate;
 
@@ -47,11 +45,75 @@ export class TrainerContext {
     readonly model: Model,
   ) {
     const s = opts.store.trainerState();
-    this.config = startingConfig(opts, opts.resetConfig ? null : s.config, (why) => (this.error = why));
-    this.paused = s.paused;
-    this.lastStep = s.lastStep;
-    this.policy = new LivePolicy(s.liveVersion, s.liveCheckpointId);
+    this.current = startingConfig(opts, opts.resetConfig ? null : s.config, (why) => (this.lastError = why));
+    this.isPaused = s.paused;
+    this.stepsTaken = s.lastStep;
+    this.policy = new LivePolicy(s.liveVersion, s.liveCheckpointId, (e) => this.emit(e));
     this.gate = CompetenceGate.load(opts.modelDir);
+  }
+
+  /** The settings in force. */
+  get config(): TrainingConfig {
+    return this.current;
+  }
+
+  /** Puts validated settings in force (the caller saves them when they should outlive a restart). */
+  applyConfig(next: TrainingConfig): void {
+    this.current = next;
+  }
+
+  get paused(): boolean {
+    return this.isPaused;
+  }
+
+  setPaused(paused: boolean): void {
+    this.isPaused = paused;
+  }
+
+  /** The last step taken (skipped steps count). */
+  get lastStep(): number {
+    return this.stepsTaken;
+  }
+
+  /** Step `step` is recorded, taken or skipped. */
+  stepRecorded(step: number): void {
+    this.stepsTaken = step;
+  }
+
+  get state(): TrainingStatus['state'] {
+    return this.loopState;
+  }
+
+  /** The last failure, shown in the status until a turn is judged successfully. */
+  get error(): string | undefined {
+    return this.lastError;
+  }
+
+  /** Shows `message` in the status until {@link clearError}. */
+  setError(message: string): void {
+    this.lastError = message;
+  }
+
+  /** The failure shown is over (all of it, or only one that starts with `prefix`). */
+  clearError(prefix = ''): void {
+    if (this.lastError?.startsWith(prefix)) this.lastError = undefined;
+  }
+
+  /** The judge the trainer asks; loaded by startJudge before the loop runs. */
+  get judge(): JudgeSetup {
+    if (!this.judgeSetup) throw new Error('the judge is asked for before startJudge loaded it');
+    return this.judgeSetup;
+  }
+
+  /** Puts a loaded judge in place of the trainer's, freeing a judge model it had loaded. */
+  useJudge(next: JudgeSetup): void {
+    this.judgeSetup?.model?.dispose();
+    this.judgeSetup = next;
+  }
+
+  /** Frees the judge's own model, if it loaded one (the trainer is stopping). */
+  disposeJudge(): void {
+    this.judgeSetup?.model?.dispose();
   }
 
   /**
@@ -74,9 +136,10 @@ export class TrainerContext {
     this.emit({ type: 'log', line: `clawloop trainer: ${line}` });
   }
 
-  setState(s: TrainingStatus['state']): void {
-    this.state = s;
-    this.publishStatus();
+  /** Sets the loop's state and publishes the status; `publish: false` at start, before anyone listens. */
+  setState(s: TrainingStatus['state'], o: { publish: boolean } = { publish: true }): void {
+    this.loopState = s;
+    if (o.publish) this.publishStatus();
   }
 
   publishStatus(): void {

@@ -54,7 +54,7 @@ export async function processTurn(ctx: TrainerContext, ready: ReadyTurn, signal:
     const note = built.samples.length ? null : (built.hintDropped ?? null);
     if (store.commitTurn(turn.id, epoch, built.samples, now, note)) emitJudged(ctx, turn.id, built);
     if (built.hintUnreadable) reportError(ctx, `turn ${turn.id}: ${built.hintDropped}`);
-    ctx.error = undefined;
+    ctx.clearError();
     failedTurns.delete(ctx);
   } catch (err) {
     if (signal.aborted) return;

@@ -8,7 +8,8 @@ import { ApiError } from './apiError.js';
 import { EventBus } from './eventBus.js';
 import { EventStreamSlots } from './eventStreamSlots.js';
 import { SignInLinks } from './signIn.js';
-import { cleanupExportTemp } from './exportTarget.js';
+import { ExportQueue } from './exportQueue.js';
+import { cleanupExportTemp } from './exportTemp.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import { Router } from './router.js';
 import { HANDLERS } from './routeTable.js';
@@ -90,6 +91,7 @@ export class ClawLoopServer {
       },
       signInLinks: this.signInLinks,
       eventStreams: new EventStreamSlots(this.options.maxEventStreamsPerClient, this.options.maxEventStreams),
+      exports: new ExportQueue(),
     };
   }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EXPORTS_DIR } from '../store/checkpointPaths.js';
 import { ApiError } from './apiError.js';
+import { EXPORT_TEMP_PREFIX } from './exportTemp.js';
 
 /** The real path of `p`, or of its nearest existing ancestor joined with the rest (symlinks resolved). */
 function realPathOf(p: string): string {
@@ -28,12 +29,19 @@ const refuse = (message: string, status = 400) => new ApiError(status, message, 
  * absolute path must lie under a folder the user allowed (--export-dir). `..` and symlinks that
  * lead outside are refused; an existing non-empty folder is never overwritten.
  */
-export function exportTarget(dataDir: string, allowed: readonly string[], dir: string | undefined, fallbackName: string): string {
+export function exportTarget(
+  dataDir: string,
+  allowed: readonly string[],
+  dir: string | undefined,
+  fallbackName: string,
+  busy: (target: string) => boolean = () => false,
+): string {
   const root = path.join(dataDir, EXPORTS_DIR);
   fs.mkdirSync(root, { recursive: true });
-  if (dir !== undefined && dir.split(/[\\/]/).includes('..'))
-    throw refuse(`the export folder '${dir}' contains '..'; give a plain name or an absolute path`);
-  const target = dir === undefined ? uniqueIn(root, fallbackName) : path.isAbsolute(dir) ? path.normalize(dir) : path.join(root, dir);
+  if (dir !== undefined) checkName(dir);
+  const target = dir === undefined ? uniqueIn(root, fallbackName, busy) : path.isAbsolute(dir) ? path.normalize(dir) : path.join(root, dir);
+  if (Buffer.byteLength(target) > MAX_PATH_BYTES)
+    throw refuse(`the export folder's path would be ${Buffer.byteLength(target)} bytes long; at most ${MAX_PATH_BYTES} bytes`);
   const real = realPathOf(target);
   const roots = [root, ...allowed].map((r) => realPathOf(path.resolve(r)));
   if (!roots.some((r) => inside(real, r))) {
@@ -47,30 +55,35 @@ export function exportTarget(dataDir: string, allowed: readonly string[], dir: s
   return real;
 }
 
-/** `<root>/<name>`, or `<name>-2`, `-3`… when taken. */
-function uniqueIn(root: string, name: string): string {
+/** `<root>/<name>`, or `<name>-2`, `-3`… when taken (on disk, or by an export under way). */
+function uniqueIn(root: string, name: string, busy: (target: string) => boolean): string {
   let candidate = path.join(root, name);
-  for (let i = 2; fs.existsSync(candidate); i++) candidate = path.join(root, `${name}-${i}`);
+  for (let i = 2; fs.existsSync(candidate) || busy(candidate); i++) candidate = path.join(root, `${name}-${i}`);
   return candidate;
 }
 
+/** The longest file or folder name Linux and macOS accept, in bytes (NAME_MAX). */
+const MAX_NAME_BYTES = 255;
 /**
- * Writes an export into a temporary sibling of `target` and renames it into place, so a crash or
- * a kill mid-export never leaves a half-written folder under the name the user asked for.
- * `write` fills the folder it is given and returns the names of the files it wrote.
+ * The longest export folder path, in bytes: Linux's PATH_MAX less its NUL, less room for the files
+ * written inside it (`adapter_model.safetensors`) and the temporary's longer name.
  */
-export async function writeExport(target: string, write: (dir: string) => Promise<string[]> | string[]): Promise<string[]> {
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.tmp-${process.pid}-${Date.now()}`);
-  fs.mkdirSync(tmp, { recursive: true });
-  try {
-    const names = await write(tmp);
-    fs.rmSync(target, { recursive: true, force: true }); // only ever an empty folder (exportTarget refuses others)
-    fs.renameSync(tmp, target);
-    return names.map((n) => path.join(target, n));
-  } catch (err) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw err;
-  }
+const MAX_PATH_BYTES = 4095 - 64;
+
+/** Refuses a folder name the file system would reject, that climbs out (`..`), or that looks like a temporary. */
+function checkName(dir: string): void {
+  const shown = dir.length > 80 ? `${dir.slice(0, 80)}…` : dir;
+  if (/[\u0000-\u001f\u007f]/.test(dir))
+    throw refuse(`the export folder ${JSON.stringify(shown)} contains a control character (NUL, newline…); give a plain name`);
+  const parts = dir.split(/[\\/]/);
+  if (parts.includes('..')) throw refuse(`the export folder '${shown}' contains '..'; give a plain name or an absolute path`);
+  const long = parts.find((p) => Buffer.byteLength(p) > MAX_NAME_BYTES);
+  if (long !== undefined)
+    throw refuse(
+      `a folder name in the export folder is ${Buffer.byteLength(long)} bytes long ('${long.slice(0, 40)}…'); at most ${MAX_NAME_BYTES} bytes each`,
+    );
+  if (parts.some((p) => p.startsWith(EXPORT_TEMP_PREFIX)))
+    throw refuse(`names beginning with '${EXPORT_TEMP_PREFIX}' are ClawLoop's temporaries; choose another name`);
 }
 
 /** Copies a checkpoint's PEFT adapter (config with the base model named, and weights) into `dir`. */
@@ -80,13 +93,4 @@ export function copyPeftAdapter(checkpointFolder: string, dir: string, baseModel
   fs.writeFileSync(path.join(dir, 'adapter_config.json'), JSON.stringify(cfg, null, 2) + '\n');
   fs.copyFileSync(path.join(checkpointFolder, 'adapter_model.safetensors'), path.join(dir, 'adapter_model.safetensors'));
   return ['adapter_config.json', 'adapter_model.safetensors'];
-}
-
-/** Removes exports a kill interrupted (their temporary folders); returns how many. */
-export function cleanupExportTemp(dataDir: string): number {
-  const root = path.join(dataDir, EXPORTS_DIR);
-  if (!fs.existsSync(root)) return 0;
-  const leftovers = fs.readdirSync(root).filter((n) => n.startsWith('.') && /\.tmp-\d+-\d+$/.test(n));
-  for (const n of leftovers) fs.rmSync(path.join(root, n), { recursive: true, force: true });
-  return leftovers.length;
 }

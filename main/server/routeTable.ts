@@ -1,6 +1,6 @@
 import { signIn, signInLink } from './routes/authRoutes.js';
 import { chatCompletions } from './routes/chat/chatCompletions.js';
-import { exportCheckpoint, listCheckpoints, pinCheckpoint, rollbackCheckpoint } from './routes/checkpointRoutes.js';
+import { exportCheckpoint, labelCheckpoint, listCheckpoints, pinCheckpoint, rollbackCheckpoint } from './routes/checkpointRoutes.js';
 import { streamEvents } from './routes/eventsRoute.js';
 import { postFeedback } from './routes/feedbackRoute.js';
 import { getSettings, info, putApiKey, putSettings } from './routes/infoRoutes.js';
@@ -35,6 +35,7 @@ export const HANDLERS: Handlers = {
   'checkpoints.list': listCheckpoints,
   'checkpoints.rollback': rollbackCheckpoint,
   'checkpoints.pin': pinCheckpoint,
+  'checkpoints.update': labelCheckpoint,
   'checkpoints.export': exportCheckpoint,
   metrics,
   'sessions.list': listSessions,

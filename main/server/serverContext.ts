@@ -2,6 +2,7 @@ import type { AppQueries } from '../store/appQueries.js';
 import type { LearnStore } from '../store/learnStore.js';
 import type { EventBus } from './eventBus.js';
 import type { EventStreamSlots } from './eventStreamSlots.js';
+import type { ExportQueue } from './exportQueue.js';
 import type { SignInLinks } from './signIn.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import type { ServerOptions } from './serverOptions.js';
@@ -37,4 +38,6 @@ export interface ServerContext {
   signInLinks: SignInLinks;
   /** The open /api/events streams, per client and in all (429 past the limits). */
   eventStreams: EventStreamSlots;
+  /** Checkpoint exports under way: one per target folder, one model-loading worker at a time. */
+  exports: ExportQueue;
 }

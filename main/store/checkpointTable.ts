@@ -13,6 +13,9 @@ export interface CheckpointRow {
   samples: StepMetrics['samples'];
   lora: { r: number; alpha: number; targets: string[]; dropout: number };
   pinned: boolean;
+  /** What the user named it, and their note on it (null: none). */
+  name?: string | null;
+  note?: string | null;
   /** The competence gate's verdict (null: not checked). */
   competence?: Competence | null;
   /** The prompts the verdict is on (set hash : prompts : max tokens); null when not checked. */
@@ -31,6 +34,8 @@ interface CheckpointDbRow {
   samples: string;
   lora: string;
   pinned: number;
+  name: string | null;
+  note: string | null;
   competence: string | null;
   competence_key: string | null;
   gate_pending: number;
@@ -47,6 +52,8 @@ function toCheckpoint(r: CheckpointDbRow): CheckpointRow {
     samples: JSON.parse(r.samples),
     lora: JSON.parse(r.lora),
     pinned: r.pinned === 1,
+    name: r.name,
+    note: r.note,
     competence: r.competence ? JSON.parse(r.competence) : null,
     competenceKey: r.competence_key,
     gatePending: r.gate_pending === 1,
@@ -106,6 +113,15 @@ export class CheckpointTable {
 
   setPinned(id: string, pinned: boolean): boolean {
     return this.q('UPDATE checkpoints SET pinned = ? WHERE id = ?').run(pinned ? 1 : 0, id).changes > 0;
+  }
+
+  /** Sets the user's name and note on a checkpoint (null clears one; undefined leaves it). */
+  setLabel(id: string, label: { name?: string | null; note?: string | null }): boolean {
+    const cur = this.get(id);
+    if (!cur) return false;
+    const name = label.name === undefined ? (cur.name ?? null) : label.name;
+    const note = label.note === undefined ? (cur.note ?? null) : label.note;
+    return this.q('UPDATE checkpoints SET name = ?, note = ? WHERE id = ?').run(name, note, id).changes > 0;
   }
 
   deleteRows(ids: string[]): void {

@@ -157,6 +157,9 @@ export class LearnStore {
   recordRollback(checkpointId: string | null, version: number, now: number): void {
     this.state.recordRollback(checkpointId, version, now);
   }
+  rollbackVersions(): Array<{ version: number; checkpointId: string | null; createdAt: number }> {
+    return this.state.rollbackVersions();
+  }
 
   // ---- checkpoints: checkpointTable.ts ----
 
@@ -168,6 +171,9 @@ export class LearnStore {
   }
   setPinned(id: string, pinned: boolean): boolean {
     return this.checkpointTable.setPinned(id, pinned);
+  }
+  setCheckpointLabel(id: string, label: { name?: string | null; note?: string | null }): boolean {
+    return this.checkpointTable.setLabel(id, label);
   }
   deleteCheckpointRows(ids: string[]): void {
     this.checkpointTable.deleteRows(ids);

@@ -223,4 +223,13 @@ export const MIGRATIONS: Array<{ version: number; name: string; sql: string }> =
       ALTER TABLE feedback ADD COLUMN judge_hint_rejected INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 9,
+    name: 'checkpoint names and notes',
+    sql: `
+      -- What the user calls a checkpoint ("before the French lessons") and a note on it; NULL: none.
+      ALTER TABLE checkpoints ADD COLUMN name TEXT;
+      ALTER TABLE checkpoints ADD COLUMN note TEXT;
+    `,
+  },
 ];

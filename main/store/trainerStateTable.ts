@@ -19,7 +19,7 @@ export interface CompetenceReference {
   source: string;
   /**
    * The last reference the whole set confirmed, when this one is a live policy's score on the
-   * sample that was not checked on the whole set yet (main/rl/competenceReference.ts); absent:
+   * sample that was not checked on the whole set yet (main/rl/gate/gateState.ts); absent:
    * this one is the base model's, or `checked`. (A reference stored before rises were checked has
    * a key without `:share`, so the next start measures the base model again instead.)
    */
@@ -77,6 +77,13 @@ export class TrainerStateTable {
 
   setCompetenceReference(ref: CompetenceReference | null): void {
     this.q('UPDATE trainer_state SET competence_reference = ? WHERE id = 1').run(ref ? JSON.stringify(ref) : null);
+  }
+
+  /** The versions rollbacks issued, oldest first, each with the checkpoint it served again (null: the base model). */
+  rollbackVersions(): Array<{ version: number; checkpointId: string | null; createdAt: number }> {
+    return this.q(
+      "SELECT version, checkpoint_id AS checkpointId, created_at AS createdAt FROM adapter_versions WHERE reason = 'rollback' ORDER BY version",
+    ).all() as Array<{ version: number; checkpointId: string | null; createdAt: number }>;
   }
 
   /** Makes a checkpoint (or the base model, null) live as a new adapter version. */

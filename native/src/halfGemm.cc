@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "blas.h"
+#include "halfGemmPacked.h"
 #include "halfGemv.h"
 #include "threadPool.h"
 
@@ -78,6 +79,12 @@ SbGemmFn lookupSbGemm() {
 }
 const SbGemmFn sbgemmFn = lookupSbGemm();
 
+// Whether the packed kernel runs here for B of `kind` (asked once a process).
+bool packedRuns(Kind kind) {
+  static const bool runs[2] = {packedGemmUnavailable(Kind::BF16).empty(), packedGemmUnavailable(Kind::F16).empty()};
+  return runs[kind == Kind::F16 ? 1 : 0];
+}
+
 // Round to nearest even, as PyTorch's float -> bfloat16 conversion.
 inline uint16_t toBf16(float f) {
   uint32_t bits;
@@ -102,6 +109,13 @@ void sbGemm(const float* a, const uint16_t* b, float* c, int m, int n, int k, bo
 bool sbgemmAvailable() { return sbgemmFn != nullptr; }
 void setHalfGemmMode(HalfGemmMode m) { mode = m == HalfGemmMode::SbGemm && !sbgemmFn ? HalfGemmMode::Widen : m; }
 HalfGemmMode halfGemmMode() { return mode; }
+const char* halfGemmModeName(HalfGemmMode m) {
+  switch (m) {
+    case HalfGemmMode::SbGemm: return "sbgemm";
+    case HalfGemmMode::Packed: return "packed";
+    default: return "widen";
+  }
+}
 
 void gemmHalfB(const float* a, const uint16_t* b, Kind kind, float* c, size_t batch, int m, int n, int k, bool transA, bool transB,
                size_t strideA, size_t strideB, size_t strideC) {
@@ -125,6 +139,10 @@ void gemmHalfB(const float* a, const uint16_t* b, Kind kind, float* c, size_t ba
     }
     if (mode == HalfGemmMode::SbGemm && kind == Kind::BF16) {
       sbGemm(ai, bi, ci, m, n, k, transA, transB, abf);
+      continue;
+    }
+    if (mode == HalfGemmMode::Packed && packedRuns(kind)) {
+      gemmHalfPacked(ai, bi, kind, ci, m, n, k, transA, transB);
       continue;
     }
     panelGemm(ai, bi, kind, ci, m, n, k, transA, transB, scratch);

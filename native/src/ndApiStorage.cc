@@ -5,6 +5,7 @@
 #include "cpuInfo.h"
 #include "fileMap.h"
 #include "halfGemm.h"
+#include "halfGemmPacked.h"
 #include "halfGemv.h"
 #include "napiUtil.h"
 #include "ndApi.h"
@@ -201,7 +202,8 @@ napi_value Cpu(napi_env env, napi_callback_info) {
   napi_create_object(env, &feats);
   const std::pair<const char*, bool> flags[] = {{"avx2", c.avx2}, {"fma", c.fma}, {"f16c", c.f16c}, {"avx512f", c.avx512f},
                                                 {"avx512bf16", c.avx512bf16}, {"amxBf16", c.amxBf16}, {"amxTile", c.amxTile},
-                                                {"neon", c.neon}, {"armBf16", c.armBf16}, {"blasSbgemm", sbgemmAvailable()}};
+                                                {"neon", c.neon}, {"armBf16", c.armBf16}, {"blasSbgemm", sbgemmAvailable()},
+                                                {"packedGemm", packedGemmUnavailable(Kind::BF16).empty()}};
   for (const auto& f : flags) {
     napi_get_boolean(env, f.second, &v);
     napi_set_named_property(env, feats, f.first, v);
@@ -213,7 +215,7 @@ napi_value Cpu(napi_env env, napi_callback_info) {
   napi_set_named_property(env, out, "arch", v);
   napi_create_string_utf8(env, blasCoreName(), NAPI_AUTO_LENGTH, &v);
   napi_set_named_property(env, out, "blasCore", v);
-  napi_create_string_utf8(env, halfGemmMode() == HalfGemmMode::SbGemm ? "sbgemm" : "widen", NAPI_AUTO_LENGTH, &v);
+  napi_create_string_utf8(env, halfGemmModeName(halfGemmMode()), NAPI_AUTO_LENGTH, &v);
   napi_set_named_property(env, out, "halfGemm", v);
   napi_value gemv;
   napi_create_object(env, &gemv);
@@ -226,15 +228,15 @@ napi_value Cpu(napi_env env, napi_callback_info) {
   return SetNum(env, out, "logicalCpus", c.logicalCpus);
 }
 
-// setHalfGemm(mode: 0 widen | 1 sbgemm)
+// setHalfGemm(mode: 0 widen | 1 sbgemm | 2 packed)
 napi_value SetHalfGemm(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   int64_t m;
   if (!getArgs(env, info, 1, argv) || !argInt(env, argv[0], "mode", &m)) return nullptr;
 #if defined(CLAWLOOP_ACCELERATE)
-  m = 0;  // Accelerate has no BF16 GEMM
+  if (m == 1) m = 0;  // Accelerate has no BF16 GEMM
 #endif
-  setHalfGemmMode(m == 1 ? HalfGemmMode::SbGemm : HalfGemmMode::Widen);
+  setHalfGemmMode(m == 1 ? HalfGemmMode::SbGemm : m == 2 ? HalfGemmMode::Packed : HalfGemmMode::Widen);
   return undefinedValue(env);
 }
 

@@ -16,6 +16,8 @@ export interface ChatStreamRequest {
   /** 'live' (default), 'base' or a checkpoint id: which adapter answers (Compare). */
   adapter?: string;
   maxTokens?: number;
+  /** The sampling temperature, 0–2; absent: the core's default. */
+  temperature?: number;
   signal?: AbortSignal;
 }
 
@@ -51,6 +53,7 @@ export async function streamChat(
   const body: Record<string, unknown> = { messages: req.messages, stream: true };
   if (req.adapter) body.adapter = req.adapter;
   if (req.maxTokens) body.max_tokens = req.maxTokens;
+  if (req.temperature !== undefined) body.temperature = req.temperature;
   const res = await transport.send('POST', '/v1/chat/completions', {
     body,
     headers: { 'x-session-id': req.sessionId, 'x-turn-type': req.turnType, accept: 'text/event-stream' },

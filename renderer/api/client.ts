@@ -135,6 +135,10 @@ export class ApiClient {
   pin(id: string, pinned: boolean) {
     return this.call('checkpoints.pin', { params: { id }, body: { pinned } });
   }
+  /** A checkpoint's name and note ('' clears one). */
+  labelCheckpoint(id: string, label: { name?: string; note?: string }) {
+    return this.call('checkpoints.update', { params: { id }, body: label });
+  }
   /** A PEFT folder or a GGUF file; no dir: the data folder's exports/. */
   exportCheckpoint(id: string, format: ExportFormat, dir?: string) {
     return this.call('checkpoints.export', { params: { id }, body: dir ? { format, dir } : { format } });

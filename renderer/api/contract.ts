@@ -4,7 +4,14 @@
  */
 import type { QueryOf, RequestOf, ResponseOf } from '../../main/protocol/api.js';
 
-export type { CheckpointInfo, CheckpointList, Competence, ExportResponse, RollbackResponse } from '../../main/protocol/checkpoints.js';
+export type {
+  CheckpointInfo,
+  CheckpointList,
+  Competence,
+  ExportResponse,
+  RollbackResponse,
+  RollbackVersion,
+} from '../../main/protocol/checkpoints.js';
 export type { Health, Info, Settings, SettingsPatch } from '../../main/protocol/app.js';
 export type { ApiErrorBody, ChatCompletionChunk, FinishReason, WireMessage } from '../../main/protocol/openai.js';
 export type {

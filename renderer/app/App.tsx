@@ -3,6 +3,7 @@ import { lazy, Suspense, type MouseEvent } from 'react';
 import { ChatScreen } from '../chat/ChatScreen.js';
 import { CoreBanner } from './CoreBanner.js';
 import { KeyPrompt } from './KeyPrompt.js';
+import { Notifications } from './Notifications.js';
 import { LiveStatus } from './LiveStatus.js';
 import { navigate, SCREENS, useRoute, type ScreenPath } from './router.js';
 import { usePersistentFlag } from '../ui/usePersistentFlag.js';
@@ -93,6 +94,7 @@ export function App() {
           </Suspense>
         </main>
       </div>
+      <Notifications />
       <KeyPrompt />
     </div>
   );

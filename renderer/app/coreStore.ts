@@ -37,6 +37,11 @@ export interface CoreData {
   training: TrainingSnapshot | null;
   /** The live adapter version (0 = base model). */
   liveVersion: number | null;
+  /**
+   * A step the trainer finished and still holds in the 'training' state (the competence gate checks
+   * its checkpoint before it goes live); null otherwise. Told by the events: a status has no such field.
+   */
+  finishedStep: number | null;
   /** Errors the core reported on the event stream (trainer, judge, inference), newest last. */
   errors: CoreError[];
 }
@@ -76,6 +81,7 @@ const INITIAL: CoreData = {
   infoError: null,
   training: null,
   liveVersion: null,
+  finishedStep: null,
   errors: [],
 };
 
@@ -161,11 +167,16 @@ function patchForEvent(s: CoreData, ev: ClawLoopEvent): Partial<CoreData> | null
   const t = s.training;
   switch (ev.event) {
     case 'adapter.live':
-      return { liveVersion: ev.data.version };
+      return { liveVersion: ev.data.version, finishedStep: null };
     case 'training.state':
-      return t ? { training: withTrainingState(t, ev.data) } : null;
+      return t ? { training: withTrainingState(t, ev.data), ...(ev.data.state === 'training' ? {} : { finishedStep: null }) } : null;
     case 'train.step':
-      return t && ev.data.step > t.step ? { training: { ...t, step: ev.data.step } } : null;
+      return t && ev.data.step > t.step
+        ? { training: { ...t, step: ev.data.step }, finishedStep: ev.data.skipped ? null : ev.data.step }
+        : null;
+    case 'checkpoint.saved':
+      // The gate's verdict: held back (no adapter.live follows) or about to go live.
+      return ev.data.competence ? { finishedStep: null } : null;
     case 'error':
       return { errors: [...s.errors, { where: ev.data.where, message: ev.data.message, at: ev.at }].slice(-MAX_ERRORS) };
     default:

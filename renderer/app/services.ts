@@ -17,6 +17,7 @@ import { createTrainingStore, type TrainingStore } from '../dashboard/trainingSt
 import { createDataStore, type DataStore } from '../data/dataStore.js';
 import { createSettingsStore, type SettingsStore } from '../settings/settingsStore.js';
 import { createCoreStore, type CoreStore } from './coreStore.js';
+import { createNotificationsStore, type NotificationsStore } from './notificationsStore.js';
 
 export interface ServicesEnv {
   storage: KeyValueStorage | null;
@@ -43,6 +44,7 @@ export interface Services {
   data: DataStore;
   settings: SettingsStore;
   connect: ConnectStore;
+  notifications: NotificationsStore;
   /** Starts the event stream and loads the first snapshots. */
   start(): void;
   stop(): void;
@@ -51,7 +53,10 @@ export interface Services {
 }
 
 /** The stores the screens read, one per concern. */
-type Stores = Pick<Services, 'core' | 'chat' | 'metrics' | 'training' | 'checkpoints' | 'compare' | 'data' | 'settings' | 'connect'>;
+type Stores = Pick<
+  Services,
+  'core' | 'chat' | 'metrics' | 'training' | 'checkpoints' | 'compare' | 'data' | 'settings' | 'connect' | 'notifications'
+>;
 
 export function createServices(env: ServicesEnv): Services {
   // The key lives in this page's memory only: the browser is signed in by an HttpOnly cookie
@@ -131,10 +136,13 @@ function createStores(env: ServicesEnv, api: ApiClient, keys: ApiKeyStore, core:
     data: createDataStore(api),
     settings: createSettingsStore(api),
     connect: createConnectStore(api, keys, refreshCore),
+    notifications: createNotificationsStore(() => core.getState().training?.step ?? null),
   };
 }
 
 function routeEvent(s: Stores, ev: ClawLoopEvent): void {
+  // Before the core store moves on: "step N started" counts the steps done until now.
+  s.notifications.getState().onEvent(ev);
   s.core.getState().onEvent(ev);
   s.chat.getState().onEvent(ev);
   s.metrics.getState().onEvent(ev);

@@ -1,7 +1,8 @@
 /**
  * One answer: labelled with the adapter version that wrote it, its reasoning collapsed, the text as
- * Markdown, and — once recorded — 👍, 👎, Add hint, Ask again, Regenerate (the last answer) and
- * Roll back to before this (once trained on), with the receipt of its feedback underneath.
+ * Markdown, the earlier answers Regenerate replaced (1/2 ‹ ›), and — once recorded — 👍, 👎, Add
+ * hint, Ask again, Regenerate (the last answer) and Roll back to before this (once trained on),
+ * with the receipt of its feedback underneath.
  */
 import { useRef, useState, type RefObject } from 'react';
 import { useStore } from 'zustand';
@@ -154,6 +155,51 @@ function RegenerateButton({ busy }: { busy: boolean }) {
   );
 }
 
+/** Ids that survive the switch (another answer is drawn in this place): the focus stays on the arrow pressed. */
+const PREVIOUS_ID = 'answer-previous';
+const NEXT_ID = 'answer-next';
+
+/** "‹ 2/3 ›": which of the answers Regenerate wrote to this message is shown; the conversation goes on from it. */
+function AlternativeSwitch({ item, busy }: { item: AnswerItem; busy: boolean }) {
+  const { chat } = useServices();
+  const n = item.alternatives?.length ?? 0;
+  if (n < 2) return null;
+  const at = item.alternativeIndex ?? n - 1;
+  const show = (index: number, id: string) => {
+    if (busy || index < 0 || index >= n) return;
+    chat.getState().showAlternative(item.key, index);
+    focusById(id);
+  };
+  // aria-disabled, not disabled: the focus stays on an arrow that reached the end.
+  return (
+    <div className="row alternatives" role="group" aria-label="Answers to this message">
+      <button
+        type="button"
+        id={PREVIOUS_ID}
+        className="btn btn-small"
+        aria-label="Previous answer"
+        aria-disabled={busy || at === 0}
+        onClick={() => show(at - 1, PREVIOUS_ID)}
+      >
+        ‹
+      </button>
+      <span aria-live="polite" title="Regenerate keeps the answers it replaced; the conversation goes on from the one shown">
+        {at + 1}/{n}
+      </span>
+      <button
+        type="button"
+        id={NEXT_ID}
+        className="btn btn-small"
+        aria-label="Next answer"
+        aria-disabled={busy || at === n - 1}
+        onClick={() => show(at + 1, NEXT_ID)}
+      >
+        ›
+      </button>
+    </div>
+  );
+}
+
 export function AnswerView({ item, last, busy }: { item: AnswerItem; last: boolean; busy: boolean }) {
   if (item.side) return <SideTurnView item={item} side={item.side} body={<AnswerBody item={item} />} />;
   return <MainAnswerView item={item} last={last} busy={busy} />;
@@ -178,6 +224,7 @@ function MainAnswerView({ item, last, busy }: { item: AnswerItem; last: boolean;
         <AnswerBody item={item} heading={item.again ? 'First answer' : undefined} />
         {item.again && <AnswerBody item={item.again} heading="Asked again" />}
       </div>
+      <AlternativeSwitch item={item} busy={busy} />
       {recorded && (
         <RecordedActions
           item={item}

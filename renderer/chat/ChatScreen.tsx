@@ -1,13 +1,54 @@
 /** Chat: the conversation list beside the open conversation and the message box. */
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import { Composer } from './Composer.js';
 import { ConversationList } from './ConversationList.js';
+import { ConversationSettingsPanel, settingsSummary } from './ConversationSettingsPanel.js';
 import { ThreadView } from './ThreadView.js';
 import { useChatShortcuts } from './useChatShortcuts.js';
 import { usePersistentFlag } from '../ui/usePersistentFlag.js';
 import './chat.css';
+
+interface ChatBarProps {
+  listOpen: boolean;
+  setListOpen: (open: boolean) => void;
+  settingsOpen: boolean;
+  setSettingsOpen: (open: boolean) => void;
+}
+
+/** Above the conversation: show or hide the list, open its settings (summed up while closed). */
+function ChatBar({ listOpen, setListOpen, settingsOpen, setSettingsOpen }: ChatBarProps) {
+  const { chat } = useServices();
+  const activeId = useStore(chat, (s) => s.activeId);
+  const summary = useStore(chat, (s) => {
+    const c = s.activeId ? s.conversationSettings[s.activeId] : undefined;
+    return c ? settingsSummary(c.system, c.temperature) : '';
+  });
+  return (
+    <div className="chat-bar">
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-expanded={listOpen}
+        aria-controls="conversation-list"
+        onClick={() => setListOpen(!listOpen)}
+      >
+        Conversations
+      </button>
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-expanded={settingsOpen}
+        disabled={!activeId}
+        onClick={() => setSettingsOpen(!settingsOpen)}
+      >
+        Conversation settings
+      </button>
+      {summary && !settingsOpen && <span className="muted">{summary}</span>}
+    </div>
+  );
+}
 
 export function ChatScreen() {
   const { chat } = useServices();
@@ -15,6 +56,7 @@ export function ChatScreen() {
   const error = useStore(chat, (s) => (s.activeId ? s.threadErrors[s.activeId] : undefined));
   useChatShortcuts(chat);
   const [listOpen, setListOpen] = usePersistentFlag('clawloop.conversations-open', true);
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   useEffect(() => {
     const s = chat.getState();
@@ -32,17 +74,8 @@ export function ChatScreen() {
       <h1 className="visually-hidden">Chat</h1>
       {listOpen && <ConversationList />}
       <section className="chat-main" aria-label="Conversation">
-        <div className="chat-bar">
-          <button
-            type="button"
-            className="btn btn-small"
-            aria-expanded={listOpen}
-            aria-controls="conversation-list"
-            onClick={() => setListOpen(!listOpen)}
-          >
-            Conversations
-          </button>
-        </div>
+        <ChatBar listOpen={listOpen} setListOpen={setListOpen} settingsOpen={settingsOpen} setSettingsOpen={setSettingsOpen} />
+        {settingsOpen && activeId && <ConversationSettingsPanel conversationId={activeId} />}
         {error && (
           <p className="error-text chat-error" role="alert">
             {error}

@@ -1,10 +1,12 @@
 /**
  * The message box: Enter sends, Shift+Enter starts a new line; Send becomes Stop while an answer
- * streams. What is typed is saved as a draft at once, so a reload or a crash never loses it.
+ * streams. What is typed is saved as a draft at once, so a reload or a crash never loses it. Under
+ * it, how much of the model's context the conversation fills.
  */
 import { useEffect, useRef } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
+import { ContextMeter } from './ContextMeter.js';
 import { COMPOSER_ID, SHORTCUTS } from './useChatShortcuts.js';
 
 export function Composer({ conversationId }: { conversationId: string }) {
@@ -53,6 +55,7 @@ export function Composer({ conversationId }: { conversationId: string }) {
           Send
         </button>
       )}
+      <ContextMeter conversationId={conversationId} />
       <p id="composer-shortcuts" className="composer-shortcuts muted">
         {SHORTCUTS.map(([keys, what], i) => (
           <span key={keys}>

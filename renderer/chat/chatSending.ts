@@ -6,6 +6,8 @@
 import { CoreUnreachableError } from '../api/transport.js';
 import type { ChatDelta } from '../api/chatStream.js';
 import type { ChatContext, ChatDeps, GetChat, SetChat } from './chatStore.js';
+import { regenerated, showingAlternative } from './answerAlternatives.js';
+import { withSystemPrompt } from './conversationSettings.js';
 import { errorText } from './errorText.js';
 import { lastUserIndex, newAnswer, requestMessages, titleFrom, type AnswerItem, type ChatItem } from './thread.js';
 import { forgetUnsent, keepUnsent } from './unsentMessages.js';
@@ -15,8 +17,10 @@ export interface SendingActions {
   send(): Promise<void>;
   /** Stops the answer streaming now (what arrived stays, marked as stopped). */
   stop(): void;
-  /** Asks for the last answer again (it replaces the last answer). */
+  /** Asks for the last answer again: the new one is shown, the earlier ones stay a click away. */
   regenerate(): Promise<void>;
+  /** Shows another of the answers Regenerate wrote in place of answer `answerKey` (0 = the first). */
+  showAlternative(answerKey: string, index: number): void;
   /** Replaces the last user message and asks again. */
   editLast(text: string): Promise<void>;
   /** Re-asks the prompt of an answer on the live version, as a side turn shown beside it. */
@@ -44,6 +48,7 @@ export function sendingActions(set: SetChat, get: GetChat, deps: ChatDeps): Send
     send: () => send(c, now),
     stop: () => now.controller?.abort(),
     regenerate: () => regenerate(c, now),
+    showAlternative: (answerKey, index) => showAlternative(c, answerKey, index),
     editLast: (text) => editLast(c, now, text),
     askAgain: (answerKey) => askAgain(c, now, answerKey),
   };
@@ -66,7 +71,18 @@ async function regenerate(c: ChatContext, now: Streaming): Promise<void> {
   const items = c.get().threads[conv] ?? [];
   const u = lastUserIndex(items);
   if (u < 0) return;
-  await answerFrom(c, now, conv, items, u + 1);
+  await answerFrom(c, now, conv, items, u + 1, items[u + 1]);
+}
+
+function showAlternative(c: ChatContext, answerKey: string, index: number): void {
+  const conv = c.get().activeId;
+  if (!conv || c.get().sending) return;
+  c.set((s) => ({
+    threads: {
+      ...s.threads,
+      [conv]: (s.threads[conv] ?? []).map((it) => (it.kind === 'answer' && it.key === answerKey ? showingAlternative(it, index) : it)),
+    },
+  }));
 }
 
 async function editLast(c: ChatContext, now: Streaming, text: string): Promise<void> {
@@ -97,9 +113,16 @@ function markSent(set: SetChat, conv: string, text: string): void {
   }));
 }
 
-/** Replaces everything from `from` on with a new streaming answer, and streams it. */
-async function answerFrom(c: ChatContext, now: Streaming, conv: string, items: ChatItem[], from: number): Promise<void> {
-  const answer = newAnswer();
+/** Replaces everything from `from` on with a new streaming answer (keeping `replaced` as an alternative), and streams it. */
+async function answerFrom(
+  c: ChatContext,
+  now: Streaming,
+  conv: string,
+  items: ChatItem[],
+  from: number,
+  replaced?: ChatItem,
+): Promise<void> {
+  const answer = regenerated(replaced, newAnswer());
   const next = [...items.slice(0, from), answer];
   c.set((s) => ({ threads: { ...s.threads, [conv]: next } }));
   await stream(c, now, { conv, key: answer.key, again: false }, next, from, 'main');
@@ -159,8 +182,16 @@ async function stream(c: ChatContext, now: Streaming, t: Target, items: ChatItem
   const patch = (p: Patch) => patchAnswer(c.set, t, p);
   const tokens = tokenBatcher(c.deps.frame, (content, reasoning) => patch((a) => ({ ...a, content: a.content + content, reasoning: a.reasoning + reasoning })));
   try {
+    const settings = c.get().conversationSettings[t.conv];
+    const request = {
+      messages: withSystemPrompt(settings, requestMessages(items, end)),
+      sessionId: t.conv,
+      turnType,
+      signal: ctl.signal,
+      ...(settings?.temperature != null ? { temperature: settings.temperature } : {}),
+    };
     const result = await c.deps.api.chat(
-      { messages: requestMessages(items, end), sessionId: t.conv, turnType, signal: ctl.signal },
+      request,
       (start) => patch((a) => ({ ...a, turnId: start.completionId || null, version: start.version })),
       tokens.push,
     );

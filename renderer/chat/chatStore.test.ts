@@ -87,11 +87,27 @@ test('chat: Regenerate and editing the last message resend the right prompt and 
   );
   const bodies = f.calls.filter((c) => c.path === '/v1/chat/completions').map((c) => (c.body as { messages: Array<{ content: string }> }).messages.map((m) => m.content));
   assert.deepEqual(bodies[2], ['first', 'answer 1', 'second']);
-  await store.getState().editLast('second, edited');
+  // The replaced answer is kept: shown again, it is the one the conversation goes on from.
+  const last = items[3];
+  assert.ok(last.kind === 'answer');
+  assert.deepEqual([last.alternatives?.length, last.alternatives?.[0].content, last.alternativeIndex], [2, 'answer 2', 1]);
+  store.getState().showAlternative(last.key, 0);
+  const shown = store.getState().threads[id][3];
+  assert.ok(shown.kind === 'answer');
+  assert.deepEqual([shown.content, shown.turnId, shown.alternativeIndex], ['answer 2', 'c-2', 0]);
+  store.getState().setDraft(id, 'third');
+  await store.getState().send();
+  assert.deepEqual(
+    (f.calls.filter((c) => c.path === '/v1/chat/completions').at(-1)!.body as { messages: Array<{ content: string }> }).messages.map(
+      (m) => m.content,
+    ),
+    ['first', 'answer 1', 'second', 'answer 2', 'third'],
+  );
+  await store.getState().editLast('third, edited');
   items = store.getState().threads[id];
   assert.deepEqual(
     items.map((i) => i.content),
-    ['first', 'answer 1', 'second, edited', 'answer 4'],
+    ['first', 'answer 1', 'second', 'answer 2', 'third, edited', 'answer 5'],
   );
 });
 
@@ -206,4 +222,25 @@ test('chat: a conversation recorded by the core is rebuilt from its turns', asyn
     ],
   );
   assert.ok(store.getState().turns.t1 && store.getState().turns.t2);
+});
+
+test('chat: a conversation’s system prompt goes first in each of its requests, with its temperature; both survive a reload', async () => {
+  const f = fakeFetch({ 'POST /v1/chat/completions': () => chatStream(['ok'], { id: 'c-1' }) });
+  const { store, storage } = setup(f);
+  const id = store.getState().newConversation();
+  store.getState().setConversationSettings(id, { system: 'Answer in French.' });
+  store.getState().setConversationSettings(id, { temperature: 0.2 });
+  store.getState().setDraft(id, 'hello');
+  await store.getState().send();
+  const body = f.calls.filter((c) => c.path === '/v1/chat/completions').at(-1)!.body as {
+    messages: Array<{ role: string; content: string }>;
+    temperature?: number;
+  };
+  assert.deepEqual(body.messages, [
+    { role: 'system', content: 'Answer in French.' },
+    { role: 'user', content: 'hello' },
+  ]);
+  assert.equal(body.temperature, 0.2);
+  const again = setup(f, storage).store;
+  assert.deepEqual(again.getState().conversationSettings[id], { system: 'Answer in French.', temperature: 0.2 });
 });

@@ -13,6 +13,12 @@ import type { ChatItem } from './thread.js';
 import { ACTIVE_CONVERSATION_KEY, conversationActions, loadDrafts, type ConversationActions } from './chatConversations.js';
 import { sendingActions, type SendingActions } from './chatSending.js';
 import { feedbackActions, type FeedbackActions } from './chatFeedback.js';
+import {
+  conversationSettingsActions,
+  loadConversationSettings,
+  type ConversationSettings,
+  type ConversationSettingsActions,
+} from './conversationSettings.js';
 import { loadUnsent } from './unsentMessages.js';
 
 export interface ConversationSummary {
@@ -41,9 +47,11 @@ export interface ChatData {
   actionErrors: Record<string, string>;
   /** Per conversation, a message sent while the core was not answering (kept in storage; see unsentMessages.ts). */
   unsent: Record<string, string>;
+  /** Per conversation, its system prompt and temperature (kept in storage; see conversationSettings.ts). */
+  conversationSettings: Record<string, ConversationSettings>;
 }
 
-export type ChatState = ChatData & ConversationActions & SendingActions & FeedbackActions;
+export type ChatState = ChatData & ConversationActions & SendingActions & FeedbackActions & ConversationSettingsActions;
 
 export interface ChatDeps {
   api: ApiClient;
@@ -80,9 +88,11 @@ export function createChatStore(deps: ChatDeps): ChatStore {
     turns: {},
     actionErrors: {},
     unsent: loadUnsent(deps.storage),
+    conversationSettings: loadConversationSettings(deps.storage),
     ...conversationActions(set, get, deps),
     ...sendingActions(set, get, deps),
     ...feedbackActions(set, get, deps),
+    ...conversationSettingsActions({ set, get }, deps.storage),
   }));
 }
 

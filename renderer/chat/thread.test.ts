@@ -30,6 +30,26 @@ test('thread: a regenerated answer replaces the first, and a side turn on the sa
   assert.equal(a.turnId, 't2');
   assert.equal(a.again?.content, 'again');
   assert.equal(a.again?.version, 2);
+  // The answer it replaced is kept: 2/2, with 1/2 a click away.
+  assert.deepEqual(
+    a.alternatives?.map((x) => x.content),
+    ['first', 'second'],
+  );
+  assert.equal(a.alternativeIndex, 1);
+});
+
+test('thread: an Ask again that wrote the same text as the answer stays beside it, not in its place', () => {
+  const q = { role: 'user' as const, content: 'q' };
+  const turns = [
+    turnView('t1', { created_at: 1, messages: [q], response: 'same' }),
+    turnView('s1', { created_at: 2, type: 'side', messages: [q], response: 'same' }),
+    turnView('t2', { created_at: 3, messages: [q, { role: 'assistant', content: 'same' }, { role: 'user', content: 'more' }], response: 'next' }),
+  ];
+  const items = threadFromTurns(turns);
+  assert.deepEqual(
+    items.map((i) => (i.kind === 'answer' ? `${i.turnId}${i.again ? `+${i.again.turnId}` : ''}` : i.content)),
+    ['q', 't1+s1', 'more', 't2'],
+  );
 });
 
 test('thread: an OpenClaw tool call shows its name, arguments and result; every answer keeps its version; side turns show, marked', () => {

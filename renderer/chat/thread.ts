@@ -48,6 +48,13 @@ export interface AnswerItem {
   side?: { prompt: string; role: string };
   /** In the conversation's history, but no recorded turn wrote it (another model, or a client that edited it). */
   unrecorded?: boolean;
+  /**
+   * Every answer Regenerate wrote to this prompt, oldest first (answerAlternatives.ts). This one's own
+   * entry is brought up to date when another is shown: the item itself is the truth while shown.
+   */
+  alternatives?: AnswerItem[];
+  /** Which of `alternatives` this one is. */
+  alternativeIndex?: number;
 }
 
 export type ChatItem = UserItem | AnswerItem;

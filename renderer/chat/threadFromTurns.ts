@@ -5,6 +5,7 @@
  * side turn (a client's helper request, a request without a session) in its place in time, marked.
  */
 import type { TurnView, WireMessage } from '../api/contract.js';
+import { withEarlier } from './answerAlternatives.js';
 import { messageText, type AnswerItem, type ChatItem, type ToolCallItem } from './thread.js';
 
 function answerFromTurn(t: TurnView): AnswerItem {
@@ -50,7 +51,8 @@ function wrote(t: TurnView, m: WireMessage): boolean {
  * messages, such as a system prompt, between requests). The newest wins.
  */
 function writerOf(turns: TurnView[], m: WireMessage, i: number): TurnView | undefined {
-  const newestFirst = [...turns].reverse();
+  // Main turns first: an Ask again on the same version may have written the very same text, beside it.
+  const newestFirst = [...turns].reverse().sort((a, b) => Number(a.type !== 'main') - Number(b.type !== 'main'));
   return newestFirst.find((t) => t.messages.length === i && wrote(t, m)) ?? newestFirst.find((t) => wrote(t, m));
 }
 
@@ -85,7 +87,9 @@ function mainThread(last: TurnView, turns: TurnView[]): ChatItem[] {
     for (const c of a.toolCalls) calls.set(c.id, c);
     items.push(a);
   });
-  items.push(answerFromTurn(last));
+  // Earlier main turns on the very same messages: answers Regenerate replaced, still a click away.
+  const earlier = turns.filter((t) => t.type === 'main' && t.id !== last.id && sameMessages(t.messages, last.messages));
+  items.push(withEarlier(answerFromTurn(last), earlier.map(answerFromTurn)));
   return items;
 }
 

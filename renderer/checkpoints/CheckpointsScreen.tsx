@@ -12,22 +12,22 @@ import { OutcomeText } from '../ui/OutcomeText.js';
 import { TableHead } from '../ui/TableHead.js';
 import { ComparePanel } from './ComparePanel.js';
 import { ExportDialog } from './ExportDialog.js';
+import { LabelDialog } from './LabelDialog.js';
 import { PastComparisons } from './PastComparisons.js';
 import { lineageRows } from './checkpointsStore.js';
 import { RollbackDialog, type RollbackTarget } from './RollbackDialog.js';
+import { RowActions } from './RowActions.js';
+import { againText, describeVersion, readableCheckpointText, stepName } from './versionNames.js';
 import './checkpoints.css';
-
-/** A checkpoint's folder name as words: 'step-000006' → 'step 6'. */
-function stepName(id: string): string {
-  const m = /^step-0*(\d+)$/.exec(id);
-  return m ? `step ${m[1]}` : id;
-}
 
 const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward', 'Competence', 'Status', 'Actions'] as const;
 
 function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null }) {
+  const { checkpoints } = useServices();
+  const rows = useStore(checkpoints, (s) => s.rows);
   const c = row.competence;
-  const reason = c?.held_back && c.reason ? c.reason.replace(/^held back by the competence gate: /, '') : null;
+  const reason =
+    c?.held_back && c.reason ? readableCheckpointText(c.reason.replace(/^held back by the competence gate: /, ''), rows) : null;
   return (
     <>
       <span className="row">
@@ -47,19 +47,21 @@ interface RowProps {
   onExport: () => void;
   onCompare: () => void;
   onRollback: () => void;
+  onLabel: () => void;
 }
 
-function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProps) {
+function Row({ row, branch, versions, onExport, onCompare, onRollback, onLabel }: RowProps) {
   const { checkpoints } = useServices();
   const liveId = useStore(checkpoints, (s) => s.liveId);
-  const busy = useStore(checkpoints, (s) => s.busy[row.id]);
-  const outcome = useStore(checkpoints, (s) => s.outcomes[row.id]);
+  const again = useStore(checkpoints, (s) => againText(s.rollbacks, row.id));
   const isLive = row.id === liveId;
   const parent = row.parent_id ? versions.get(row.parent_id) : undefined;
   return (
     <tr>
       <th scope="row" className="version-cell">
         v{row.adapter_version}
+        <VersionAgain text={again} />
+        {row.name && <span className="checkpoint-name">{row.name}</span>}
       </th>
       <td>{row.step}</td>
       <td>{when(row.created_at)}</td>
@@ -79,32 +81,28 @@ function Row({ row, branch, versions, onExport, onCompare, onRollback }: RowProp
       <td>{row.competence ? `${percent(row.competence.accuracy)} (n=${row.competence.n})` : '—'}</td>
       <td>
         <Badges row={row} liveId={liveId} />
+        {row.note && (
+          <span className="checkpoint-note" title={row.note}>
+            Note: {row.note}
+          </span>
+        )}
       </td>
-      <td>
-        <div className="row actions">
-          <button type="button" className="btn btn-small" disabled={isLive || !!busy} onClick={onRollback}>
-            Roll back
-          </button>
-          <button
-            type="button"
-            className="btn btn-small"
-            aria-pressed={row.pinned}
-            disabled={!!busy}
-            onClick={() => void checkpoints.getState().togglePin(row.id)}
-          >
-            Pin
-          </button>
-          <button type="button" className="btn btn-small" disabled={!!busy} onClick={onExport}>
-            Export
-          </button>
-          <button type="button" className="btn btn-small" onClick={onCompare}>
-            Compare
-          </button>
-        </div>
-        {busy && <span className="muted">working…</span>}
-        {outcome && <OutcomeText ok={outcome.ok}>{outcome.message}</OutcomeText>}
-      </td>
+      <RowActions row={row} isLive={isLive} onExport={onExport} onCompare={onCompare} onRollback={onRollback} onLabel={onLabel} />
     </tr>
+  );
+}
+
+/** The numbers rollbacks served a row under again ("again as v5"): answers name them too. */
+function VersionAgain({ text }: { text: string }) {
+  if (!text) return null;
+  return (
+    <span
+      className="version-again"
+      title="A rollback made this adapter live again under a number of its own; answers from then on name that number"
+    >
+      {' '}
+      · {text}
+    </span>
   );
 }
 
@@ -115,7 +113,9 @@ export function CheckpointsScreen() {
   const loaded = useStore(checkpoints, (s) => s.loaded);
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const liveVersion = useStore(core, (s) => s.liveVersion);
+  const rollbacks = useStore(checkpoints, (s) => s.rollbacks);
   const [exporting, setExporting] = useState<CheckpointInfo | null>(null);
+  const [labelling, setLabelling] = useState<CheckpointInfo | null>(null);
   const [comparing, setComparing] = useState<string | null>(null);
   const comparedAt = useStore(compare, (s) => (s.running ? null : s.answers));
   const [rollingBack, setRollingBack] = useState<RollbackTarget | null>(null);
@@ -126,10 +126,10 @@ export function CheckpointsScreen() {
     <div>
       <h1>Checkpoints</h1>
       <p className="muted">
-        Live now: v{liveVersion ?? '?'} ({liveId ? `trained in ${stepName(liveId)}` : 'the base model'}). Rolling back makes a checkpoint
-        live at once as a new version; training goes on from it.
+        Live now: {liveVersion === null ? 'v?' : describeVersion(liveVersion, rows, rollbacks)}. Rolling back makes a checkpoint live at
+        once under a new version number (listed on its row); training goes on from it.
       </p>
-      <ErrorText>{error}</ErrorText>
+      <ErrorText>{error && readableCheckpointText(error, rows)}</ErrorText>
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
       <div className="table-scroll">
         <table>
@@ -146,6 +146,7 @@ export function CheckpointsScreen() {
                 versions={versions}
                 onExport={() => setExporting(row)}
                 onCompare={() => setComparing(row.id)}
+                onLabel={() => setLabelling(row)}
                 onRollback={() => setRollingBack({ id: row.id, label: `v${row.adapter_version} (step ${row.step})` })}
               />
             ))}
@@ -155,6 +156,7 @@ export function CheckpointsScreen() {
         <PastComparisons refresh={comparedAt} />
       </div>
       {exporting && <ExportDialog row={exporting} close={() => setExporting(null)} />}
+      {labelling && <LabelDialog row={labelling} close={() => setLabelling(null)} />}
       {rollingBack && <RollbackDialog target={rollingBack} close={() => setRollingBack(null)} />}
     </div>
   );
@@ -164,9 +166,13 @@ function BaseRow({ live, onRollback }: { live: boolean; onRollback: () => void }
   const { checkpoints } = useServices();
   const busy = useStore(checkpoints, (s) => s.busy.base);
   const outcome = useStore(checkpoints, (s) => s.outcomes.base);
+  const again = useStore(checkpoints, (s) => againText(s.rollbacks, null));
   return (
     <tr>
-      <th scope="row">v0 (base model)</th>
+      <th scope="row">
+        v0 (base model)
+        <VersionAgain text={again} />
+      </th>
       <td colSpan={6} className="muted">
         The model as loaded, with no adapter.
       </td>

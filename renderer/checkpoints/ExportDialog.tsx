@@ -1,12 +1,14 @@
 /**
  * Export a checkpoint as a PEFT adapter folder (transformers, PEFT, vLLM) or a GGUF file
  * (llama.cpp), into the data folder's exports/ or, in the desktop app, a folder the user chooses.
+ * Written, the folder is a click away: Show in folder in the desktop app, its path to copy in a browser.
  */
 import { useState } from 'react';
 import { useStore } from 'zustand';
 import { desktop, type DesktopApi } from '../app/desktop.js';
 import { useServices } from '../app/servicesContext.js';
 import type { CheckpointInfo, ExportFormat } from '../api/contract.js';
+import { CopyButton } from '../ui/CopyButton.js';
 import { useModalDialog } from '../ui/useModalDialog.js';
 import type { RowOutcome } from './checkpointsStore.js';
 
@@ -55,6 +57,12 @@ function ExportOutcome({ outcome, shell }: { outcome: RowOutcome; shell: Desktop
         <button type="button" className="btn btn-small" onClick={() => void shell.revealFile(outcome.dir!)}>
           Show in folder
         </button>
+      )}
+      {/* A browser cannot open a folder: the path, to paste into a file manager or a terminal. */}
+      {!shell && outcome.ok && outcome.dir && (
+        <p className="row export-folder">
+          Folder: <code>{outcome.dir}</code> <CopyButton text={outcome.dir} label="Copy folder path" />
+        </p>
       )}
     </div>
   );

@@ -5,7 +5,7 @@
  */
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
-import type { CheckpointInfo, ExportFormat, ExportResponse } from '../api/contract.js';
+import type { CheckpointInfo, ExportFormat, ExportResponse, RollbackVersion } from '../api/contract.js';
 import type { ClawLoopEvent } from '../api/events.js';
 
 export type RowAction = 'rollback' | 'pin' | 'export';
@@ -19,6 +19,8 @@ export interface RowOutcome {
 
 export interface CheckpointsState {
   rows: CheckpointInfo[];
+  /** The versions rollbacks issued (each serves a row's adapter, or the base model, again). */
+  rollbacks: RollbackVersion[];
   liveId: string | null;
   loaded: boolean;
   error: string | null;
@@ -28,6 +30,8 @@ export interface CheckpointsState {
   load(): Promise<void>;
   rollback(id: string): Promise<boolean>;
   togglePin(id: string): Promise<void>;
+  /** Saves a row's name and note; resolves with why it failed, or null. */
+  label(id: string, label: { name: string; note: string }): Promise<string | null>;
   exportTo(id: string, format: ExportFormat, dir?: string): Promise<ExportResponse | null>;
   onEvent(ev: ClawLoopEvent): void;
 }
@@ -79,6 +83,7 @@ function rowRunner(set: SetCheckpoints): RowRunner {
 export function createCheckpointsStore(api: ApiClient, onLiveVersion: (version: number) => void = () => {}): CheckpointsStore {
   return createStore<CheckpointsState>()((set, get) => ({
     rows: [],
+    rollbacks: [],
     liveId: null,
     loaded: false,
     error: null,
@@ -95,7 +100,7 @@ function listActions(set: SetCheckpoints, get: GetCheckpoints, api: ApiClient, o
     async load() {
       try {
         const list = await api.checkpoints();
-        set({ rows: list.data, liveId: list.live_checkpoint, loaded: true, error: null });
+        set({ rows: list.data, rollbacks: list.rollbacks, liveId: list.live_checkpoint, loaded: true, error: null });
         onLiveVersion(list.adapter_version);
       } catch (err) {
         set({ error: `Could not load the checkpoints: ${(err as Error).message}` });
@@ -114,10 +119,22 @@ function listActions(set: SetCheckpoints, get: GetCheckpoints, api: ApiClient, o
   };
 }
 
-function rowActions(get: GetCheckpoints, api: ApiClient, run: RowRunner): Pick<CheckpointsState, 'rollback' | 'togglePin' | 'exportTo'> {
+function rowActions(get: GetCheckpoints, api: ApiClient, run: RowRunner): Pick<CheckpointsState, 'rollback' | 'togglePin' | 'exportTo' | 'label'> {
   return {
+    async label(id, label) {
+      try {
+        await api.labelCheckpoint(id, label);
+        await get().load();
+        return null;
+      } catch (err) {
+        return `Not saved: ${(err as Error).message}`;
+      }
+    },
+
     async rollback(id) {
-      const r = await run(id, 'rollback', () => api.rollback(id), (v) => ({ ok: true, message: `Live now as v${v.adapter_version}.` }));
+      const same = id === 'base' ? 'v0, the base model' : `v${get().rows.find((r) => r.id === id)?.adapter_version ?? '?'}`;
+      const message = (v: number) => `Live now as v${v}: ${same} again, under a number of its own.`;
+      const r = await run(id, 'rollback', () => api.rollback(id), (v) => ({ ok: true, message: message(v.adapter_version) }));
       await get().load();
       return r !== null;
     },

@@ -5,12 +5,20 @@ import type { TrainingSnapshot } from '../app/coreStore.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { num, version } from '../ui/format.js';
 import { Stat } from '../ui/Stat.js';
+import { stepProgress } from './stepProgress.js';
 
 function TrainingStats({ status }: { status: TrainingSnapshot }) {
-  const { core, metrics } = useServices();
+  const { core, metrics, checkpoints } = useServices();
   const live = useStore(core, (s) => s.liveVersion);
+  const finishedStep = useStore(core, (s) => s.finishedStep);
+  const gateOn = status.competence_gate?.on ?? false;
+  // A checkpoint waiting for the gate is the newest version (reserved when saved), newer than the live one.
+  const pendingCheck = useStore(checkpoints, (s) =>
+    s.rows.some((r) => gateOn && r.step === status.step && !r.live && r.competence === null && r.adapter_version > (live ?? 0)),
+  );
   const held = useStore(metrics, (s) => s.markers.filter((m) => m.heldBack).length);
   const last = status.last_step;
+  const progress = stepProgress(status, finishedStep, pendingCheck);
   return (
     <dl className="stats">
       <Stat label="State">
@@ -18,8 +26,11 @@ function TrainingStats({ status }: { status: TrainingSnapshot }) {
         {status.error ? ` — ${status.error}` : ''}
       </Stat>
       <Stat label="Method">{status.method}</Stat>
-      <Stat label="Step">{status.step}</Stat>
-      <Stat label="Live version">{version(live)}</Stat>
+      <Stat label="Step">{progress.step}</Stat>
+      <Stat label="Live version">
+        {version(live)}
+        {progress.liveNote && <span className="muted"> · {progress.liveNote}</span>}
+      </Stat>
       <Stat label="Samples waiting">{status.queued_samples}</Stat>
       <Stat label="Turns to judge">{status.pending_turns ?? '—'}</Stat>
       {last && (

@@ -6,6 +6,7 @@ import type { SessionInfo, TurnView } from '../api/contract.js';
 import { ConfirmDialog } from '../ui/ConfirmDialog.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { dateTime, signed, when } from '../ui/format.js';
+import { Markdown } from '../ui/Markdown.js';
 import { TableHead } from '../ui/TableHead.js';
 import { messageText } from '../chat/thread.js';
 import { DataFilters } from './DataFilters.js';
@@ -87,7 +88,9 @@ function TurnRow({ turn: t, selected }: { turn: TurnView; selected: boolean }) {
           {clip(lastUser(t)) || '(no prompt)'}
         </button>
       </td>
-      <td>{clip(t.response)}</td>
+      <td className="answer-preview">
+        <Markdown text={t.response} />
+      </td>
       <td>{rating(t)}</td>
       <td>{signed(reward(t), 0)}</td>
       <td>{stage(t)}</td>

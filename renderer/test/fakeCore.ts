@@ -179,11 +179,11 @@ const METRICS = {
 };
 
 export function checkpoint(id: string, step: number, parent: string | null, over: Partial<CheckpointInfo> = {}): CheckpointInfo {
-  return { id, step, adapter_version: step, parent_id: parent, created_at: step, metrics: METRICS, samples: METRICS.samples, pinned: false, live: false, competence: null, ...over };
+  return { id, step, adapter_version: step, parent_id: parent, created_at: step, metrics: METRICS, samples: METRICS.samples, pinned: false, name: null, note: null, live: false, competence: null, ...over };
 }
 
 export function checkpointList(data: CheckpointInfo[], live: string | null, version = 1) {
-  return { object: 'list' as const, live_checkpoint: live, adapter_version: version, data };
+  return { object: 'list' as const, live_checkpoint: live, adapter_version: version, data, rollbacks: [] };
 }
 
 export function metricsRow(step: number, reward: number | null, skipped = false): StepRecord {

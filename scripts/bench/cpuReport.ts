@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { loadNativeAddon } from '../../main/engine/backends/nativeAddon.js';
+import { halfGemmMode } from '../../main/engine/backends/native/halfGemmMode.js';
 
 export interface CpuSummary {
   model: string;
@@ -29,17 +30,27 @@ export function cpuSummary(): CpuSummary {
     const f = c.features;
     return {
       model: c.model || os.cpus()[0]?.model || 'unknown CPU',
-      features: { avx2: f.avx2, avx512f: f.avx512f, avx512bf16: f.avx512bf16, amx: f.amxBf16 && f.amxTile, neon: f.neon, blasSbgemm: f.blasSbgemm },
+      features: {
+        avx2: f.avx2,
+        avx512f: f.avx512f,
+        avx512bf16: f.avx512bf16,
+        amx: f.amxBf16 && f.amxTile,
+        neon: f.neon,
+        blasSbgemm: f.blasSbgemm,
+      },
       physicalCores: c.physicalCores || null,
       threads: addon.info().threads,
       blasCore: c.blasCore,
-      halfGemm: c.halfGemm,
+      halfGemm: halfGemmMode(addon.nd), // what the backend will set, from CLAWLOOP_BF16_GEMM or the CPU's default
       gemv: c.gemv.bf16,
     };
   }
   let flags = new Set<string>();
   try {
-    const line = fs.readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('flags'));
+    const line = fs
+      .readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('flags'));
     flags = new Set((line?.split(':')[1] ?? '').trim().split(/\s+/));
   } catch {
     // not Linux: features unknown
@@ -65,6 +76,6 @@ export function cpuTag(c: CpuSummary): string {
 export function cpuLine(c: CpuSummary): string {
   const parts = [`${c.physicalCores ?? '?'} physical cores`, `${c.threads} threads`];
   if (c.blasCore) parts.push(`OpenBLAS ${c.blasCore}`);
-  if (c.halfGemm) parts.push(`BF16 products: ${c.halfGemm}${c.features.blasSbgemm ? '' : ' (this OpenBLAS has no sbgemm)'}`);
+  if (c.halfGemm) parts.push(`16-bit weight products: ${c.halfGemm}${c.features.blasSbgemm ? '' : ' (this OpenBLAS has no sbgemm)'}`);
   return `CPU: ${cpuTag(c)}; ${parts.join(', ')}`;
 }

@@ -26,7 +26,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { greedyTokens, Model, policyGradientStep, scoreResponses, type TrainBatch } from '../../main/engine/index.js';
 import { projectionDims, type ModelConfig } from '../../main/engine/model/config.js';
 import { greedyAnswers } from '../../main/rl/competenceAnswers.js';
-import { CompetenceGate } from '../../main/rl/competenceGate.js';
+import { CompetenceGate } from '../../main/rl/gate/competenceGate.js';
 import { LivePolicy } from '../../main/rl/livePolicy.js';
 import { effectiveKlCoef } from '../../main/protocol/training.js';
 import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   let stepTokens = 0;
   for (let rep = 0; rep < reps; rep++) {
     // The adapter and optimizer the trainer makes for its first step.
-    const policy = new LivePolicy(0, null);
+    const policy = new LivePolicy(0, null, () => {}); // nothing is served here: no announcements
     const { adapter, optimizer } = policy.trainable(model.config, c, rep + 1);
     const pick = Array.from({ length: c.batch_size }, (_, k) => (rep * c.batch_size + k * 7) % prompts.length);
     stepTokens += pick.reduce((n, i) => n + prompts[i].length + live.answers[i].length, 0) / reps;

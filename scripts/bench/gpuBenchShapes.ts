@@ -59,12 +59,15 @@ export const TINY_WORKLOAD: GpuWorkload = {
 export interface GpuFigures {
   /** Prefill tokens/s per "BxT" batch. */
   prefill_tok_s: Record<string, number>;
-  /** Decode tokens/s (all rows together) per batch size. */
+  /** Decode tokens/s (all rows together) per batch size; ClawLoop's GPU decoder (outside tfjs) under {@link GPU_DECODER_KEY}. */
   decode_tok_s: Record<string, number>;
   train_lora_tok_s: number;
   /** Largest GPU memory held during the run, bytes. */
   peak_memory_bytes: number;
 }
+
+/** The decode_tok_s key of ClawLoop's GPU decoder at batch 1 (compared with PyTorch's batch 1). */
+export const GPU_DECODER_KEY = '1 (GPU decoder)';
 
 /** Deterministic token ids [batch][seq] spread over the vocabulary. */
 export function benchTokens(batch: number, seq: number, vocab: number): number[][] {

@@ -7,7 +7,8 @@ import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { readFloats } from '../../main/engine/model/tensorRead.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
-import { benchTokens, type GpuFigures, type GpuWorkload } from './gpuBenchShapes.js';
+import { decodeOutsideTfjs } from './gpuDecodeWorkload.js';
+import { benchTokens, GPU_DECODER_KEY, type GpuFigures, type GpuWorkload } from './gpuBenchShapes.js';
 import { medianSeconds as timed } from './timing.js';
 
 function argmaxRows(logits: Float32Array, rows: number): number[] {
@@ -85,8 +86,14 @@ export async function measureClawLoop(
       log(`  ${what}: failed (${(err as Error).message.split('\n')[0]})`);
     }
   };
-  for (const [B, T] of w.prefill) await phase(`prefill ${B}x${T}`, async () => void (figures.prefill_tok_s[`${B}x${T}`] = await prefill(lm, B, T, w.iters)));
-  for (const B of w.decode.batches) await phase(`decode batch ${B}`, async () => void (figures.decode_tok_s[String(B)] = await decode(lm, B, w.decode, w.iters)));
+  for (const [B, T] of w.prefill)
+    await phase(`prefill ${B}x${T}`, async () => void (figures.prefill_tok_s[`${B}x${T}`] = await prefill(lm, B, T, w.iters)));
+  for (const B of w.decode.batches)
+    await phase(`decode batch ${B}`, async () => void (figures.decode_tok_s[String(B)] = await decode(lm, B, w.decode, w.iters)));
+  await phase(
+    'decode batch 1, GPU decoder',
+    async () => void (figures.decode_tok_s[GPU_DECODER_KEY] = await decodeOutsideTfjs(lm, w.decode, w.iters)),
+  );
   await phase('LoRA training', async () => void (figures.train_lora_tok_s = await trainLora(lm, w.train, w.iters)));
   figures.peak_memory_bytes = gpuMemory()?.peak ?? NaN;
   lm.dispose();

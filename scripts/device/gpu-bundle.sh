@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds a bundle that runs `npm run bench:gpu`'s script (and `clawloop doctor`) on an x86-64 Linux
+# Builds a bundle that runs `npm run bench:gpu`'s and `profile:gpu`'s scripts (and `clawloop doctor`) on an x86-64 Linux
 # GPU machine with no Node, no network and a size limit on what can be sent to it: the Node binary
 # (stripped, xz, split in two), the JS build, the node_modules files the benchmark loads
 # (gpu-node-modules.txt, found by tracing a run; Dawn for linux-x64 only) and the Debian GL/Vulkan
@@ -26,7 +26,7 @@ cp "$HERE/gpu-run.sh" "$G/s2/run.sh"
 build_js() {
   local s="$TMP/js"
   mkdir -p "$s"
-  (cd "$ROOT" && find dist/main dist/scripts/bench -type f -name '*.js' -print0 | tar --null -T - -cf - | tar -xf - -C "$s")
+  (cd "$ROOT" && find dist/main dist/scripts/bench dist/scripts/scriptArgs.js -type f -name '*.js' -print0 | tar --null -T - -cf - | tar -xf - -C "$s")
   (cd "$ROOT" && tar -cf - -T "$HERE/gpu-node-modules.txt") | tar -xf - -C "$s"
   mkdir -p "$s/node_modules/webgpu/dist/linux-x64"
   cp "$ROOT/node_modules/webgpu/dist/linux-x64/dawn.node" "$s/node_modules/webgpu/dist/linux-x64/dawn.node"

@@ -16,9 +16,12 @@
 #                          a run starts only if at least min_seconds_left remain; each run is
 #                          killed (with its PyTorch children) when the budget runs out
 #   CLAWLOOP_GPU_BENCH_ARGS  extra args for benchGpu.js (e.g. --no-pytorch)
+#   CLAWLOOP_GPU_PROFILE   seconds for `profile:gpu` before the benchmarks (default 0: none; 420
+#                          for the full profile); CLAWLOOP_GPU_PROFILE_ARGS adds its arguments
 #   CLAWLOOP_GPU_SKIP_GL=1 / CLAWLOOP_GPU_FORCE_GL=1   skip / force unpacking the debs onto /
 #   CLAWLOOP_GPU_UNPACK_ONLY=1   stop after unpacking (local checks)
-# Writes $OUT/gpu.log, $OUT/doctor.log, $OUT/gpu.json (first model), $OUT/gpu-<model>.json (others).
+# Writes $OUT/gpu.log, $OUT/doctor.log, $OUT/gpu.json (first model), $OUT/gpu-<model>.json (others),
+# and with CLAWLOOP_GPU_PROFILE $OUT/profile.log and $OUT/profile.json.
 set -u
 T0=$(date +%s)
 S2=$(cd "$(dirname "$0")" && pwd)
@@ -120,7 +123,15 @@ say "clawloop doctor"
 timeout -k 5 90 node bin/clawloop.js doctor 2>&1 | tee "$OUT/doctor.log"
 rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || echo "DOCTOR FAILED (exit $rc)"
 : > "$OUT/gpu.log"
-status=0; first=1
+status=0
+PROFILE_S=${CLAWLOOP_GPU_PROFILE:-0}
+if [ "$PROFILE_S" -gt 0 ]; then
+  rem=$(left); [ "$PROFILE_S" -lt "$rem" ] || PROFILE_S=$rem
+  say "profileGpu (limit ${PROFILE_S}s) -> $OUT/profile.json" | tee -a "$OUT/gpu.log"
+  timeout -k 15 "$PROFILE_S" node dist/scripts/bench/profileGpu.js --json "$OUT/profile.json" ${CLAWLOOP_GPU_PROFILE_ARGS:-} 2>&1 | tee "$OUT/profile.log"
+  rc=${PIPESTATUS[0]}; [ "$rc" = 0 ] || { say "PROFILE FAILED or timed out (exit $rc)" | tee -a "$OUT/gpu.log"; status=$rc; }
+fi
+first=1
 IFS=',' read -ra runs <<< "$PLAN"
 for r in "${runs[@]}"; do
   IFS=':' read -r model iters need <<< "$r"

@@ -27,7 +27,8 @@ describe('backends', () => {
     assert.equal(lines[0], "clawloop: tfjs backend 'cpu'");
     assert.equal(lines.length, 2, 'one line per backend');
     if (nativeWanted() && !nativeSkipReason()) {
-      assert.match(lines[1], /^clawloop: tfjs backend 'wasm' \(SIMD on\), native kernels \(\w+, \d+ threads\)$/);
+      // Chosen by name where the addon loads: pure tfjs, nothing else to say.
+      assert.equal(lines[1], "clawloop: tfjs backend 'wasm' (SIMD on)");
     } else if (nativeWanted()) {
       // No addon: the line says why the native backend is not used and how to build it.
       assert.match(lines[1], /^clawloop: tfjs backend 'wasm' \(SIMD on\); the native backend is unavailable: .* is not built: .*npm run build:native$/);

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import * as tf from '@tensorflow/tfjs-core';
 import { loadNativeAddon } from '../../main/engine/backends/nativeAddon.js';
 import type { NativeBackend } from '../../main/engine/backends/native/nativeBackend.js';
+import { HALF_GEMM } from '../../main/engine/backends/native/ndAddon.js';
+import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
+import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { expected, tensor } from '../helpers/fixtures.js';
 import { bf16RoundingModel, logitsModel, pytorchBf16Roundings, SBGEMM_ROUNDINGS } from '../helpers/modelTolerance.js';
 import { assertClose, tolerance, type ErrorModel } from '../helpers/numeric.js';
@@ -27,11 +30,20 @@ function both(m: ErrorModel, other: ErrorModel): ErrorModel {
   return { ...m, chain: (m.chain ?? 1) + (other.chain ?? 1) };
 }
 
+/** The native backend's packed path needs AVX2 and FMA. */
+function packedSkip(): string | false {
+  const reason = nativeSkipReason();
+  if (reason) return reason;
+  return loadNativeAddon()!.nd.cpu().features.packedGemm ? false : 'requires an x86-64 CPU with AVX2 and FMA (the packed kernel)';
+}
+
 /** The native backend's sbgemm path needs an OpenBLAS that has it. */
 function sbgemmSkip(): string | false {
   const reason = nativeSkipReason();
   if (reason) return reason;
-  return loadNativeAddon()!.nd.cpu().features.blasSbgemm ? false : 'requires an OpenBLAS with cblas_sbgemm (built with BUILD_BFLOAT16=1; Debian 12\'s has none)';
+  return loadNativeAddon()!.nd.cpu().features.blasSbgemm
+    ? false
+    : "requires an OpenBLAS with cblas_sbgemm (built with BUILD_BFLOAT16=1; Debian 12's has none)";
 }
 
 for (const backend of ['native', 'wasm'] as const) {
@@ -61,19 +73,51 @@ for (const backend of ['native', 'wasm'] as const) {
     });
 
     if (backend !== 'native') return;
+    it('LoRA gradients through the frozen BF16 weights agree on the packed and widen paths', { skip: packedSkip() }, async () => {
+      const nd = (tf.backend() as NativeBackend).nd;
+      const before = nd.cpu().halfGemm;
+      const ids = [Array.from({ length: 40 }, (_, t) => e.ids[0][t % T])]; // 40 rows: past the GEMV's few-row path
+      const batch = { ids, mask: ids.map((s) => s.map((_, t) => (t > 0 ? 1 : 0))) };
+      const adapter = LoraAdapter.create(model.config, { r: 4, alpha: 8 }, 7);
+      tf.tidy(() => adapter.variables().forEach((v) => v.assign(tf.randomNormal(v.shape, 0, 0.05, 'float32', 3)))); // B is 0 at creation
+      const grads = async (mode: 'packed' | 'widen') => {
+        nd.setHalfGemm(HALF_GEMM[mode]);
+        const r = await computeGradients(model.lm, batch, crossEntropyLoss, { adapter });
+        const out = new Map([...r.grads].map(([k, g]) => [k, g.dataSync() as Float32Array]));
+        r.grads.forEach((g) => g.dispose());
+        return out;
+      };
+      try {
+        const packed = await grads('packed');
+        const widen = await grads('widen');
+        assert.equal(packed.size, adapter.variables().size);
+        const tol = tolerance(both(logitsModel(model.config, ids[0].length), logitsModel(model.config, ids[0].length)));
+        for (const [k, g] of packed) assertClose(g, widen.get(k)!, tol, `gradient of ${k}, packed vs widen`);
+      } finally {
+        nd.setHalfGemm(HALF_GEMM[before]);
+        adapter.dispose();
+      }
+    });
+
     it("OpenBLAS's BF16 GEMM (activations rounded to bfloat16) within bfloat16 rounding of both references", { skip: sbgemmSkip() }, () => {
       const nd = (tf.backend() as NativeBackend).nd;
       const wide = logitsOf(model);
-      nd.setHalfGemm(1);
+      const before = nd.cpu().halfGemm;
+      nd.setHalfGemm(HALF_GEMM.sbgemm);
       try {
         const sb = logitsOf(model);
         assert.notDeepEqual(sb, wide, 'the sbgemm path rounds activations, so its logits differ from the float32 path');
         const ours = bf16RoundingModel(model.config, SBGEMM_ROUNDINGS.perLayer, SBGEMM_ROUNDINGS.extra);
         assertClose(sb, tensor(e, 'logits'), tolerance(ours), 'sbgemm vs float32 reference');
         const r = pytorchBf16Roundings(model.config);
-        assertClose(sb, tensor(e, 'bf16_logits'), tolerance(both(ours, bf16RoundingModel(model.config, r.perLayer, r.extra))), 'sbgemm vs bf16');
+        assertClose(
+          sb,
+          tensor(e, 'bf16_logits'),
+          tolerance(both(ours, bf16RoundingModel(model.config, r.perLayer, r.extra))),
+          'sbgemm vs bf16',
+        );
       } finally {
-        nd.setHalfGemm(loadNativeAddon()!.nd.cpu().halfGemm === 'sbgemm' ? 1 : 0);
+        nd.setHalfGemm(HALF_GEMM[before]);
       }
     });
   });

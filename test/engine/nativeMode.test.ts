@@ -1,23 +1,23 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { initBackend } from '../../main/engine/backends/backend.js';
+import { defaultBackendName, initBackend } from '../../main/engine/backends/backend.js';
+import { fastTransposedMatmul } from '../../main/engine/backends/capabilities.js';
 import { loadNativeAddon, nativeLoadError, nativeWanted, threadCount } from '../../main/engine/backends/nativeAddon.js';
-import { nativeWasmKernelsActive } from '../../main/engine/backends/wasmKernels.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 
 // What needs no addon: which kernels this process runs, and the thread-count setting's parsing.
-// The native kernels themselves are tested in native.test.ts.
+// The native backend's kernels are tested in nativeBackend.test.ts and nativeFused.test.ts.
 const NATIVE = nativeWanted();
 const SKIP = nativeSkipReason();
 
-/** What this process should run: native kernels, pure tfjs by request, or pure tfjs for want of the addon. */
+/** What this process should run: the native backend, pure tfjs by request, or pure tfjs for want of the addon. */
 const MODE = !NATIVE
   ? 'CLAWLOOP_NATIVE=0 runs pure tfjs'
   : SKIP
     ? 'without the addon the engine runs pure tfjs and says how to build it'
-    : 'the addon is built and serves the wasm backend';
+    : 'the addon is built: native is the default backend, and wasm stays pure tfjs';
 
-describe('native kernels: the mode of this process', () => {
+describe('native addon: the mode of this process', () => {
   before(async () => {
     await initBackend('wasm');
   });
@@ -29,11 +29,12 @@ describe('native kernels: the mode of this process', () => {
         nativeLoadError()!,
         NATIVE ? /is not built.*libopenblas-pthread-dev.*npm run build:native/ : /disabled by CLAWLOOP_NATIVE/,
       );
-      assert.equal(nativeWasmKernelsActive(), false);
+      assert.equal(defaultBackendName({}), 'wasm');
       return;
     }
     assert.ok(loadNativeAddon(), `the native addon did not load: ${nativeLoadError()}. Build it with: npm run build:native`);
-    assert.equal(nativeWasmKernelsActive(), true);
+    assert.equal(defaultBackendName({}), 'native');
+    assert.equal(fastTransposedMatmul(), false, "wasm runs tfjs's own kernels: transposed products stay slow there");
     const info = loadNativeAddon()!.info();
     assert.ok(info.threads >= 1 && info.blas.length > 0);
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /*
  * Tolerances for comparing two floating-point computations of the same quantity (ClawLoop against
- * PyTorch, native kernels against tfjs-wasm, a batched pass against a single one), derived from how
+ * PyTorch, the native backend against tfjs-wasm, a batched pass against a single one), derived from how
  * the value was computed instead of tuned to one CPU's result.
  *
  * The error model. Every floating-point operation rounds with a relative error of at most u, the

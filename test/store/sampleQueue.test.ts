@@ -64,7 +64,9 @@ describe('sample queue: teacher rollouts', () => {
     // Back to schema 6 as an earlier ClawLoop left it: no writer column.
     const old = new Database(file);
     old.exec('ALTER TABLE samples DROP COLUMN response_writer');
-    old.exec('ALTER TABLE feedback DROP COLUMN judge_hint_rejected'); // migration 8 came later
+    old.exec('ALTER TABLE feedback DROP COLUMN judge_hint_rejected'); // migrations 8 and 9 came later
+    old.exec('ALTER TABLE checkpoints DROP COLUMN name');
+    old.exec('ALTER TABLE checkpoints DROP COLUMN note');
     old.pragma('user_version = 6');
     old.close();
 

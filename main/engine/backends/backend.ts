@@ -3,7 +3,8 @@ import { BACKENDS } from '../../protocol/app.js';
 import '../training/gradients.js';
 import { loadNativeAddon, nativeLoadError, nativeWanted, type NativeAddon } from './nativeAddon.js';
 import { registerNativeBackend } from './native/registerNativeBackend.js';
-import { registerNativeWasmKernels } from './wasmKernels.js';
+import { halfGemmMode } from './native/halfGemmMode.js';
+import { HALF_GEMM } from './native/ndAddon.js';
 import { BackendUnavailableError } from './backendErrors.js';
 import { registerWebGpuBackend, webGpuDescription } from './webgpu/webgpuBackend.js';
 import { gpuContext } from './webgpu/gpuContext.js';
@@ -13,8 +14,8 @@ import { verifyOptionalKernels } from './webgpu/verifyKernels.js';
  * The tfjs backends ClawLoop can run on.
  * - `native`: the default wherever the native addon builds: tensors in native memory (no 4 GB
  *   limit), 16-bit weights kept 16-bit and memory-mapped, kernels in C++ on BLAS.
- * - `wasm`: the fallback on CPU (XNNPACK + SIMD; every tensor in the 4 GB WebAssembly heap).
- *   Ships with ClawLoop; uses the addon's kernels for its hot ops when the addon loads.
+ * - `wasm`: pure tfjs, the fallback on CPU where the addon does not build or load, or with
+ *   `CLAWLOOP_NATIVE=0` (XNNPACK + SIMD; every tensor in the 4 GB WebAssembly heap). Ships with ClawLoop.
  * - `cpu`: pure JavaScript; slow, used to cross-check numerics. Ships with ClawLoop.
  * - `webgpu`: GPU through Dawn with ClawLoop's WGSL kernels; needs `npm install webgpu
  *   @tensorflow/tfjs-backend-webgpu` and a Vulkan/Metal/D3D12 driver. CLAWLOOP_WEBGPU_ADAPTER=software
@@ -63,7 +64,7 @@ async function register(name: BackendName): Promise<void> {
       const addon = loadNativeAddon();
       if (!addon) throw new BackendUnavailableError(`the native backend is unavailable: ${nativeLoadError()}`);
       registerNativeBackend(addon);
-      addon.nd.setHalfGemm(halfGemmMode(addon) === 'sbgemm' ? 1 : 0);
+      addon.nd.setHalfGemm(HALF_GEMM[halfGemmMode(addon.nd)]);
       return;
     }
     case 'wasm':
@@ -110,7 +111,7 @@ export async function initBackend(
   if (!ok) throw new BackendUnavailableError(`backend '${name}' failed to initialise`);
   await tf.ready();
   active = name;
-  let detail = backendDetail(name); // also routes wasm's hot kernels to the addon
+  let detail = backendDetail(name);
   if (name === 'webgpu') {
     detail = ` (${webGpuDescription()})`;
     await verifyOptionalKernels(gpuContext()!, opts.log);
@@ -124,35 +125,11 @@ function backendDetail(name: BackendName): string {
   const addon = nativeWanted() ? loadNativeAddon() : null;
   if (name === 'native') return ` (tensors in native memory; ${kernelsDetail(addon!)}, 16-bit weights: ${addon!.nd.cpu().halfGemm})`;
   if (name !== 'wasm') return '';
-  let detail = ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})`;
-  if (addon) {
-    registerNativeWasmKernels(addon);
-    detail += `, native kernels (${kernelsDetail(addon)})`;
-  } else {
-    detail += `; the native backend is unavailable: ${nativeLoadError()}`;
-  }
-  return detail;
+  const detail = ` (SIMD ${tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'on' : 'off'})`;
+  return addon ? detail : `${detail}; the native backend is unavailable: ${nativeLoadError()}`;
 }
 
 function kernelsDetail(addon: NativeAddon): string {
   const i = addon.info();
   return `${i.blas}, ${i.threads} threads`;
-}
-
-/**
- * How products with BF16 weights run: `CLAWLOOP_BF16_GEMM=sbgemm` (OpenBLAS's BF16 GEMM,
- * activations rounded to bfloat16, as PyTorch's BF16 matmul) or `widen` (weights widened to
- * float32 a cache-sized panel at a time, float32 activations). Default: sbgemm where the CPU has
- * AVX512-BF16 or AMX and the OpenBLAS build has cblas_sbgemm (built with BUILD_BFLOAT16; Debian
- * 12's is not), else widen.
- */
-export function halfGemmMode(addon: NativeAddon, env: NodeJS.ProcessEnv = process.env): 'sbgemm' | 'widen' {
-  const f = addon.nd.cpu().features;
-  const raw = env.CLAWLOOP_BF16_GEMM?.trim().toLowerCase();
-  if (raw === 'sbgemm' && !f.blasSbgemm) {
-    throw new Error('CLAWLOOP_BF16_GEMM=sbgemm, but this OpenBLAS has no cblas_sbgemm: install one built with BUILD_BFLOAT16=1, or use widen');
-  }
-  if (raw === 'sbgemm' || raw === 'widen') return raw;
-  if (raw) throw new Error(`CLAWLOOP_BF16_GEMM is '${env.CLAWLOOP_BF16_GEMM}'; expected sbgemm or widen`);
-  return f.blasSbgemm && (f.avx512bf16 || f.amxBf16) ? 'sbgemm' : 'widen';
 }

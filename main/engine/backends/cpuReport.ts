@@ -6,9 +6,9 @@ import { loadNativeAddon, nativeLoadError } from './nativeAddon.js';
 export interface CpuReport {
   cpu: string;
   cores: number;
-  /** The backend used when none is named: CLAWLOOP_BACKEND, else wasm. */
+  /** The backend used when none is named: CLAWLOOP_BACKEND, else native where the addon loads, else wasm. */
   defaultBackend: string;
-  /** The native kernels under the wasm backend, or why they are not used. */
+  /** The native addon (the native backend's kernels), or why it does not load. */
   native: { loaded: true; blas: string; threads: number } | { loaded: false; reason: string };
 }
 

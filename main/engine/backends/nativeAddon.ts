@@ -5,56 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { NdAddon } from './native/ndAddon.js';
 
-/** Element-wise maps of the addon: exp, sigmoid, square, sqrt, rsqrt, neg. */
-export type UnaryOp = 0 | 1 | 2 | 3 | 4 | 5;
-
-/**
- * Broadcast patterns of `binary`, for operands viewed as [rows, cols]: 0 same shape, 1 b scalar,
- * 2 a scalar, 3 b is one row [cols], 4 a is one row, 5 b is one column [rows], 6 a is one column.
- */
-export type BroadcastMode = 0 | 1 | 2 | 3 | 4 | 5 | 6;
-
-/** A view of 4-byte elements: float32 or int32 data, moved bit for bit. */
-export type Words = Float32Array | Int32Array;
-
 /** The functions of native/build/Release/clawloop_native.node (see native/src/addon.cc). */
 export interface NativeAddon {
-  /** C[i] = op(A[i])·op(B[i]) for i < batch, row-major, in place on the given views. */
-  gemm(
-    a: Float32Array,
-    b: Float32Array,
-    c: Float32Array,
-    batch: number,
-    m: number,
-    n: number,
-    k: number,
-    transA: boolean,
-    transB: boolean,
-    strideA: number,
-    strideB: number,
-    strideC: number,
-  ): void;
-  /** out[o, i, :] = x[o, indices[i], :]; throws a RangeError on an index outside [0, axisSize). */
-  gather(x: Words, indices: Int32Array, outer: number, axisSize: number, inner: number, out: Words): void;
-  /** For each o < outer, the inputs' blocks (blocks[i] elements) follow one another in out. */
-  concat(inputs: Words[], blocks: number[], outer: number, out: Words): void;
-  /** The inverse of concat. */
-  split(x: Words, outputs: Words[], blocks: number[], outer: number): void;
-  /** out = exp(x) (op 0), sigmoid(x) (1), x² (2), √x (3), 1/√x (4) or −x (5). */
-  unary(op: UnaryOp, x: Float32Array, out: Float32Array): void;
   /**
-   * out = a op b (op: 0 add, 1 sub, 2 mul, 3 div) for operands viewed as [rows, cols], with one
-   * side broadcast as `mode` says (see {@link BroadcastMode}).
-   */
-  binary(op: 0 | 1 | 2 | 3, mode: BroadcastMode, a: Float32Array, b: Float32Array, out: Float32Array, rows: number, cols: number): void;
-  /** out[o, i] = Σ_k x[o, k, i] for x viewed as [outer, axis, inner]. */
-  reduceSum(x: Float32Array, out: Float32Array, outer: number, axis: number, inner: number): void;
-  /** Softmax over the last axis of x viewed as [rows, cols]. */
-  softmax(x: Float32Array, out: Float32Array, rows: number, cols: number): void;
-  /** dst = tile(src, reps) for 4-byte elements. */
-  tile(src: Float32Array, dst: Float32Array, shape: number[], reps: number[]): void;
-  /**
-   * Sets the process's thread count for BLAS and the native kernels, once: the first call in the
+   * Sets the process's thread count for BLAS and the native backend's kernels, once: the first call in the
    * process (from any thread) decides, later calls change nothing. Returns the count in effect.
    */
   initThreads(n: number): number;
@@ -72,7 +26,7 @@ export function addonPath(): string {
 }
 
 /**
- * Threads for native kernels: `CLAWLOOP_THREADS` when set (a cap, e.g. when serving and training
+ * Threads for the native backend's kernels: `CLAWLOOP_THREADS` when set (a cap, e.g. when serving and training
  * share the CPU), else the physical cores this process may use (a second hardware thread per core
  * only contends for the same FMA units in these kernels), or every logical CPU when the core
  * count is unknown. The setting is process-wide: the first thread to load the addon applies it

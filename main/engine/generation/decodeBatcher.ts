@@ -1,31 +1,26 @@
-import * as tf from '@tensorflow/tfjs-core';
+import type * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
 import { KVCache } from '../model/kvCache.js';
 import type { LoraAdapter } from '../model/lora.js';
 import { readFloats } from '../model/tensorRead.js';
+import { PaddedBatch, type PaddedRow } from './paddedBatch.js';
 
 /** A sequence decoding inside a {@link DecodeBatcher}. */
 export interface BatchedSequence {
   readonly id: number;
 }
 
-interface Row extends BatchedSequence {
+interface Row extends BatchedSequence, PaddedRow {
   group: Group | null;
-  /** Position of the next token (the sequence's true length). */
-  start: number;
-  /** Left padding of this row in the group's cache. */
-  pad: number;
-  /** A private cache while the row is outside a group (evicted). */
+  /** A private cache while the row is outside a group (evicted); its `start` and `pad` then describe it. */
   own: KVCache | null;
   adapter: LoraAdapter | null;
   pending: { token: number; resolve: (l: Float32Array) => void; reject: (e: Error) => void } | null;
-  dead: boolean;
 }
 
 interface Group {
   adapter: LoraAdapter | null;
-  cache: KVCache;
-  rows: Row[];
+  batch: PaddedBatch<Row>;
   scheduled: boolean;
   /** Flush attempts deferred while some rows had not asked for their next token yet. */
   deferrals: number;
@@ -53,7 +48,7 @@ export class DecodeBatcher {
   /** Sequences currently decoding. */
   get active(): number {
     let n = 0;
-    for (const g of this.groups.values()) n += g.rows.filter((r) => !r.dead).length;
+    for (const g of this.groups.values()) n += g.batch.live;
     return n;
   }
 
@@ -63,7 +58,7 @@ export class DecodeBatcher {
    */
   join(cache: KVCache, adapter: LoraAdapter | null): BatchedSequence {
     if (cache.batch !== 1) throw new RangeError(`join: the cache holds ${cache.batch} rows; expected 1`);
-    const row: Row = { id: ++this.nextId, group: null, start: cache.length, pad: 0, own: cache, adapter, pending: null, dead: false };
+    const row: Row = { id: ++this.nextId, group: null, start: cache.length, pad: 0, own: cache, adapter, pending: null, done: false };
     this.attach(row);
     return row;
   }
@@ -71,7 +66,7 @@ export class DecodeBatcher {
   /** The logits for the token after `token`, once the batch has run. */
   step(seq: BatchedSequence, token: number): Promise<Float32Array> {
     const row = seq as Row;
-    if (row.dead) return Promise.reject(new Error('step: the sequence has left the batch'));
+    if (row.done) return Promise.reject(new Error('step: the sequence has left the batch'));
     if (row.pending) return Promise.reject(new Error('step: the previous step has not finished'));
     if (!row.group) this.attach(row);
     return new Promise((resolve, reject) => {
@@ -83,22 +78,21 @@ export class DecodeBatcher {
   /** Removes a sequence (finished, stopped or aborted). */
   leave(seq: BatchedSequence): void {
     const row = seq as Row;
-    if (row.dead) return;
-    row.dead = true;
+    if (row.done) return;
+    row.done = true;
     row.pending?.reject(new Error('the sequence left the batch'));
     row.pending = null;
     row.own?.dispose();
     row.own = null;
     const g = row.group;
     if (!g) return;
-    const live = g.rows.filter((r) => !r.dead).length;
-    if (live === 0) {
-      g.cache.dispose();
+    if (g.batch.live === 0) {
+      g.batch.dispose();
       this.groups.delete(g.adapter);
-    } else if (g.rows.length - live >= Math.max(1, live / 4)) {
-      this.compact(g);
+      return;
     }
-    if (live > 0) this.schedule(g);
+    g.batch.compact();
+    this.schedule(g);
   }
 
   /**
@@ -108,11 +102,11 @@ export class DecodeBatcher {
   detach(seq: BatchedSequence): KVCache | null {
     const row = seq as Row;
     let out: KVCache | null = null;
-    if (!row.dead && row.own) {
+    if (!row.done && row.own) {
       out = row.own;
       row.own = null;
-    } else if (!row.dead && row.group && row.start > 0) {
-      out = row.group.cache.rowSlice(row.group.rows.indexOf(row), row.pad, row.start);
+    } else if (!row.done && row.group) {
+      out = row.group.batch.copyRow(row);
     }
     this.leave(seq);
     return out;
@@ -121,52 +115,32 @@ export class DecodeBatcher {
   /** Frees every cache; pending steps fail. */
   dispose(): void {
     for (const g of this.groups.values()) {
-      for (const r of g.rows) {
+      for (const r of g.batch.rows) {
         r.pending?.reject(new Error('the batcher was disposed'));
-        r.dead = true;
+        r.done = true;
       }
-      g.cache.dispose();
+      g.batch.dispose();
     }
     this.groups.clear();
   }
 
-  /** Puts a row with a private cache into its adapter's group, padding whichever side is shorter. */
+  /** Puts a row with a private cache into its adapter's group. */
   private attach(row: Row): void {
-    const own = row.own!;
     let g = this.groups.get(row.adapter);
     if (!g) {
-      g = { adapter: row.adapter, cache: new KVCache(this.lm.config.numLayers), rows: [], scheduled: false, deferrals: 0, running: false };
+      g = {
+        adapter: row.adapter,
+        batch: new PaddedBatch<Row>(new KVCache(this.lm.config.numLayers)),
+        scheduled: false,
+        deferrals: 0,
+        running: false,
+      };
       this.groups.set(row.adapter, g);
     }
-    const S = g.rows.length ? g.cache.length : 0;
-    const L = own.length;
-    if (g.rows.length === 0) {
-      row.pad = 0;
-    } else if (L < S) {
-      own.padLeft(S - L);
-      row.pad = S - L;
-    } else {
-      g.cache.padLeft(L - S);
-      for (const r of g.rows) r.pad += L - S;
-      row.pad = 0;
-    }
-    g.cache.concatRows(own);
-    own.dispose();
+    const own = row.own!;
     row.own = null;
     row.group = g;
-    g.rows.push(row);
-  }
-
-  /** Drops dead rows and the left padding every remaining row shares. */
-  private compact(g: Group): void {
-    const keep = g.rows.map((r, i) => (r.dead ? -1 : i)).filter((i) => i >= 0);
-    g.cache.selectRows(keep);
-    g.rows = keep.map((i) => g.rows[i]);
-    const common = Math.min(...g.rows.map((r) => r.pad));
-    if (common > 0) {
-      g.cache.trimLeft(common);
-      for (const r of g.rows) r.pad -= common;
-    }
+    g.batch.add(own, [row]);
   }
 
   private schedule(g: Group): void {
@@ -182,7 +156,7 @@ export class DecodeBatcher {
     if (this.groups.get(g.adapter) !== g) return;
     // One step at a time per group: the next waits until this one's logits are read back.
     if (g.running) return;
-    const live = g.rows.filter((r) => !r.dead);
+    const live = g.batch.rows.filter((r) => !r.done);
     if (!live.some((r) => r.pending)) return;
     const waiting = live.filter((r) => !r.pending);
     if (waiting.length) {
@@ -195,28 +169,23 @@ export class DecodeBatcher {
       for (const r of waiting) this.evict(g, r);
     }
     g.deferrals = 0;
-    const rows = [...g.rows];
-    const B = rows.length;
-    const ids = rows.map((r) => (r.pending ? r.pending.token : 0));
+    const rows = [...g.batch.rows];
     let out: tf.Tensor;
     try {
-      out = tf.tidy(() =>
-        this.lm.forward(tf.tensor2d(ids, [B, 1], 'int32'), {
-          cache: g.cache,
-          adapter: g.adapter,
-          lastOnly: true,
-          rows: { start: rows.map((r) => r.start), pad: rows.map((r) => r.pad) },
-        }),
+      // Done rows are fed a placeholder; their slot is garbage they never read again.
+      out = g.batch.step(
+        this.lm,
+        g.adapter,
+        rows.map((r) => (r.pending ? r.pending.token : 0)),
       );
     } catch (err) {
       this.failGroup(g, rows, err as Error);
       return;
     }
     this.steps++;
-    this.rowsStepped += B;
-    // The cache now holds this step: rows advance at once, their logits follow when read back.
+    this.rowsStepped += rows.length;
+    // The cache now holds this step: rows have advanced, their logits follow when read back.
     const waiters = rows.map((r) => {
-      r.start++;
       const p = r.pending;
       r.pending = null;
       return p;
@@ -234,13 +203,12 @@ export class DecodeBatcher {
     } catch (err) {
       g.running = false;
       waiters.forEach((p) => p?.reject(err as Error));
-      this.failGroup(g, g.rows, err as Error);
+      this.failGroup(g, g.batch.rows, err as Error);
       return;
     }
     g.running = false;
-    // Dead rows were fed a placeholder; their slot is garbage they never read again.
     waiters.forEach((p, b) => p?.resolve(logits.subarray(b * V, (b + 1) * V)));
-    if (this.groups.get(g.adapter) === g && g.rows.some((r) => r.pending)) this.schedule(g);
+    if (this.groups.get(g.adapter) === g && g.batch.rows.some((r) => r.pending)) this.schedule(g);
   }
 
   /** The cache may be half-updated: fails every row of the group and drops it. */
@@ -248,23 +216,15 @@ export class DecodeBatcher {
     for (const r of rows) {
       r.pending?.reject(err);
       r.pending = null;
-      r.dead = true;
+      r.done = true;
     }
-    g.cache.dispose();
+    g.batch.dispose();
     if (this.groups.get(g.adapter) === g) this.groups.delete(g.adapter);
   }
 
   /** Moves a row that has not asked for its next token out of the group, into its own cache. */
   private evict(g: Group, r: Row): void {
-    const i = g.rows.indexOf(r);
-    const own = new KVCache(this.lm.config.numLayers);
-    own.concatRows(g.cache);
-    own.selectRows([i]);
-    own.trimLeft(r.pad);
-    r.own = own;
-    r.pad = 0;
+    r.own = g.batch.remove(r);
     r.group = null;
-    g.rows.splice(i, 1);
-    g.cache.selectRows(g.rows.map((_, j) => (j < i ? j : j + 1)));
   }
 }

@@ -2,10 +2,12 @@ import type { CausalLM } from '../model/causalLM.js';
 import type { DecodeBatcher } from './decodeBatcher.js';
 import type { LoraAdapter } from '../model/lora.js';
 import type { PrefixCache } from './prefixCache.js';
-import { logSoftmax, Sampler, topEntries, type SamplingOptions } from './sampling.js';
+import { gpuPicker } from './gpuPicker.js';
+import type { SamplingOptions } from './sampling.js';
 import { StopStringText } from './stopStrings.js';
 import type { TextTokenizer } from '../text/tokenizer.js';
-import { TokenSteps } from './tokenSteps.js';
+import { LogitPicker } from './tokenPicks.js';
+import { ContextLengthError, stepEnd, tokenBudget, type StepEnd } from './decodeStep.js';
 
 export interface GenerateOptions extends SamplingOptions {
   /** Upper bound on generated tokens. Default 256. */
@@ -71,37 +73,27 @@ export interface GenerationResult {
   decodeMs: number;
 }
 
-export class ContextLengthError extends Error {
-  override name = 'ContextLengthError';
-  constructor(
-    readonly promptTokens: number,
-    readonly maxPositions: number,
-  ) {
-    super(`the prompt has ${promptTokens} tokens; the model's maximum context length is ${maxPositions} tokens`);
-  }
-}
+export { ContextLengthError };
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The number of new tokens a generation may make, checked against the model's context. */
-function tokenBudget(lm: CausalLM, promptIds: readonly number[], maxNewTokens: number | undefined): number {
-  if (promptIds.length === 0) throw new RangeError('generate: the prompt is empty');
-  const maxPositions = lm.config.maxPositions;
-  if (promptIds.length >= maxPositions) throw new ContextLengthError(promptIds.length, maxPositions);
-  const maxNew = Math.min(maxNewTokens ?? 256, maxPositions - promptIds.length);
-  if (!(maxNew >= 0)) throw new RangeError(`generate: maxNewTokens must be >= 0, got ${maxNewTokens}`);
-  return maxNew;
-}
-
-/** The text token `id` makes final, and the stop token or string it ends generation with, if any. */
+/**
+ * The text token `id` (the `made`-th of at most `budget`) makes final, and whether and why
+ * generation ends with it: a stop token, a stop string completed in the text, or the budget spent.
+ */
 function advance(
   out: StopStringText,
   stopIds: ReadonlySet<number>,
   id: number,
-): { delta: string; stoppedBy: GenerationResult['stoppedBy'] } {
-  if (stopIds.has(id)) return { delta: out.flush(), stoppedBy: { tokenId: id } }; // no stop string can complete now
+  made: number,
+  budget: number,
+): { delta: string; end: StepEnd; stoppedBy: GenerationResult['stoppedBy'] } {
+  const end = stepEnd(stopIds, id, made, budget);
+  if (end === 'stop') return { delta: out.flush(), end, stoppedBy: { tokenId: id } }; // no stop string can complete now
   const r = out.push(id);
-  return { delta: r.delta, stoppedBy: r.stop === null ? undefined : { string: r.stop } };
+  if (r.stop !== null) return { delta: r.delta, end: 'stop', stoppedBy: { string: r.stop } };
+  // Out of budget: release whatever is held back.
+  return { delta: end === 'length' ? r.delta + out.flush() : r.delta, end, stoppedBy: undefined };
 }
 
 /**
@@ -116,15 +108,16 @@ export async function* generate(
   promptIds: readonly number[],
   opts: GenerateOptions = {},
 ): AsyncGenerator<GeneratedToken, GenerationResult, void> {
-  const maxNew = tokenBudget(lm, promptIds, opts.maxNewTokens);
+  const maxNew = tokenBudget(lm, promptIds.length, opts.maxNewTokens ?? 256, 'generate');
   const topN = Math.min(Math.max(opts.topLogprobs ?? 0, 0), 20);
-  const sampler = new Sampler(opts, opts.seed);
   const stopIds = new Set(opts.stopTokenIds ?? []);
   const out = new StopStringText(
     tokenizer.streamDecoder(),
     (opts.stopStrings ?? []).filter((s) => s.length > 0),
   );
-  const steps = new TokenSteps(lm, opts.adapter ?? null, opts.batcher, opts.prefixCache, opts.adapterVersion ?? 0);
+  const pickerOpts = { ...opts, topN };
+  // Sampled on the GPU where the WebGPU decoder applies (only ids come back), else from read-back logits.
+  const steps = (await gpuPicker(lm, promptIds.length + maxNew, pickerOpts)) ?? new LogitPicker(lm, pickerOpts);
   const tokens: number[] = [];
   const logprobs: number[] = [];
   let finishReason: FinishReason = 'length';
@@ -135,30 +128,23 @@ export async function* generate(
     if (opts.signal?.aborted) {
       finishReason = 'abort';
     } else if (maxNew > 0) {
-      let logits = await steps.prefill(promptIds);
+      let pick = await steps.first(promptIds);
       prefillMs = performance.now() - t0;
       for (;;) {
-        const id = sampler.sample(logits);
-        const lp = logSoftmax(logits);
+        const { id, logprob, top } = pick;
         tokens.push(id);
-        logprobs.push(lp[id]);
-        const top = topN > 0 ? topEntries(lp, topN).map((e) => ({ id: e.id, logprob: e.value })) : undefined;
-        const made = advance(out, stopIds, id);
-        let delta = made.delta;
-        if (made.stoppedBy) {
-          finishReason = 'stop';
-          stoppedBy = made.stoppedBy;
-        }
-        const done = finishReason === 'stop' || tokens.length >= maxNew;
-        if (done && finishReason !== 'stop') delta += out.flush(); // out of budget: release whatever is held back
-        yield { id, logprob: lp[id], text: delta, top };
-        if (done) break;
+        logprobs.push(logprob);
+        const made = advance(out, stopIds, id, tokens.length, maxNew);
+        if (made.end) finishReason = made.end;
+        stoppedBy = made.stoppedBy;
+        yield { id, logprob, text: made.delta, top };
+        if (made.end) break;
         await nextTick();
         if (opts.signal?.aborted) {
           finishReason = 'abort';
           break;
         }
-        logits = await steps.step(id);
+        pick = await steps.next(id);
       }
     }
   } finally {

@@ -1,7 +1,9 @@
 import type { CausalLM } from '../model/causalLM.js';
 import { KVCache } from '../model/kvCache.js';
 import type { LoraAdapter } from '../model/lora.js';
-import { decodeRows, greedyContinuations, type Row } from './greedyBatch.js';
+import { stepEnd } from './decodeStep.js';
+import { decodeRows, greedyContinuations, type GreedyRow } from './greedyBatch.js';
+import { PaddedBatch } from './paddedBatch.js';
 import { forEachBatch, greedyTokensOf, type ScoreItem } from './score.js';
 
 /** A prompt, another policy's greedy answer to it, and how many tokens an answer may have. */
@@ -112,21 +114,22 @@ async function decodeParted(
   const open = parted.filter((d) => d.part !== null);
   if (open.length === 0) return;
   const { cache, pad } = KVCache.stack(open.map((d) => d.part!));
+  for (const d of open) {
+    d.part!.dispose();
+    d.part = null;
+  }
+  const rows: GreedyRow[] = open.map((d, k) => ({
+    item: k,
+    start: items[d.item].promptIds.length + d.shared,
+    pad: pad[k],
+    tokens: [d.prefix[d.shared]],
+    done: false,
+  }));
+  const batch = new PaddedBatch(cache, rows);
   try {
-    for (const d of open) {
-      d.part!.dispose();
-      d.part = null;
-    }
-    const rows: Row[] = open.map((d, k) => ({
-      item: k,
-      context: items[d.item].promptIds.length + d.shared,
-      pad: pad[k],
-      tokens: [d.prefix[d.shared]],
-      done: false,
-    }));
-    await decodeRows(lm, cache, rows, adapter, (r, id) => stop.has(id) || r.tokens.length >= open[r.item].budget);
+    await decodeRows(lm, batch, adapter, (r, id) => stepEnd(stop, id, r.tokens.length, open[r.item].budget) !== null);
     rows.forEach((r, k) => open[k].prefix.push(...r.tokens.slice(1)));
   } finally {
-    cache.dispose();
+    batch.dispose();
   }
 }

@@ -5,6 +5,7 @@ import type { LoraAdapter } from '../model/lora.js';
 import { readFloats } from '../model/tensorRead.js';
 import type { BatchedSequence, DecodeBatcher } from './decodeBatcher.js';
 import type { PrefixCache, PrefixKey } from './prefixCache.js';
+import { lastLogits, type StepContext } from './decodeStep.js';
 
 /**
  * The most prompt tokens one forward pass takes (llama.cpp's default batch is 512 to 2,048). A long
@@ -89,13 +90,10 @@ export class TokenSteps {
   }
 
   private forward(ids: readonly number[]): tf.Tensor {
-    return tf.tidy(() => {
-      const input = tf.tensor2d([...ids], [1, ids.length], 'int32');
-      return this.lm.forward(input, { ...this.options(), lastOnly: true });
-    });
+    return lastLogits(this.lm, this.options(), ids, 1);
   }
 
-  private options(): { cache: KVCache; adapter: LoraAdapter | null } {
+  private options(): StepContext {
     return { cache: this.cache, adapter: this.adapter };
   }
 }

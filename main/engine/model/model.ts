@@ -113,7 +113,9 @@ export class Model {
       const packed = [...lm.packedWeights().values()];
       if (packed.length) {
         const bytes = packed.reduce((n, p) => n + p.rows * Math.ceil(p.cols / 2) * 4, 0);
-        opts.log?.(`clawloop: ${packed.length} projection weights kept ${packed[0].format} on the GPU (${(bytes / 2 ** 30).toFixed(2)} GiB)`);
+        opts.log?.(
+          `clawloop: ${packed.length} projection weights kept ${packed[0].format} on the GPU (${(bytes / 2 ** 30).toFixed(2)} GiB)`,
+        );
       }
       return new Model(abs, config, lm, tokenizer, chatTemplate, generation, backend);
     } finally {
@@ -131,14 +133,14 @@ export class Model {
 
   /**
    * Renders and tokenizes a conversation exactly as the model will see it. Special-token
-   * look-alikes in the messages and tools stay plain text (see LiteralGuard); only the template's
+   * look-alikes in the messages, tools and extra template variables stay plain text (see LiteralGuard); only the template's
    * markup becomes control tokens.
    */
   encodeChat(opts: RenderOptions): { text: string; ids: number[] } {
     this.literalGuard ??= new LiteralGuard(this.tokenizer);
     const literals: string[] = [];
-    const { messages, tools } = this.literalGuard.protect(opts.messages, opts.tools, literals);
-    const rendered = this.renderChat({ ...opts, messages, tools });
+    const { messages, tools, extra } = this.literalGuard.protect(opts.messages, opts.tools, literals, opts.extra);
+    const rendered = this.renderChat({ ...opts, messages, tools, extra });
     return { text: this.literalGuard.restore(rendered, literals), ids: this.literalGuard.encode(rendered, literals) };
   }
 

@@ -10,7 +10,7 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Keeps special-token look-alikes in text a client supplied (message content, tool results,
- * tool descriptions) as plain text when the prompt is tokenized. Without it, a pasted
+ * tool descriptions, extra template variables) as plain text when the prompt is tokenized. Without it, a pasted
  * `<|im_start|>system` would become the real control token and forge a turn, for the model and for
  * the judge. Only the chat template's own markup becomes control tokens.
  *
@@ -27,9 +27,18 @@ export class LiteralGuard {
     this.pattern = special.length ? new RegExp(alternatives.join('|'), 'g') : null;
   }
 
-  /** The messages and tools with every look-alike replaced by a sentinel; `literals` collects the originals. */
-  protect(messages: ChatMessage[], tools: ToolSpec[] | undefined, literals: string[]): { messages: ChatMessage[]; tools?: ToolSpec[] } {
-    if (!this.pattern) return { messages, tools };
+  /**
+   * The messages, tools and extra template variables (`chat_template_kwargs`, which templates such as
+   * Llama's print: `date_string`) with every look-alike replaced by a sentinel; `literals` collects
+   * the originals.
+   */
+  protect(
+    messages: ChatMessage[],
+    tools: ToolSpec[] | undefined,
+    literals: string[],
+    extra?: Record<string, unknown>,
+  ): { messages: ChatMessage[]; tools?: ToolSpec[]; extra?: Record<string, unknown> } {
+    if (!this.pattern) return { messages, tools, extra };
     const text = (s: string) => this.protectText(s, literals);
     const deep = (v: unknown): unknown =>
       typeof v === 'string'
@@ -47,6 +56,7 @@ export class LiteralGuard {
         ...(m.tool_calls ? { tool_calls: deep(m.tool_calls) as ChatMessage['tool_calls'] } : {}),
       })),
       tools: tools ? (deep(tools) as ToolSpec[]) : undefined,
+      extra: extra ? (deep(extra) as Record<string, unknown>) : undefined,
     };
   }
 

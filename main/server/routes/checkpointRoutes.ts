@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import type { CheckpointInfo } from '../../protocol/checkpoints.js';
 import { checkpointDir } from '../../store/checkpointPaths.js';
 import { ApiError } from '../apiError.js';
-import { copyPeftAdapter, exportTarget, writeExport } from '../exportTarget.js';
+import { copyPeftAdapter, exportTarget } from '../exportTarget.js';
+import { writeExport } from '../exportTemp.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 import { storageError } from '../storageError.js';
@@ -21,10 +22,15 @@ export const listCheckpoints: Handler<'checkpoints.list'> = (ctx) => {
     metrics: c.metrics,
     samples: c.samples,
     pinned: c.pinned,
+    name: c.name ?? null,
+    note: c.note ?? null,
     live: c.id === live,
     competence: c.competence ?? null,
   }));
-  return { object: 'list', live_checkpoint: live, adapter_version: state.liveVersion, data };
+  const rollbacks = ctx.store
+    .rollbackVersions()
+    .map((r) => ({ version: r.version, checkpoint_id: r.checkpointId, created_at: r.createdAt }));
+  return { object: 'list', live_checkpoint: live, adapter_version: state.liveVersion, data, rollbacks };
 };
 
 /** A listed checkpoint whose folder is on disk (404 when unknown, 409 when its files are gone). */
@@ -51,6 +57,14 @@ export const rollbackCheckpoint: Handler<'checkpoints.rollback'> = async (ctx, {
   return { checkpoint: r.checkpoint ?? 'base', adapter_version: r.version };
 };
 
+export const labelCheckpoint: Handler<'checkpoints.update'> = (ctx, { params, body }) => {
+  if (!ctx.store.checkpoint(params.id)) throw new ApiError(404, `no checkpoint '${params.id}'`, 'invalid_request_error', 'not_found', 'id');
+  const clean = (v: string | null | undefined) => (v === undefined ? undefined : v || null);
+  ctx.store.setCheckpointLabel(params.id, { name: clean(body.name), note: clean(body.note) });
+  const cp = ctx.store.checkpoint(params.id)!;
+  return { checkpoint: cp.id, name: cp.name ?? null, note: cp.note ?? null };
+};
+
 export const pinCheckpoint: Handler<'checkpoints.pin'> = (ctx, { params, body }) => {
   const cp = ctx.store.checkpoint(params.id);
   if (!cp) throw new ApiError(404, `no checkpoint '${params.id}'`, 'invalid_request_error', 'not_found', 'id');
@@ -58,17 +72,31 @@ export const pinCheckpoint: Handler<'checkpoints.pin'> = (ctx, { params, body })
   return { checkpoint: cp.id, pinned: body.pinned };
 };
 
-export const exportCheckpoint: Handler<'checkpoints.export'> = async (ctx, { params, body }) => {
+export const exportCheckpoint: Handler<'checkpoints.export'> = async (ctx, { params, body, res }) => {
   const { cp, dir: source } = existingCheckpoint(ctx, params.id);
-  const target = exportTarget(ctx.dataDir, ctx.options.exportDirs, body.dir, body.format === 'gguf' ? `${cp.id}-gguf` : cp.id);
+  const fallback = body.format === 'gguf' ? `${cp.id}-gguf` : cp.id;
+  const target = exportTarget(ctx.dataDir, ctx.options.exportDirs, body.dir, fallback, (t) => ctx.exports.has(t));
+  const release = ctx.exports.claim(target, cp.id);
+  // A client that leaves while its GGUF export waits for the worker gives up its place.
+  const gone = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
   try {
-    const files = await writeExport(target, (tmp) =>
+    const files = await writeExport(ctx.dataDir, target, (tmp) =>
       body.format === 'gguf'
-        ? exportGguf({ modelDir: ctx.engine.info.dir, checkpointDir: source, dir: tmp, name: `${ctx.engine.info.name}-${cp.id}` }, ctx.log)
+        ? ctx.exports.withWorker(() =>
+            exportGguf(
+              { modelDir: ctx.engine.info.dir, checkpointDir: source, dir: tmp, name: `${ctx.engine.info.name}-${cp.id}` },
+              ctx.log,
+            ),
+          )
         : copyPeftAdapter(source, tmp, ctx.engine.info.name),
     );
     return { checkpoint: cp.id, format: body.format, dir: target, files };
   } catch (err) {
     throw storageError(err, target);
+  } finally {
+    release();
   }
 };

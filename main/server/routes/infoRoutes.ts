@@ -6,6 +6,7 @@ import { ApiError } from '../apiError.js';
 import { newApiKey } from '../apiKeyFile.js';
 import { openClawFitNote, openClawProvider } from '../openclawProvider.js';
 import { keyCookie } from '../signIn.js';
+import { refuseLinksOut } from '../modelFolderLinks.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 
@@ -70,6 +71,7 @@ export const getSettings: Handler<'settings.get'> = (ctx) => settingsView(ctx);
 export const putSettings: Handler<'settings.update'> = (ctx, { body }) => {
   let modelDir = body.model_dir;
   if (modelDir) {
+    refuseLinksOut(modelDir, 'model_dir');
     try {
       modelDir = inspectModelFolder(modelDir).dir;
     } catch (err) {

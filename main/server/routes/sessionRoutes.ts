@@ -1,6 +1,6 @@
 import { messageText } from '../../engine/text/index.js';
 import { INTERNAL_CONTEXT, stripEnvelope } from '../../protocol/messageEnvelope.js';
-import type { SessionInfo } from '../../protocol/sessions.js';
+import { UNSAFE_TEXT, type SessionInfo } from '../../protocol/sessions.js';
 import type { SessionSummary } from '../../store/appQueries.js';
 import { ApiError } from '../apiError.js';
 import type { Handler } from '../routeTypes.js';
@@ -9,6 +9,17 @@ import { storageError } from '../storageError.js';
 import { hintWaitMs, turnView } from './turnView.js';
 
 const PREVIEW_CHARS = 120;
+
+const UNSAFE_ALL = new RegExp(UNSAFE_TEXT.source, 'gu');
+
+/**
+ * Text as a list may show it: control characters become spaces, and the invisible ones that
+ * reorder or hide text (an RTL override turns "invoice ‮gpj.exe" into "invoice exe.jpg") are
+ * dropped. Titles stored before they were checked, and previews, which are the user's messages.
+ */
+function shown(text: string | null): string | null {
+  return text === null ? null : text.replace(UNSAFE_ALL, (c) => (c <= '\u009f' ? ' ' : ''));
+}
 
 /**
  * The opening user message of a session, from its first request's messages: the last user message
@@ -26,7 +37,7 @@ function preview(firstRequest: string | null): string | null {
   const texts = messages.filter((m) => m.role === 'user').map((m) => safeText(m.content));
   const text = texts.reverse().find((t) => t && !t.startsWith(INTERNAL_CONTEXT)) ?? null;
   if (text === null) return null;
-  const line = stripEnvelope(text).replace(/\s+/g, ' ').trim();
+  const line = shown(stripEnvelope(text))!.replace(/\s+/g, ' ').trim();
   return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
 }
 
@@ -41,7 +52,7 @@ function safeText(content: unknown): string {
 export function sessionInfo(s: SessionSummary): SessionInfo {
   return {
     id: s.id,
-    title: s.title,
+    title: shown(s.title),
     created_at: s.createdAt,
     last_seen_at: s.lastSeenAt,
     ended_at: s.endedAt,

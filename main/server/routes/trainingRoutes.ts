@@ -1,5 +1,7 @@
+import path from 'node:path';
 import type { TrainingConfig } from '../../protocol/training.js';
 import { ApiError } from '../apiError.js';
+import { refuseLinksOut } from '../modelFolderLinks.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
 import { TrainerCommandError, type TrainerClient } from '../../workers/trainer/client.js';
@@ -56,6 +58,8 @@ export const trainingStatus: Handler<'training.status'> = (ctx) => {
 export const getTrainingConfig: Handler<'training.config.get'> = (ctx) => maskedConfig(trainerOf(ctx).config);
 
 export const putTrainingConfig: Handler<'training.config.update'> = async (ctx, { body }) => {
+  // A relative judge folder is the served model's own (as the trainer resolves it).
+  if (body.judge?.kind === 'model') refuseLinksOut(path.resolve(ctx.engine.info.dir, body.judge.dir), 'judge');
   const config = await command(ctx, (t) => t.setConfig(unmasked(body, t.config)));
   return maskedConfig(config);
 };

@@ -57,17 +57,30 @@ export const BINARY = {
 /** Reductions over the middle axis of [outer, axis, inner] (NdReduce). */
 export const REDUCE = { Sum: 0, Mean: 1, Max: 2, Min: 3, ArgMax: 4, ArgMin: 5, Prod: 6, Any: 7, All: 8 } as const;
 
+/** How products with 16-bit weights run, and the number setHalfGemm takes for each. */
+export const HALF_GEMM = { widen: 0, sbgemm: 1, packed: 2 } as const;
+export type HalfGemm = keyof typeof HALF_GEMM;
+
 export interface CpuReport {
   model: string;
   arch: string;
-  /** CPU extensions (the OS enables), and `blasSbgemm`: whether the BLAS library has cblas_sbgemm. */
-  features: Record<'avx2' | 'fma' | 'f16c' | 'avx512f' | 'avx512bf16' | 'amxBf16' | 'amxTile' | 'neon' | 'armBf16' | 'blasSbgemm', boolean>;
+  /**
+   * CPU extensions (the OS enables); `blasSbgemm`: whether the BLAS library has cblas_sbgemm;
+   * `packedGemm`: whether the addon's packed BF16 × FP32 GEMM runs here (AVX2 + FMA).
+   */
+  features: Record<
+    'avx2' | 'fma' | 'f16c' | 'avx512f' | 'avx512bf16' | 'amxBf16' | 'amxTile' | 'neon' | 'armBf16' | 'blasSbgemm' | 'packedGemm',
+    boolean
+  >;
   physicalCores: number;
   logicalCpus: number;
   /** The kernel set OpenBLAS chose for this CPU, e.g. 'Haswell', 'Zen', 'Cooperlake'. */
   blasCore: string;
-  /** How products with 16-bit weights run: 'widen' (panels widened to float32 for sgemm) or 'sbgemm'. */
-  halfGemm: 'widen' | 'sbgemm';
+  /**
+   * How products with 16-bit weights run: 'widen' (panels widened to float32 for sgemm), 'packed'
+   * (the addon's GEMM, widening inside its packing) or 'sbgemm' (see HalfGemmMode in backend.ts).
+   */
+  halfGemm: HalfGemm;
   /** The kernel decoding's matrix-vector products use, per weight dtype (see {@link GemvPath}). */
   gemv: { bf16: GemvPath; f16: GemvPath };
 }
@@ -95,7 +108,8 @@ export interface NdAddon {
   /** Hands the blocks kept for reuse back to the OS. */
   trimCache(): void;
   cpu(): CpuReport;
-  setHalfGemm(mode: 0 | 1): void;
+  /** Sets how products with 16-bit weights run: HALF_GEMM's number for the mode. */
+  setHalfGemm(mode: (typeof HALF_GEMM)[HalfGemm]): void;
   /** y [m, n] = x [m, k] · wᵀ with w [n, k] bf16 or f16, through `path`; throws when this CPU cannot run it. */
   gemv(path: GemvPath, x: Buf, w: Buf, m: number, n: number, k: number): Buf;
   /** Why this process cannot run `path` for weights of `kind` (a missing CPU feature...), or ''. */
@@ -141,5 +155,16 @@ export interface NdAddon {
   /** softmax(scale·s + mask) over rows of S, s [B, K, G·T, S], mask [T, S] or [B, 1, T, S]. */
   maskedSoftmax(s: Buf, mask: Buf, B: number, K: number, GT: number, T: number, S: number, perRow: boolean, scale: number): Buf;
   maskedSoftmaxGrad(p: Buf, dp: Buf, rows: number, S: number, scale: number): Buf;
-  matmul(a: Buf, b: Buf, batch: number, m: number, n: number, k: number, transA: boolean, transB: boolean, strideA: number, strideB: number): Buf;
+  matmul(
+    a: Buf,
+    b: Buf,
+    batch: number,
+    m: number,
+    n: number,
+    k: number,
+    transA: boolean,
+    transB: boolean,
+    strideA: number,
+    strideB: number,
+  ): Buf;
 }

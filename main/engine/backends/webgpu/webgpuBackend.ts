@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { DawnUnavailableError, GPU_PACKAGES, openAdapter } from '../../gpu/dawn.js';
 import { noAdapterHints, noSoftwareAdapterHints } from '../../gpu/driverHints.js';
-import { dawnInstanceFlags, kernelFeatures, WANTED_FEATURES } from '../../gpu/features.js';
+import { dawnInstanceFlags, KERNEL_LIMITS, kernelFeatures, WANTED_FEATURES } from '../../gpu/features.js';
 import type { GpuAdapter, GpuDevice } from '../../gpu/gpuTypes.js';
 import { BackendUnavailableError } from '../backendErrors.js';
 import { BoundedBufferPool } from './bufferPool.js';
@@ -36,7 +36,9 @@ async function importTfjsWebGpu(): Promise<TfjsWebGpu> {
 async function findAdapter(): Promise<{ adapter: GpuAdapter; choice: 'hardware' | 'software'; gpu: unknown }> {
   let opened;
   try {
-    opened = await openAdapter({ dawnFlags: dawnInstanceFlags(process.env.CLAWLOOP_WEBGPU_ADAPTER === 'software' ? 'software' : 'hardware') });
+    opened = await openAdapter({
+      dawnFlags: dawnInstanceFlags(process.env.CLAWLOOP_WEBGPU_ADAPTER === 'software' ? 'software' : 'hardware'),
+    });
   } catch (err) {
     if (err instanceof DawnUnavailableError) throw new BackendUnavailableError(`webgpu: ${err.message}`);
     throw new BackendUnavailableError(`webgpu: ${(err as Error).message}`);
@@ -54,15 +56,7 @@ async function requestDevice(adapter: GpuAdapter): Promise<GpuDevice> {
   const requiredFeatures = WANTED_FEATURES.filter((f) => adapter.features.has(f));
   const l = adapter.limits;
   const requiredLimits: Record<string, number> = {};
-  for (const name of [
-    'maxStorageBufferBindingSize',
-    'maxBufferSize',
-    'maxComputeWorkgroupStorageSize',
-    'maxComputeInvocationsPerWorkgroup',
-    'maxComputeWorkgroupSizeX',
-    'maxComputeWorkgroupsPerDimension',
-    'maxStorageBuffersPerShaderStage',
-  ]) {
+  for (const name of KERNEL_LIMITS) {
     requiredLimits[name] = l[name];
   }
   return adapter.requestDevice({ requiredFeatures: [...requiredFeatures], requiredLimits });

@@ -1,4 +1,4 @@
-import type { ChatGenerationRequest, ChatGenerationResult, PreparedPrompt, TokenReport } from '../../../engine/index.js';
+import type { ChatGenerationResult, TokenReport } from '../../../engine/index.js';
 import { ApiError } from '../../apiError.js';
 import type { GenerateHandlers } from '../../inferenceEngine.js';
 import { sendJson } from '../../http.js';
@@ -8,8 +8,8 @@ import type { ServerContext } from '../../serverContext.js';
 import { completionId, toolCallId } from '../../wireFormat.js';
 import { completionOf, type AnswerHead } from './chatAnswer.js';
 import { reserveAdapter } from './adapterChoice.js';
-import { checkPromptFits, toGenerationRequest } from './chatRequest.js';
-import { prepareCompaction } from './compactionFit.js';
+import { toGenerationRequest } from './chatRequest.js';
+import { fitPrompt } from './promptFit.js';
 import { ChunkEmitter, finishStream } from './chatStream.js';
 import { openTurn, recordTurn, type CaptureInput } from './turnCapture.js';
 
@@ -33,7 +33,7 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
   r.log.turnKind = c.meta.source;
   // Rendered and tokenized before anything is recorded or streamed: a prompt that does not fit is a
   // plain 400 at every size, and no completion id is handed out for it.
-  const fitted = c.meta.source === 'openclaw-compaction' ? await prepareCompaction(ctx, c.gen) : await prepareAsIs(ctx, c.gen);
+  const fitted = await fitPrompt(ctx, c.meta.source, c.gen);
   c.gen = { ...fitted.req, prepared: fitted.prepared };
   r.log.promptTokens = fitted.prepared.ids.length;
   c.reserved = await reserveAdapter(ctx, r.body.adapter);
@@ -69,15 +69,6 @@ export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Prom
   else await whole(reply);
   return RESPONDED;
 };
-
-/** The prompt as the request gives it, refused when it cannot fit (a cheap character bound first, then the exact count). */
-async function prepareAsIs(
-  ctx: ServerContext,
-  req: ChatGenerationRequest,
-): Promise<{ req: ChatGenerationRequest; prepared: PreparedPrompt }> {
-  checkPromptFits(req, ctx.engine.info);
-  return { req, prepared: await ctx.engine.prepare(req) };
-}
 
 /** Everything an answer needs: the request, the turn being captured, the answer's fixed parts, how to record it. */
 interface Reply {

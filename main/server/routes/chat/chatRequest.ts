@@ -38,7 +38,8 @@ export function toGenerationRequest(body: ChatCompletionRequest): ChatGeneration
  * the model reads. (The worker's exact check, after tokenizing, still catches the rest.)
  */
 export function checkPromptFits(gen: ChatGenerationRequest, info: { contextLength: number; maxTokenChars: number }): void {
-  let chars = gen.tools ? JSON.stringify(gen.tools).length : 0;
+  // Extra template variables count too: templates may print them (Llama's date_string).
+  let chars = (gen.tools ? JSON.stringify(gen.tools).length : 0) + (gen.templateVars ? JSON.stringify(gen.templateVars).length : 0);
   for (const m of gen.messages) {
     chars += m.content.length + (m.reasoning_content?.length ?? 0) + (m.tool_calls ? JSON.stringify(m.tool_calls).length : 0);
   }
