@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseBackendName } from '../engine/index.js';
-import { CHANNELS, type Channel } from '../bench/funnel.js';
-import { funnelLines } from '../bench/funnelReport.js';
-import { loadPersona, PersonaError, shippedPersonas } from '../bench/persona.js';
-import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS, runPersonalize, type PersonalizeOptions, type PersonalizeResult } from '../bench/personalize.js';
-import { renderLineChart } from '../bench/pngChart.js';
+import { CHANNELS, type Channel } from '../personalize/funnel.js';
+import { funnelLines } from '../personalize/funnelReport.js';
+import { loadPersona, PersonaError, shippedPersonas } from '../personalize/persona.js';
+import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS, runPersonalize, type PersonalizeOptions, type PersonalizeResult } from '../personalize/personalize.js';
+import { renderLineChart } from '../personalize/pngChart.js';
 import { TRAIN_METHODS, type TrainMethod, type TrainingConfigPatch } from '../protocol/training.js';
 import { numberFlag, parse, required, UsageError } from './args.js';
 import type { Io } from './io.js';

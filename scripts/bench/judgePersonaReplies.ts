@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Model } from '../../main/engine/index.js';
-import { loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
+import { loadPersona, shippedPersonas, type Persona } from '../../main/personalize/persona.js';
 import { runHintJudge, runPrmJudge } from '../../main/rl/judge.js';
 import { loadJudge } from '../../main/rl/judgeSetup.js';
 import { modelTrainingDefaults } from '../../main/rl/trainingConfig.js';

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expectedWeights, parseModelConfig } from '../../main/engine/model/config.js';
 import { halfPrecisionHeader } from '../../main/engine/formats/safetensorsWrite.js';
+import { Rng } from '../../main/util/random.js';
 
 export const QWEN3_1_7B = {
   architectures: ['Qwen3ForCausalLM'],
@@ -33,20 +34,15 @@ export const QWEN3_1_7B = {
 
 const SHARD_BYTES = 1 << 30;
 
-/** Fills `out` with BF16 bits of uniform values of standard deviation `std` (xorshift32: fast, seeded). */
-function randomBf16(out: Uint16Array, std: number, state: { s: number }): void {
+/** Fills `out` with BF16 bits of uniform values of standard deviation `std`, drawn from the project's seeded RNG. */
+function randomBf16(out: Uint16Array, std: number, rng: Rng): void {
   const a = std * Math.sqrt(3);
   const f = new Float32Array(1);
   const bits = new Uint32Array(f.buffer);
-  let s = state.s;
   for (let i = 0; i < out.length; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    f[0] = ((s >>> 0) / 4294967296 - 0.5) * 2 * a;
+    f[0] = (rng.uniform() - 0.5) * 2 * a;
     out[i] = bits[0] >>> 16;
   }
-  state.s = s;
 }
 
 /** Groups tensors into shards of about SHARD_BYTES, in name order. */
@@ -66,7 +62,7 @@ function planShards(shapes: Map<string, number[]>): Array<Array<[string, number[
 }
 
 /** Writes one shard, streaming its tensors chunk by chunk. */
-function writeShard(file: string, tensors: Array<[string, number[]]>, state: { s: number }): void {
+function writeShard(file: string, tensors: Array<[string, number[]]>, rng: Rng): void {
   const { prefix } = halfPrecisionHeader(tensors, 'BF16', { format: 'pt' });
   const fd = fs.openSync(file, 'w');
   try {
@@ -76,8 +72,9 @@ function writeShard(file: string, tensors: Array<[string, number[]]>, state: { s
       let left = shape.reduce((x, y) => x * y, 1);
       while (left > 0) {
         const part = chunk.subarray(0, Math.min(left, chunk.length));
-        if (name.endsWith('norm.weight')) part.fill(0x3f80); // 1.0
-        else randomBf16(part, 0.02, state);
+        if (name.endsWith('norm.weight'))
+          part.fill(0x3f80); // 1.0
+        else randomBf16(part, 0.02, rng);
         fs.writeSync(fd, part);
         left -= part.length;
       }
@@ -96,10 +93,10 @@ export function writeRandomBf16Model(dir: string, config: Record<string, unknown
   fs.mkdirSync(dir, { recursive: true });
   const shards = planShards(shapes);
   const weightMap: Record<string, string> = {};
-  const state = { s: seed >>> 0 || 1 };
+  const rng = new Rng(seed);
   shards.forEach((tensors, i) => {
     const file = `model-${String(i + 1).padStart(5, '0')}-of-${String(shards.length).padStart(5, '0')}.safetensors`;
-    writeShard(path.join(dir, file), tensors, state);
+    writeShard(path.join(dir, file), tensors, rng);
     for (const [name] of tensors) weightMap[name] = file;
   });
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2));

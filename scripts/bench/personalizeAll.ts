@@ -13,10 +13,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CHANNELS, type Channel } from '../../main/bench/funnel.js';
-import { loadPersona, personaList } from '../../main/bench/persona.js';
+import { CHANNELS, type Channel } from '../../main/personalize/funnel.js';
+import { loadPersona, personaList } from '../../main/personalize/persona.js';
 import { recordInvocation, runAll, type RunSpec } from './personalizeRuns.js';
-import type { PersonalizeResult } from '../../main/bench/personalize.js';
+import type { PersonalizeResult } from '../../main/personalize/personalize.js';
 import { plotRuns } from '../../main/cli/benchCommand.js';
 import { TRAIN_METHODS, type TrainMethod, type TrainingConfigPatch } from '../../main/protocol/training.js';
 import { defaultModelDir } from '../../main/resources.js';

@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { funnelLines } from '../../main/bench/funnelReport.js';
-import type { PersonalizeResult } from '../../main/bench/personalize.js';
+import { funnelLines } from '../../main/personalize/funnelReport.js';
+import type { PersonalizeResult } from '../../main/personalize/personalize.js';
 
 export interface RunSpec {
   persona: string;

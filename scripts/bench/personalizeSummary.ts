@@ -3,9 +3,9 @@
  * spread (sample standard deviation) over seeds, every run, the funnel of issue 38 (where the
  * signal goes) and the bars of issues 12 and 38 checked.
  */
-import { funnelTable } from '../../main/bench/funnelReport.js';
-import { median } from '../../main/bench/liveDelay.js';
-import type { PersonalizeResult } from '../../main/bench/personalize.js';
+import { funnelTable } from '../../main/personalize/funnelReport.js';
+import { median } from '../../main/personalize/liveDelay.js';
+import type { PersonalizeResult } from '../../main/personalize/personalize.js';
 
 export interface Stat {
   mean: number;

@@ -18,9 +18,9 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { checkResponse, loadPersona, shippedPersonas, type Persona } from '../../main/bench/persona.js';
-import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS } from '../../main/bench/personalize.js';
-import { heldOutTasks } from '../../main/bench/simulatedUser.js';
+import { checkResponse, loadPersona, shippedPersonas, type Persona } from '../../main/personalize/persona.js';
+import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS } from '../../main/personalize/personalize.js';
+import { heldOutTasks } from '../../main/personalize/simulatedUser.js';
 import { DecodeBatcher, generateText, Model, withHint, type ChatMessage } from '../../main/engine/index.js';
 import { DEFAULT_TRAINING_CONFIG } from '../../main/protocol/training.js';
 import { answerText, greedyAnswers } from '../../main/rl/competenceAnswers.js';

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkResponse, loadPersona, shippedPersonas } from '../../main/bench/persona.js';
+import { checkResponse, loadPersona, shippedPersonas } from '../../main/personalize/persona.js';
 import { loadKnowledgeBase, makeKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
 import { Rng } from '../../main/util/random.js';
 import { isCorrect, makeTask, TASK_FAMILIES, type Task } from '../../main/tasks/taskFamilies.js';

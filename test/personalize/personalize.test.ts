@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../main/cli/main.js';
-import type { PersonalizeResult } from '../../main/bench/personalize.js';
+import type { PersonalizeResult } from '../../main/personalize/personalize.js';
 import { longContextModel } from '../helpers/testServer.js';
 
 function capture() {

@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { funnelOf, hintFunnel, hintNamesWish, judgeFunnel, wishKeywords, type TurnRecord } from '../../main/bench/funnel.js';
-import { funnelLines, funnelTable } from '../../main/bench/funnelReport.js';
-import { liveDelay, median } from '../../main/bench/liveDelay.js';
-import { parsePersona } from '../../main/bench/persona.js';
+import { funnelOf, hintFunnel, hintNamesWish, judgeFunnel, wishKeywords, type TurnRecord } from '../../main/personalize/funnel.js';
+import { funnelLines, funnelTable } from '../../main/personalize/funnelReport.js';
+import { liveDelay, median } from '../../main/personalize/liveDelay.js';
+import { parsePersona } from '../../main/personalize/persona.js';
 
 /** An inline persona (never a file of the repository): no bold, and at most two sentences. */
 const persona = parsePersona(

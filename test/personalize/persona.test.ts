@@ -12,8 +12,8 @@ import {
   personaList,
   PersonaError,
   shippedPersonas,
-} from '../../main/bench/persona.js';
-import { personaTask } from '../../main/bench/simulatedUser.js';
+} from '../../main/personalize/persona.js';
+import { personaTask } from '../../main/personalize/simulatedUser.js';
 import { loadKnowledgeBase } from '../../main/tasks/knowledgeBase.js';
 import { Rng } from '../../main/util/random.js';
 

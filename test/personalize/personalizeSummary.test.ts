@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PersonalizeResult } from '../../main/bench/personalize.js';
+import type { PersonalizeResult } from '../../main/personalize/personalize.js';
 import { bars, stat, summarize } from '../../scripts/bench/personalizeSummary.js';
 
 function run(

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { renderLineChart } from '../../main/bench/pngChart.js';
+import { renderLineChart } from '../../main/personalize/pngChart.js';
 
 /** The chunks of a PNG file, with their CRCs checked. */
 function chunks(png: Buffer): Map<string, Buffer[]> {
