@@ -40,7 +40,7 @@ describe('backends', () => {
   it('the native backend says where its tensors live and how it computes', { skip: nativeSkipReason() }, async () => {
     const lines: string[] = [];
     assert.equal(await initBackend('native', { log: (l) => lines.push(l) }), 'native');
-    assert.match(lines[0], /^clawloop: tfjs backend 'native' \(tensors in native memory; \w+, \d+ threads, 16-bit weights: (widen|sbgemm)\)$/);
+    assert.match(lines[0], /^clawloop: tfjs backend 'native' \(tensors in native memory; \w+, \d+ threads, 16-bit weights: (packed|widen|sbgemm)\)$/);
     await initBackend('wasm');
   });
 
