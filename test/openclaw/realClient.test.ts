@@ -43,7 +43,8 @@ describe('the published OpenClaw learns through ClawLoop', { skip: openClawSkipR
     );
     assertAnswered(await rig.agent(session, 'One more: what is 2 plus 3?'), 'the turn after the step');
     const last = (await turnsOf()).filter((x) => x.type === 'main').at(-1)!;
-    assert.equal(last.adapter_version, live);
+    // The judged earlier turns may train further steps meanwhile: a newer adapter answers then.
+    assert.ok(last.adapter_version >= live, `answered by adapter v${last.adapter_version}, v${live} or newer`);
     assert.equal(last.next_state, null, 'the newest turn waits for what comes next');
   });
 });
