@@ -47,9 +47,11 @@ test.describe('OpenClaw conversations in Chat', () => {
     await openclawSession(core);
     await app.reload();
     const list = app.getByRole('complementary', { name: 'Conversations' });
-    await expect(list.getByRole('button', { name: /^Convert 2 km to meters\./ })).toBeVisible();
+    // The newest conversation of that title (other specs ask it too): the one just recorded.
+    const convo = list.getByRole('button', { name: /^Convert 2 km to meters\./ }).first();
+    await expect(convo).toBeVisible();
     await expect(list.getByRole('button', { name: /^\[Fri/ })).toHaveCount(0);
-    await list.getByRole('button', { name: /^Convert 2 km to meters\./ }).click();
+    await convo.click();
 
     const thread = app.getByRole('list', { name: 'Messages' });
     await expect(thread.getByRole('article', { name: 'Your message' }).first()).toHaveText(/Convert 2 km to meters\./);

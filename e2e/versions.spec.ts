@@ -25,10 +25,11 @@ test('after a rollback, new answers name a version the Checkpoints table lists; 
   await openScreen(app, 'Checkpoints');
   const before = await headerLiveVersion(app);
   // Roll back to any version not live now (an earlier spec on this core may have left v0 live).
-  const rollBack = app.getByRole('button', { name: 'Roll back', disabled: false }).first();
-  const target = Number(
-    /^v(\d+)/.exec((await app.getByRole('row').filter({ has: rollBack }).getByRole('rowheader').textContent()) ?? '')?.[1],
-  );
+  const rollBackRow = app
+    .getByRole('row')
+    .filter({ has: app.getByRole('button', { name: 'Roll back', disabled: false }) })
+    .first();
+  const target = Number(/^v(\d+)/.exec((await rollBackRow.getByRole('rowheader').textContent()) ?? '')?.[1]);
   const row = app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: new RegExp(`^v${target}\\b`) }) });
   await row.getByRole('button', { name: 'Roll back' }).click();
   await app
