@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { loadNativeAddon } from '../../main/engine/backends/nativeAddon.js';
 import { applyGemvPath } from '../../main/engine/backends/native/gemvPath.js';
 import { GEMV_PATHS, KIND, type GemvPath, type NdAddon } from '../../main/engine/backends/native/ndAddon.js';
-import { floatToBf16, floatToHalf, halfToFloatTable } from '../../main/engine/formats/halfFloat.js';
 import { Rng } from '../../main/util/random.js';
 import { assertWithinBounds, LAMBDA, tolerance, UNIT_ROUNDOFF } from '../helpers/numeric.js';
+import { randomHalfWeights } from '../helpers/halfWeights.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 
 /*
@@ -41,15 +41,8 @@ interface Problem {
 /** Random activations and weights of `dtype` spread over a few binades, both signs. */
 function problem(dtype: Dtype, m: number, n: number, k: number, seed: number): Problem {
   const rng = new Rng(seed);
-  const scratch = new Float32Array(1);
-  const view = new Uint32Array(scratch.buffer);
   const x = Float32Array.from({ length: m * k }, () => rng.normal());
-  const bits = Uint16Array.from({ length: n * k }, () => {
-    const v = rng.normal() * 0.05;
-    return dtype === 'bf16' ? floatToBf16(v, scratch, view) : floatToHalf(v, scratch, view);
-  });
-  const table = halfToFloatTable();
-  const wide = dtype === 'f16' ? Float32Array.from(bits, (h) => table[h]) : new Float32Array(Uint32Array.from(bits, (h) => h << 16).buffer);
+  const { bits, wide } = randomHalfWeights(dtype, n * k, rng);
   return { x, bits, wide, m, n, k };
 }
 

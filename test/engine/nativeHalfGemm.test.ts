@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { loadNativeAddon } from '../../main/engine/backends/nativeAddon.js';
 import { halfGemmMode } from '../../main/engine/backends/native/halfGemmMode.js';
 import { HALF_GEMM, KIND, type HalfGemm, type NdAddon } from '../../main/engine/backends/native/ndAddon.js';
-import { floatToBf16, floatToHalf, halfToFloatTable } from '../../main/engine/formats/halfFloat.js';
 import { Rng } from '../../main/util/random.js';
 import { assertWithinBounds, tolerance } from '../helpers/numeric.js';
+import { randomHalfWeights } from '../helpers/halfWeights.js';
 import { nativeSkipReason } from '../helpers/nativeSkip.js';
 
 /*
@@ -38,15 +38,8 @@ interface Problem {
 
 function problem(dtype: Dtype, [m, n, k]: [number, number, number], ta: boolean, tb: boolean, seed: number): Problem {
   const rng = new Rng(seed);
-  const scratch = new Float32Array(1);
-  const view = new Uint32Array(scratch.buffer);
   const a = Float32Array.from({ length: m * k }, () => rng.normal());
-  const bits = Uint16Array.from({ length: n * k }, () => {
-    const v = rng.normal() * 0.05;
-    return dtype === 'bf16' ? floatToBf16(v, scratch, view) : floatToHalf(v, scratch, view);
-  });
-  const table = halfToFloatTable();
-  const wide = dtype === 'f16' ? Float32Array.from(bits, (h) => table[h]) : new Float32Array(Uint32Array.from(bits, (h) => h << 16).buffer);
+  const { bits, wide } = randomHalfWeights(dtype, n * k, rng);
   return { a, bits, wide, m, n, k, ta, tb };
 }
 
