@@ -25,9 +25,10 @@ export async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir:
     return { backend: new ModelJudgeBackend(baseModel, 'base model (adapter off)'), prompts: loadJudgePrompts(baseModelDir), model: null };
   }
   if (spec.kind === 'model') {
-    // A relative folder is the served model's own judge (the bundled model's is `judge`).
+    // A relative folder is the served model's own judge (the bundled model's is `judge`), which
+    // may share the served model's tokenizer instead of carrying a copy.
     const dir = path.resolve(baseModelDir, spec.dir);
-    const model = await Model.load(dir);
+    const model = await Model.load(dir, path.isAbsolute(spec.dir) ? {} : { tokenizerDir: baseModelDir });
     try {
       return { backend: new ModelJudgeBackend(model, `model ${dir}`), prompts: loadJudgePrompts(dir), model };
     } catch (err) {

@@ -41,7 +41,7 @@ describe('clawloop-mini, the bundled model', () => {
 
   it('is a Qwen3 model folder of at most 50 MB with its card, judge prompts, training defaults and its judge', () => {
     const files = fs.readdirSync(dir);
-    // What a judge folder needs too: weights, tokenizer, generation settings and judge prompts.
+    // A model folder's files: weights, tokenizer, generation settings and judge prompts.
     const modelFiles = [
       'config.json',
       'model.safetensors',
@@ -51,11 +51,15 @@ describe('clawloop-mini, the bundled model', () => {
       'clawloop_judges.json',
     ];
     for (const f of [...modelFiles, 'MODEL_CARD.md', 'clawloop_training.json']) assert.ok(files.includes(f), `missing ${f}`);
-    // Its judge: the same architecture and tokenizer, named by its training defaults.
+    // Its judge, named by its training defaults: the same architecture, and the model's own
+    // tokenizer, which it shares instead of carrying a second copy.
     const judgeDir = path.join(dir, JUDGE_FOLDER);
     assert.deepEqual(modelTrainingDefaults(dir).judge, { kind: 'model', dir: JUDGE_FOLDER });
-    for (const f of modelFiles) assert.ok(fs.existsSync(path.join(judgeDir, f)), `missing ${JUDGE_FOLDER}/${f}`);
-    for (const f of ['config.json', 'tokenizer.json', 'clawloop_judges.json'])
+    const tokenizerFiles = ['tokenizer.json', 'tokenizer_config.json'];
+    for (const f of modelFiles.filter((f) => !tokenizerFiles.includes(f)))
+      assert.ok(fs.existsSync(path.join(judgeDir, f)), `missing ${JUDGE_FOLDER}/${f}`);
+    for (const f of tokenizerFiles) assert.ok(!fs.existsSync(path.join(judgeDir, f)), `${JUDGE_FOLDER}/${f} copies the model's`);
+    for (const f of ['config.json', 'clawloop_judges.json'])
       assert.equal(fs.readFileSync(path.join(judgeDir, f), 'utf8'), fs.readFileSync(path.join(dir, f), 'utf8'), `${JUDGE_FOLDER}/${f}`);
     const bytes = folderBytes(dir);
     assert.ok(bytes <= 50 * 1024 * 1024, `${(bytes / 2 ** 20).toFixed(1)} MiB`);
@@ -166,7 +170,7 @@ describe('clawloop-mini, the bundled model', () => {
   });
 
   it('its judge reads its turns: thanks is +1, a complaint −1 with a hint that asks for the change', async () => {
-    const judgeModel = await Model.load(path.join(dir, JUDGE_FOLDER));
+    const judgeModel = await Model.load(path.join(dir, JUDGE_FOLDER), { tokenizerDir: dir });
     try {
       const prompts = loadJudgePrompts(judgeModel.dir);
       const response =

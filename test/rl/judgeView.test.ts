@@ -70,7 +70,7 @@ function openClawTurn(): StoredTurn {
 
 describe('the judges read a compact view of a long agent turn', () => {
   let judgeModel: Model;
-  before(async () => (judgeModel = await Model.load(path.join(defaultModelDir(), 'judge'))));
+  before(async () => (judgeModel = await Model.load(path.join(defaultModelDir(), 'judge'), { tokenizerDir: defaultModelDir() })));
   after(() => judgeModel?.dispose());
 
   it('the view holds the last user message, the answer with its tool calls and the next state, never the system prompt', () => {

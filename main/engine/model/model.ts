@@ -26,6 +26,12 @@ export interface LoadModelOptions {
   log?: (line: string) => void;
   /** How projection weights are stored on a GPU backend (see WeightStorage). Default: CLAWLOOP_GPU_WEIGHTS, else 'auto'. */
   weights?: WeightStorage;
+  /**
+   * Where the tokenizer (`tokenizer.json`, `tokenizer_config.json`, the chat template) comes from
+   * when the folder has no `tokenizer.json` of its own: a judge trained from its policy shares the
+   * policy's. Default: none (a folder without a tokenizer does not load).
+   */
+  tokenizerDir?: string;
 }
 
 export class ModelLoadError extends Error {
@@ -71,7 +77,8 @@ export class Model {
 
   /**
    * Loads `config.json`, the safetensors weights (single or sharded), `tokenizer.json`,
-   * `tokenizer_config.json` (chat template) and `generation_config.json` from a folder.
+   * `tokenizer_config.json` (chat template) and `generation_config.json` from a folder (the
+   * tokenizer from `opts.tokenizerDir` when the folder has none).
    */
   static async load(dir: string, opts: LoadModelOptions = {}): Promise<Model> {
     const abs = path.resolve(dir);
@@ -83,7 +90,8 @@ export class Model {
     const rawConfig = readJsonIfExists(path.join(abs, 'config.json'));
     if (!rawConfig) throw new ModelLoadError(`${path.join(abs, 'config.json')} is missing; is '${dir}' a Hugging Face model folder?`);
     const config = parseModelConfig(rawConfig);
-    const tokenizer = TextTokenizer.fromDir(abs);
+    const tokDir = !fs.existsSync(path.join(abs, 'tokenizer.json')) && opts.tokenizerDir ? path.resolve(opts.tokenizerDir) : abs;
+    const tokenizer = TextTokenizer.fromDir(tokDir);
     if (tokenizer.vocabSize > config.vocabSize) {
       throw new ModelConfigError(
         `tokenizer.json has ids up to ${tokenizer.vocabSize - 1} but config.json vocab_size is ${config.vocabSize}`,
@@ -95,7 +103,7 @@ export class Model {
       pad_token: tokenizer.padToken ?? '',
       unk_token: tokenizer.unkToken ?? '',
     };
-    const chatTemplate = ChatTemplate.fromDir(abs, tokenizer.config, special);
+    const chatTemplate = ChatTemplate.fromDir(tokDir, tokenizer.config, special);
     const genCfg = readJsonIfExists(path.join(abs, 'generation_config.json')) ?? {};
     const eos = new Set<number>([...ids(genCfg.eos_token_id), ...config.eosTokenIds]);
     const eosTok = tokenizer.eosToken ? tokenizer.tokenToId(tokenizer.eosToken) : undefined;
