@@ -61,13 +61,17 @@ export class QueueFullError extends Error {
   }
 }
 
-/** Generation failed or was refused; `status` is the HTTP status to answer with. */
+/**
+ * Generation failed or was refused; `status` is the HTTP status to answer with. A refusal for
+ * `context_length_exceeded` carries the prompt's tokens as the model counted them.
+ */
 export class InferenceError extends Error {
   override name = 'InferenceError';
   constructor(
     message: string,
     readonly status: number,
     readonly code: string,
+    readonly promptTokens?: number,
   ) {
     super(message);
   }

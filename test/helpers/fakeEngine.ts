@@ -13,7 +13,7 @@ export interface ScriptedReply {
   startGate?: Promise<void>;
   finishReason?: ChatGenerationResult['finishReason'];
   /** Fail after streaming the events. */
-  fail?: { status: number; code: string; message: string };
+  fail?: { status: number; code: string; message: string; promptTokens?: number };
 }
 
 /**
@@ -92,7 +92,7 @@ export class FakeEngine implements InferenceEngine {
           else if (e.kind === 'reasoning') reasoning += e.text;
           else toolCalls.push(e.call);
         }
-        if (reply.fail) throw new InferenceError(reply.fail.message, reply.fail.status, reply.fail.code);
+        if (reply.fail) throw new InferenceError(reply.fail.message, reply.fail.status, reply.fail.code, reply.fail.promptTokens);
         const finishReason = h.signal.aborted ? 'abort' : (reply.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop'));
         return {
           promptText: JSON.stringify(req.messages),

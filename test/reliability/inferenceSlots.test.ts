@@ -41,6 +41,18 @@ describe('the inference engine: no request can leak a slot or stop the worker (i
     assert.ok(after.responseIds.length > 0);
   });
 
+  it("a prompt over the window is refused with the worker's own token count, not one read back from the message", async () => {
+    const long = ask('', { messages: [{ role: 'user', content: 'word '.repeat(3000) }] });
+    const err = await engine.prepare(long).then(
+      () => null,
+      (e: Error) => e,
+    );
+    assert.ok(err instanceof InferenceError, String(err));
+    assert.equal(err.code, 'context_length_exceeded');
+    assert.ok(Number.isInteger(err.promptTokens) && err.promptTokens! > 2048, `promptTokens: ${err.promptTokens}`);
+    assert.match(err.message, new RegExp(`resulted in ${err.promptTokens} tokens`));
+  });
+
   it('an adapter the worker cannot load is refused with the reason, and the last good version keeps serving', async () => {
     const bad = new Map([['base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight', new Float32Array(3)]]);
     await assert.rejects(

@@ -75,13 +75,17 @@ export interface ChatGenerationResult {
   decodeMs: number;
 }
 
-/** A request the model cannot serve; `status` is the HTTP status to answer with. */
+/**
+ * A request the model cannot serve; `status` is the HTTP status to answer with, and a
+ * `context_length_exceeded` refusal carries the prompt's tokens as counted.
+ */
 export class ChatRequestError extends Error {
   override name = 'ChatRequestError';
   constructor(
     message: string,
     readonly status: number,
     readonly code: string,
+    readonly promptTokens?: number,
   ) {
     super(message);
   }
@@ -129,6 +133,7 @@ export function prepareChatPrompt(model: Model, req: ChatGenerationRequest): Pre
         'Please reduce the length of the messages.',
       400,
       'context_length_exceeded',
+      promptTokens,
     );
   }
   return { ...rendered, maxTokens: Math.min(req.maxTokens ?? limit, limit - promptTokens) };
@@ -181,7 +186,7 @@ export async function runChatGeneration(
     topLogprobs: wantLogprobs ? (req.topLogprobs ?? 0) : 0,
   });
   let r = await it.next().catch((err) => {
-    if (err instanceof ContextLengthError) throw new ChatRequestError(err.message, 400, 'context_length_exceeded');
+    if (err instanceof ContextLengthError) throw new ChatRequestError(err.message, 400, 'context_length_exceeded', err.promptTokens);
     throw err;
   });
   for (; !r.done; r = await it.next()) {

@@ -177,7 +177,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
     if (m.type === 'adapterFailed') return this.versions.onFailed(m.version, m.message);
     if (m.type === 'prepared') return void this.rpc.resolve(m.id, m.prompt);
     // A failed prepare settles its call; a failed generation is a job's.
-    if (m.type === 'failed' && this.rpc.reject(m.id, new InferenceError(m.message, m.status, m.code))) return;
+    if (m.type === 'failed' && this.rpc.reject(m.id, new InferenceError(m.message, m.status, m.code, m.promptTokens))) return;
     const job = 'id' in m ? this.running.get(m.id) : undefined;
     if (!job) return;
     if (m.type === 'started') {
@@ -188,7 +188,7 @@ export class WorkerInferenceEngine implements InferenceEngine {
       this.end(job, m.result);
       this.pump();
     } else if (m.type === 'failed') {
-      this.end(job, new InferenceError(m.message, m.status, m.code));
+      this.end(job, new InferenceError(m.message, m.status, m.code, m.promptTokens));
       this.pump();
     }
   }

@@ -71,4 +71,4 @@ export type FromInferenceWorker =
   | { type: 'started'; id: number; promptTokens: number; maxTokens: number }
   | { type: 'delta'; id: number; delta: ChatDelta }
   | { type: 'done'; id: number; result: ChatGenerationResult }
-  | { type: 'failed'; id: number; status: number; code: string; message: string };
+  | { type: 'failed'; id: number; status: number; code: string; message: string; promptTokens?: number };

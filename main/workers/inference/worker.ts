@@ -72,8 +72,9 @@ async function handleGenerate(id: number, request: Parameters<typeof runChatGene
 }
 
 function sendFailure(id: number, err: unknown, what: string): void {
-  if (err instanceof ChatRequestError) send({ type: 'failed', id, status: err.status, code: err.code, message: err.message });
-  else send({ type: 'failed', id, status: 500, code: 'internal_error', message: `${what} failed: ${(err as Error).message}` });
+  if (err instanceof ChatRequestError) {
+    send({ type: 'failed', id, status: err.status, code: err.code, message: err.message, promptTokens: err.promptTokens });
+  } else send({ type: 'failed', id, status: 500, code: 'internal_error', message: `${what} failed: ${(err as Error).message}` });
 }
 
 /** Renders and tokenizes a prompt at once (between decode steps), so a refusal comes before the request is queued. */

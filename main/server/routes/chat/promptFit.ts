@@ -23,9 +23,9 @@ function isOverflow(err: unknown): err is InferenceError {
   return err instanceof InferenceError && err.code === 'context_length_exceeded';
 }
 
-/** The prompt tokens an overflow refusal counted, from its message (the worker passes only message, status and code). */
+/** The prompt tokens an overflow refusal counted; NaN when the engine did not say. */
 function overflowTokens(err: InferenceError): number {
-  return Number(/resulted in (\d+) tokens/.exec(err.message)?.[1] ?? NaN);
+  return err.promptTokens ?? NaN;
 }
 
 /** The prompt tokens a cut request may use: the window less room for the answer (a quarter, or what was asked if less). */
