@@ -16,6 +16,16 @@ export const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a
  * so the UTF-8 bytes of an accented letter in X-Session-Id arrive as C1 characters.
  */
 export const UNSAFE_ID_TEXT = /[\u0000-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+const UNSAFE_ALL = new RegExp(UNSAFE_TEXT.source, 'gu');
+
+/**
+ * Text as a screen may show it, when people other than the reader wrote it (titles, previews,
+ * hints): control characters become spaces, and the invisible ones that reorder or hide text (an
+ * RTL override turns "invoice ‮gpj.exe" into "invoice exe.jpg") are dropped.
+ */
+export function shownText(text: string): string {
+  return text.replace(UNSAFE_ALL, (c) => (c <= '\u009f' ? ' ' : ''));
+}
 /** The longest session id accepted (X-Session-Id or `session_id`). */
 export const MAX_SESSION_ID = 256;
 

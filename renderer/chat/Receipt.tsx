@@ -6,13 +6,13 @@
  */
 import { useEffect, useState } from 'react';
 import type { Receipt as ReceiptView, TurnFeedback } from '../api/contract.js';
-import { signed } from '../ui/format.js';
+import { quote, signed } from '../ui/format.js';
 
 const ORDER = ['queued', 'judged', 'trained', 'live'] as const;
 
 function hintText(r: ReceiptView): string {
   if (!r.hint) return '';
-  const quoted = `“${r.hint.length > 80 ? `${r.hint.slice(0, 77)}…` : r.hint}”`;
+  const quoted = quote(r.hint, 80);
   return r.hint_source === 'judge' ? ` · the judge's hint ${quoted}` : ` · your hint ${quoted}`;
 }
 

@@ -3,7 +3,7 @@ import type { TurnView } from '../api/contract.js';
 import { messageText } from '../chat/thread.js';
 import { receiptText } from '../chat/Receipt.js';
 import { useEffect, useRef } from 'react';
-import { dateTime, signed } from '../ui/format.js';
+import { dateTime, quote, signed } from '../ui/format.js';
 import { Markdown } from '../ui/Markdown.js';
 
 const JUDGE_KIND: Record<TurnView['judgements'][number]['kind'], string> = { prm: 'Reward judge', hint: 'Hint judge' };
@@ -15,7 +15,7 @@ function Votes({ votes }: { votes: TurnView['judgements'][number]['votes'] }) {
       {votes.map((v, i) => (
         <li key={i}>
           score {signed(v.score, 0)}
-          {v.hint ? ` · hint “${v.hint}”` : ''}
+          {v.hint ? ` · hint ${quote(v.hint)}` : ''}
           {v.raw && (
             <details>
               <summary>What the judge wrote</summary>
@@ -35,7 +35,7 @@ function Judgements({ turn }: { turn: TurnView }) {
       {turn.judgements.map((j, i) => (
         <li key={i}>
           {JUDGE_KIND[j.kind] ?? j.kind} ({j.judge}), {dateTime(j.created_at)}: score {signed(j.score, 0)}
-          {j.hint ? ` · hint “${j.hint}”` : ''} · {j.votes.length} vote(s)
+          {j.hint ? ` · hint ${quote(j.hint)}` : ''} · {j.votes.length} vote(s)
           <Votes votes={j.votes} />
         </li>
       ))}
@@ -60,7 +60,7 @@ function Samples({ turn }: { turn: TurnView }) {
           {RESPONSE_LABEL[s.response]}: {s.status}
           {s.step !== null ? ` in step ${s.step}` : ''}
           {s.reward !== null ? ` · reward ${signed(s.reward, 0)} (${s.reward_source ?? '—'})` : ''}
-          {s.hint ? ` · hint (${s.hint_source}) “${s.hint}”` : ''}
+          {s.hint ? ` · hint (${s.hint_source}) ${quote(s.hint)}` : ''}
           {s.drop_reason ? ` · dropped: ${s.drop_reason}` : ''}
         </li>
       ))}
@@ -70,7 +70,7 @@ function Samples({ turn }: { turn: TurnView }) {
 
 function feedbackText(turn: TurnView): string {
   const fb = turn.feedback
-    ? `${turn.feedback.rating ?? 'no rating'}${turn.feedback.hint ? ` · hint “${turn.feedback.hint}”` : ''}`
+    ? `${turn.feedback.rating ?? 'no rating'}${turn.feedback.hint ? ` · hint ${quote(turn.feedback.hint)}` : ''}`
     : 'None.';
   return fb + (turn.receipt && turn.receipt.stage !== 'none' ? ` · ${receiptText(turn.receipt)}` : '');
 }

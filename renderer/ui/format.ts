@@ -1,4 +1,5 @@
 /** How numbers, times and sizes read in the app. */
+import { shownText } from '../../main/protocol/sessions.js';
 
 export function signed(n: number | null | undefined, digits = 2): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '—';
@@ -58,4 +59,13 @@ const dateTimeFmt = new Intl.DateTimeFormat(undefined, {
 /** A date and a time, always (records, where "10:32" alone leaves the day to guess). */
 export function dateTime(ms: number | null | undefined): string {
   return ms ? dateTimeFmt.format(new Date(ms)) : '—';
+}
+
+/**
+ * Someone's words in quotes, shortened to `max` characters, with the characters that reorder or hide
+ * text removed (a hint with an RTL override would otherwise read backwards).
+ */
+export function quote(text: string, max = Infinity): string {
+  const t = shownText(text);
+  return `“${t.length > max ? `${t.slice(0, max - 3)}…` : t}”`;
 }

@@ -1,6 +1,6 @@
 import { messageText } from '../../engine/text/index.js';
 import { INTERNAL_CONTEXT, stripEnvelope } from '../../protocol/messageEnvelope.js';
-import { UNSAFE_TEXT, type SessionInfo } from '../../protocol/sessions.js';
+import { shownText, type SessionInfo } from '../../protocol/sessions.js';
 import type { SessionSummary } from '../../store/appQueries.js';
 import { ApiError } from '../apiError.js';
 import type { Handler } from '../routeTypes.js';
@@ -10,15 +10,9 @@ import { hintWaitMs, turnView } from './turnView.js';
 
 const PREVIEW_CHARS = 120;
 
-const UNSAFE_ALL = new RegExp(UNSAFE_TEXT.source, 'gu');
-
-/**
- * Text as a list may show it: control characters become spaces, and the invisible ones that
- * reorder or hide text (an RTL override turns "invoice ‮gpj.exe" into "invoice exe.jpg") are
- * dropped. Titles stored before they were checked, and previews, which are the user's messages.
- */
+/** Titles stored before they were checked, and previews (the user's messages), as a list may show them. */
 function shown(text: string | null): string | null {
-  return text === null ? null : text.replace(UNSAFE_ALL, (c) => (c <= '\u009f' ? ' ' : ''));
+  return text === null ? null : shownText(text);
 }
 
 /**
