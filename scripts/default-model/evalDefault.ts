@@ -68,13 +68,7 @@ function judgeFolder(modelDir: string): string | null {
  * The model's figures: its answers, and the judges' on its turns. `judgeModel` judges (the model
  * itself when it has no judge of its own); the hints it gives are followed by `model`.
  */
-export async function evaluate(
-  model: Model,
-  judgeModel: Model,
-  kb: KnowledgeBase,
-  n: number,
-  log: (s: string) => void,
-): Promise<EvalReport> {
+export async function evaluate(model: Model, judgeModel: Model, kb: KnowledgeBase, n: number, log: (s: string) => void): Promise<EvalReport> {
   const eos = model.generation.eosTokenIds;
   const temperature = model.generation.temperature ?? 0.7;
   const topP = model.generation.topP ?? 0.95;
@@ -82,20 +76,18 @@ export async function evaluate(
   // Generations run CONCURRENCY at a time, their decode steps batched together. Each takes its
   // seed when it starts (in queue order) or is given one, so the figures do not depend on timing.
   const batchers = new Map<Model, DecodeBatcher>();
-  const generator =
-    (m: Model) =>
-    (messages: ChatMessage[], opts: { greedy?: boolean; temperature?: number; maxTokens?: number; seed?: number } = {}) => {
-      if (!batchers.has(m)) batchers.set(m, new DecodeBatcher(m.lm));
-      const ids = m.encodeChat({ messages }).ids;
-      return generateText(m.lm, m.tokenizer, ids, {
-        maxNewTokens: opts.maxTokens ?? 256,
-        temperature: opts.greedy ? 0 : (opts.temperature ?? temperature),
-        topP,
-        seed: opts.seed ?? seed++,
-        stopTokenIds: eos,
-        batcher: batchers.get(m),
-      }).then((r) => r.text);
-    };
+  const generator = (m: Model) => (messages: ChatMessage[], opts: { greedy?: boolean; temperature?: number; maxTokens?: number; seed?: number } = {}) => {
+    if (!batchers.has(m)) batchers.set(m, new DecodeBatcher(m.lm));
+    const ids = m.encodeChat({ messages }).ids;
+    return generateText(m.lm, m.tokenizer, ids, {
+      maxNewTokens: opts.maxTokens ?? 256,
+      temperature: opts.greedy ? 0 : (opts.temperature ?? temperature),
+      topP,
+      seed: opts.seed ?? seed++,
+      stopTokenIds: eos,
+      batcher: batchers.get(m),
+    }).then((r) => r.text);
+  };
   const gen = generator(model);
   const judgeGen = generator(judgeModel);
   const examples: EvalReport['examples'] = [];

@@ -330,9 +330,7 @@ function enterPhase(recipe: Recipe, state: TrainState, stream: BatchStream): boo
     stream.endPool();
     state.judgeAt = at();
     stream.judgePhaseFrom = stream.examples;
-    log(
-      `step ${state.step}: the judge's phase from example ${stream.examples} (fresh AdamW, praise that names a quality, mostly judge examples)`,
-    );
+    log(`step ${state.step}: the judge's phase from example ${stream.examples} (fresh AdamW, praise that names a quality, mostly judge examples)`);
     return true;
   }
   return false;
@@ -374,17 +372,7 @@ function seedFromModel(dir: string, work: string, recipe: Recipe, kb: KnowledgeB
     : continuedAt
       ? { at: continuedAt, step: recipe.continuation!.atStep }
       : { at: { examples: 0, pools: 0 }, step: 0 };
-  const state: TrainState = {
-    step: last.step,
-    ...last.at,
-    continuedAt,
-    gradingAt,
-    elapsedMs: 0,
-    tokens: 0,
-    recipe,
-    history: [],
-    evals: [],
-  };
+  const state: TrainState = { step: last.step, ...last.at, continuedAt, gradingAt, elapsedMs: 0, tokens: 0, recipe, history: [], evals: [] };
   const stream = new BatchStream(kb, template, TextTokenizer.fromDir(work), recipe, state);
   for (; state.step < trained.steps; state.step++) {
     enterPhase(recipe, state, stream);
@@ -399,9 +387,7 @@ function seedFromModel(dir: string, work: string, recipe: Recipe, kb: KnowledgeB
     evals: trained.evals,
   });
   writeJson(path.join(work, 'state.json'), state);
-  log(
-    `seeded ${work} from ${dir} at step ${trained.steps} (stream replayed to example ${stream.examples} in ${((performance.now() - t0) / 1000).toFixed(0)} s)`,
-  );
+  log(`seeded ${work} from ${dir} at step ${trained.steps} (stream replayed to example ${stream.examples} in ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
 }
 
 async function main(): Promise<void> {
@@ -459,9 +445,7 @@ async function main(): Promise<void> {
   const params = lm.parameters();
   let n = 0;
   for (const v of params.values()) n += v.size;
-  log(
-    `model: ${(n / 1e6).toFixed(2)} M parameters, vocab ${vocabSize}; training to step ${recipe.steps}${recipe.judge ? `, its judge to step ${finalStep(recipe)}` : ''}`,
-  );
+  log(`model: ${(n / 1e6).toFixed(2)} M parameters, vocab ${vocabSize}; training to step ${recipe.steps}${recipe.judge ? `, its judge to step ${finalStep(recipe)}` : ''}`);
   let opt = newOptimizer(lm, recipe);
   if (state.step > 0 && fs.existsSync(optFile)) opt.load(optFile);
 
@@ -540,41 +524,29 @@ async function main(): Promise<void> {
   }
   await save();
 
-  const modelLog = writeModelFolder(
-    out,
-    work,
-    configJson,
-    { eosId, padId, ownTokenizer: true },
-    {
-      recipe,
-      steps: Math.min(state.step, recipe.steps),
-      continued_at: state.continuedAt ?? null,
-      grading_at: state.gradingAt ?? null,
-      tokens: state.modelTotals?.tokens ?? state.tokens,
-      train_minutes: (state.modelTotals?.elapsedMs ?? state.elapsedMs) / 60000,
-      history: state.history.filter((h) => h.step <= recipe.steps),
-      evals: state.evals.filter((e) => e.step <= recipe.steps),
-    },
-  );
+  const modelLog = writeModelFolder(out, work, configJson, eosId, padId, {
+    recipe,
+    steps: Math.min(state.step, recipe.steps),
+    continued_at: state.continuedAt ?? null,
+    grading_at: state.gradingAt ?? null,
+    tokens: state.modelTotals?.tokens ?? state.tokens,
+    train_minutes: (state.modelTotals?.elapsedMs ?? state.elapsedMs) / 60000,
+    history: state.history.filter((h) => h.step <= recipe.steps),
+    evals: state.evals.filter((e) => e.step <= recipe.steps),
+  });
   writeJson(path.join(out, 'clawloop_training.json'), RECOMMENDED_TRAINING);
   if (recipe.judge) {
     fs.copyFileSync(policyFile, path.join(out, 'model.safetensors'));
     const judgeDir = path.join(out, JUDGE_FOLDER);
-    writeModelFolder(
-      judgeDir,
-      work,
-      configJson,
-      { eosId, padId, ownTokenizer: false },
-      {
-        ...modelLog,
-        steps: state.step,
-        judge_at: state.judgeAt ?? null,
-        tokens: state.tokens,
-        train_minutes: state.elapsedMs / 60000,
-        history: state.history,
-        evals: state.evals,
-      },
-    );
+    writeModelFolder(judgeDir, work, configJson, eosId, padId, {
+      ...modelLog,
+      steps: state.step,
+      judge_at: state.judgeAt ?? null,
+      tokens: state.tokens,
+      train_minutes: state.elapsedMs / 60000,
+      history: state.history,
+      evals: state.evals,
+    }, false);
     await saveWeights(lm, path.join(judgeDir, 'model.safetensors'));
     log(`wrote ${judgeDir} (the judge: step ${state.step})`);
   } else {
@@ -592,46 +564,24 @@ function checkJudgeResume(recipe: Recipe, state: TrainState, policyFile: string)
   if (!recipe.judge) return;
   const lastStart = Math.max(0, ...laterPhases({ ...recipe, judge: undefined }).map((p) => p.atStep));
   if (recipe.steps <= lastStart) {
-    throw new Error(
-      `--steps ${recipe.steps}: the model must train past its last phase's start (step ${lastStart}) before its judge's phase begins`,
-    );
+    throw new Error(`--steps ${recipe.steps}: the model must train past its last phase's start (step ${lastStart}) before its judge's phase begins`);
   }
   const began = state.modelTotals?.step;
   if (began !== undefined && began !== recipe.steps) {
-    throw new Error(
-      `the work folder's judge phase began after step ${began}, not ${recipe.steps}: continue with --steps ${began}, or start again with --fresh`,
-    );
+    throw new Error(`the work folder's judge phase began after step ${began}, not ${recipe.steps}: continue with --steps ${began}, or start again with --fresh`);
   }
   if (state.step > recipe.steps && (began === undefined || !fs.existsSync(policyFile))) {
-    throw new Error(
-      `the work folder is at step ${state.step}, past the model's last step (${recipe.steps}), without the model's weights from that step: start again with --fresh`,
-    );
+    throw new Error(`the work folder is at step ${state.step}, past the model's last step (${recipe.steps}), without the model's weights from that step: start again with --fresh`);
   }
 }
 
-/**
- * A model folder's files other than its weights; returns the training log written. The judge's
- * folder (`ownTokenizer` false) shares the model's tokenizer, which ClawLoop loads from the parent.
- */
-function writeModelFolder<T extends object>(
-  dir: string,
-  work: string,
-  configJson: object,
-  ids: { eosId: number; padId: number; ownTokenizer: boolean },
-  trainingLog: T,
-): T {
+/** A model folder's files but its weights (a judge's shares its model's tokenizer); returns the training log written. */
+function writeModelFolder<T extends object>(dir: string, work: string, configJson: object, eosId: number, padId: number, trainingLog: T, ownTokenizer = true): T {
   fs.mkdirSync(dir, { recursive: true });
   writeJson(path.join(dir, 'config.json'), configJson);
-  for (const f of ['tokenizer.json', 'tokenizer_config.json']) {
-    if (ids.ownTokenizer) fs.copyFileSync(path.join(work, f), path.join(dir, f));
-    else fs.rmSync(path.join(dir, f), { force: true });
-  }
-  writeJson(path.join(dir, 'generation_config.json'), {
-    eos_token_id: [ids.eosId],
-    pad_token_id: ids.padId,
-    temperature: 0.7,
-    top_p: 0.95,
-  });
+  for (const f of ['tokenizer.json', 'tokenizer_config.json'])
+    ownTokenizer ? fs.copyFileSync(path.join(work, f), path.join(dir, f)) : fs.rmSync(path.join(dir, f), { force: true });
+  writeJson(path.join(dir, 'generation_config.json'), { eos_token_id: [eosId], pad_token_id: padId, temperature: 0.7, top_p: 0.95 });
   writeJson(path.join(dir, 'clawloop_judges.json'), DEFAULT_MODEL_JUDGE_PROMPTS);
   writeJson(path.join(dir, 'training_log.json'), trainingLog);
   return trainingLog;

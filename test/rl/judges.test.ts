@@ -117,10 +117,7 @@ describe('the judge a configuration names', () => {
   it("a relative model folder is read from the served model's folder (a model's own judge); an absolute one as given", async () => {
     const served = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-served-'));
     fs.cpSync(modelDir('qwen3-qknorm'), path.join(served, 'judge'), { recursive: true });
-    fs.writeFileSync(
-      path.join(served, 'judge', 'clawloop_judges.json'),
-      JSON.stringify({ prm: { user: 'Own judge: {response} / {next_state}' } }),
-    );
+    fs.writeFileSync(path.join(served, 'judge', 'clawloop_judges.json'), JSON.stringify({ prm: { user: 'Own judge: {response} / {next_state}' } }));
     const base = await Model.load(modelDir('qwen3-qknorm'));
     try {
       const own = await loadJudge({ kind: 'model', dir: 'judge' }, base, served);
@@ -131,10 +128,7 @@ describe('the judge a configuration names', () => {
       const elsewhere = await loadJudge({ kind: 'model', dir: modelDir('qwen3-qknorm') }, base, served);
       assert.equal(elsewhere.backend.description, `model ${modelDir('qwen3-qknorm')}`);
       elsewhere.model!.dispose();
-      await assert.rejects(
-        loadJudge({ kind: 'model', dir: 'no-judge-here' }, base, served),
-        new RegExp(path.join(served, 'no-judge-here')),
-      );
+      await assert.rejects(loadJudge({ kind: 'model', dir: 'no-judge-here' }, base, served), new RegExp(path.join(served, 'no-judge-here')));
     } finally {
       base.dispose();
       fs.rmSync(served, { recursive: true });
@@ -149,11 +143,9 @@ describe('the judge a configuration names', () => {
     const base = await Model.load(served);
     try {
       const own = await loadJudge({ kind: 'model', dir: 'judge' }, base, served);
+      const hi = { messages: [{ role: 'user' as const, content: 'hi' }] };
       assert.deepEqual(own.model!.tokenizer.encode('judge this turn'), base.tokenizer.encode('judge this turn'));
-      assert.equal(
-        own.model!.renderChat({ messages: [{ role: 'user', content: 'hi' }] }),
-        base.renderChat({ messages: [{ role: 'user', content: 'hi' }] }),
-      );
+      assert.equal(own.model!.renderChat(hi), base.renderChat(hi));
       own.model!.dispose();
       await assert.rejects(loadJudge({ kind: 'model', dir: path.join(served, 'judge') }, base, served), /tokenizer\.json is missing/);
     } finally {
