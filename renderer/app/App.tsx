@@ -6,6 +6,7 @@ import { KeyPrompt } from './KeyPrompt.js';
 import { Notifications } from './Notifications.js';
 import { LiveStatus } from './LiveStatus.js';
 import { navigate, SCREENS, useRoute, type ScreenPath } from './router.js';
+import { ToggleButton } from '../ui/ToggleButton.js';
 import { usePersistentFlag } from '../ui/usePersistentFlag.js';
 
 // The first screen (Chat) is in the main bundle; the others load when first opened.
@@ -71,16 +72,9 @@ export function App() {
         </a>
       )}
       <header className="app-header">
-        <button
-          type="button"
-          className="btn btn-small"
-          aria-expanded={navOpen}
-          aria-controls="main-nav"
-          onClick={() => setNavOpen(!navOpen)}
-          title={navOpen ? 'Hide the menu' : 'Show the menu'}
-        >
+        <ToggleButton open={navOpen} setOpen={setNavOpen} controls="main-nav" title={navOpen ? 'Hide the menu' : 'Show the menu'}>
           Menu
-        </button>
+        </ToggleButton>
         <span className="brand">ClawLoop</span>
         <span className="header-spacer" />
         <LiveStatus />

@@ -7,6 +7,7 @@ import { ConversationList } from './ConversationList.js';
 import { ConversationSettingsPanel, settingsSummary } from './ConversationSettingsPanel.js';
 import { ThreadView } from './ThreadView.js';
 import { useChatShortcuts } from './useChatShortcuts.js';
+import { ToggleButton } from '../ui/ToggleButton.js';
 import { usePersistentFlag } from '../ui/usePersistentFlag.js';
 import './chat.css';
 
@@ -27,24 +28,12 @@ function ChatBar({ listOpen, setListOpen, settingsOpen, setSettingsOpen }: ChatB
   });
   return (
     <div className="chat-bar">
-      <button
-        type="button"
-        className="btn btn-small"
-        aria-expanded={listOpen}
-        aria-controls="conversation-list"
-        onClick={() => setListOpen(!listOpen)}
-      >
+      <ToggleButton open={listOpen} setOpen={setListOpen} controls="conversation-list">
         Conversations
-      </button>
-      <button
-        type="button"
-        className="btn btn-small"
-        aria-expanded={settingsOpen}
-        disabled={!activeId}
-        onClick={() => setSettingsOpen(!settingsOpen)}
-      >
+      </ToggleButton>
+      <ToggleButton open={settingsOpen} setOpen={setSettingsOpen} controls="conversation-settings" disabled={!activeId}>
         Conversation settings
-      </button>
+      </ToggleButton>
       {summary && !settingsOpen && <span className="muted">{summary}</span>}
     </div>
   );

@@ -24,7 +24,7 @@ export function ConversationSettingsPanel({ conversationId }: { conversationId: 
   const error = temperatureError(temperature);
   const save = chat.getState().setConversationSettings;
   return (
-    <section className="card conversation-settings" aria-label="Conversation settings">
+    <section id="conversation-settings" className="card conversation-settings" aria-label="Conversation settings">
       <Field label="System prompt" help="Sent first with every message of this conversation: who the model is, how it should answer.">
         <textarea rows={3} value={settings.system} onChange={(e) => save(conversationId, { system: e.target.value })} />
       </Field>
