@@ -14,14 +14,25 @@ const projects: Project[] = [
       browserName: 'chromium',
       launchOptions: {
         executablePath: chromium,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       },
     },
   },
 ];
 // Workers load this file too; the skip is said once, by the runner.
 if (electronBinary()) projects.push({ name: 'electron', use: { shell: 'electron' } as Project['use'] });
-else if (!process.env.TEST_WORKER_INDEX) console.log('e2e: electron project skipped: no Electron binary is installed (npm could not download it); the chromium project covers web mode');
+else if (!process.env.TEST_WORKER_INDEX)
+  console.log(
+    'e2e: electron project skipped: no Electron binary is installed (npm could not download it); the chromium project covers web mode',
+  );
 
 export default defineConfig({
   testDir: '.',

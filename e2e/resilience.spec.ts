@@ -21,7 +21,10 @@ test('Stop mid-stream keeps what arrived, marks the answer stopped, and the next
   await expectAnswerText(next);
 });
 
-test('the core killed and restarted: one banner with Retry, then recovery with nothing lost', async ({ freshApp: app, freshCore: core }) => {
+test('the core killed and restarted: one banner with Retry, then recovery with nothing lost', async ({
+  freshApp: app,
+  freshCore: core,
+}) => {
   await app.getByRole('button', { name: 'New conversation', exact: true }).click();
   const answer = await sendMessage(app, 'How many minutes are in 3 hours?');
   await expectAnswerText(answer);

@@ -28,7 +28,11 @@ async function showcase(core: Core): Promise<void> {
   await coreApi(core, 'PATCH', '/api/sessions/showcase', { title: 'Hours and minutes' });
   await coreApi(core, 'POST', '/v1/feedback', { completion_id: first.id, rating: 'up', hint: 'Answer in one sentence, without headings.' });
   await ask([q], 'side');
-  const follow = [q, { role: 'assistant', content: first.choices[0].message.content }, { role: 'user', content: 'And how many seconds is that?' }];
+  const follow = [
+    q,
+    { role: 'assistant', content: first.choices[0].message.content },
+    { role: 'user', content: 'And how many seconds is that?' },
+  ];
   await ask(follow, 'main');
 }
 
@@ -45,7 +49,8 @@ for (const scheme of ['light', 'dark'] as const) {
         const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
         expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)).toEqual([]);
         // The README's screenshots come from the browser (the Electron window cannot emulate a scheme).
-        if (testInfo.project.name === 'chromium') await app.screenshot({ path: path.join(ROOT, 'docs', 'screenshots', `${name.toLowerCase()}-${scheme}.png`) });
+        if (testInfo.project.name === 'chromium')
+          await app.screenshot({ path: path.join(ROOT, 'docs', 'screenshots', `${name.toLowerCase()}-${scheme}.png`) });
       });
     }
   });

@@ -94,6 +94,7 @@ export class DesktopCore {
     if ((await Promise.race([this.exited, timeout(STOP_GRACE_MS)])) !== 'timeout') return;
     this.log('clawloop desktop: requests still running after the grace period; aborting them');
     this.proc.kill();
-    if ((await Promise.race([this.exited, timeout(STOP_HARD_MS)])) === 'timeout') this.log('clawloop desktop: the core did not stop in time');
+    if ((await Promise.race([this.exited, timeout(STOP_HARD_MS)])) === 'timeout')
+      this.log('clawloop desktop: the core did not stop in time');
   }
 }

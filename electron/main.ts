@@ -56,7 +56,10 @@ async function ready(): Promise<void> {
   try {
     origin = await startCore();
   } catch (err) {
-    dialog.showErrorBox('ClawLoop could not start its core', `${(err as Error).message}\n\nRun \`npx clawloop serve\` in a terminal to see why.`);
+    dialog.showErrorBox(
+      'ClawLoop could not start its core',
+      `${(err as Error).message}\n\nRun \`npx clawloop serve\` in a terminal to see why.`,
+    );
     app.exit(1);
     return;
   }

@@ -15,7 +15,13 @@ test('renderer imports only main/protocol/, electron/desktopApi (types) and brow
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/\.tsx?$/.test(e.name) && !/\.test\.ts$/.test(e.name) && !p.includes(`${path.sep}test${path.sep}`) && !p.endsWith('vite.config.ts')) files.push(p);
+      else if (
+        /\.tsx?$/.test(e.name) &&
+        !/\.test\.ts$/.test(e.name) &&
+        !p.includes(`${path.sep}test${path.sep}`) &&
+        !p.endsWith('vite.config.ts')
+      )
+        files.push(p);
     }
   })(dir);
   assert.ok(files.length > 30, `found the renderer's sources in ${dir}`);

@@ -34,7 +34,8 @@ export default async function* summary(source) {
   const queued = new Map(); // testKey -> { name, n }: the queued tests with that key not finished yet
   for await (const event of source) {
     const d = event.data;
-    if (event.type === 'test:enqueue' && d?.file && !isFileEntry(d)) queued.set(testKey(d), { name: d.name, n: (queued.get(testKey(d))?.n ?? 0) + 1 });
+    if (event.type === 'test:enqueue' && d?.file && !isFileEntry(d))
+      queued.set(testKey(d), { name: d.name, n: (queued.get(testKey(d))?.n ?? 0) + 1 });
     if (event.type === 'test:complete' && d?.file && isFileEntry(d)) {
       const lost = [...queued].filter(([key]) => key.startsWith(`${d.file}:`));
       for (const [key, { name, n }] of lost) {

@@ -64,8 +64,22 @@ export class CoreProcess {
   }
 
   private async launch(port: number): Promise<void> {
-    const args = ['bin/clawloop.js', 'serve', '--port', String(port), '--data-dir', this.dataDir, '--session-idle-minutes', '0', ...this.args];
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CLAWLOOP_THREADS: '1' } });
+    const args = [
+      'bin/clawloop.js',
+      'serve',
+      '--port',
+      String(port),
+      '--data-dir',
+      this.dataDir,
+      '--session-idle-minutes',
+      '0',
+      ...this.args,
+    ];
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CLAWLOOP_THREADS: '1' },
+    });
     this.child = child;
     this.output = '';
     child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));

@@ -22,7 +22,9 @@ export interface HandlerDetails {
 }
 
 export interface Session {
-  setPermissionRequestHandler(handler: ((webContents: WebContents, permission: string, callback: (granted: boolean) => void) => void) | null): void;
+  setPermissionRequestHandler(
+    handler: ((webContents: WebContents, permission: string, callback: (granted: boolean) => void) => void) | null,
+  ): void;
   setPermissionCheckHandler(handler: ((webContents: WebContents | null, permission: string) => boolean) | null): void;
 }
 

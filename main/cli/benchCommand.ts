@@ -4,7 +4,13 @@ import { parseBackendName } from '../engine/index.js';
 import { CHANNELS, type Channel } from '../personalize/funnel.js';
 import { funnelLines } from '../personalize/funnelReport.js';
 import { loadPersona, PersonaError, shippedPersonas } from '../personalize/persona.js';
-import { DEFAULT_EVAL_PROMPTS, DEFAULT_MAX_TOKENS, runPersonalize, type PersonalizeOptions, type PersonalizeResult } from '../personalize/personalize.js';
+import {
+  DEFAULT_EVAL_PROMPTS,
+  DEFAULT_MAX_TOKENS,
+  runPersonalize,
+  type PersonalizeOptions,
+  type PersonalizeResult,
+} from '../personalize/personalize.js';
 import { renderLineChart } from '../personalize/pngChart.js';
 import { TRAIN_METHODS, type TrainMethod, type TrainingConfigPatch } from '../protocol/training.js';
 import { numberFlag, parse, required, UsageError } from './args.js';
@@ -136,7 +142,9 @@ function personalizeOptions(values: BenchFlags, io: Io): PersonalizeOptions {
     method,
     channel,
     interactions,
-    evalPrompts: numberFlag(values['eval-prompts'], '--eval-prompts', { min: DEFAULT_EVAL_PROMPTS, max: 10_000, integer: true }) ?? DEFAULT_EVAL_PROMPTS,
+    evalPrompts:
+      numberFlag(values['eval-prompts'], '--eval-prompts', { min: DEFAULT_EVAL_PROMPTS, max: 10_000, integer: true }) ??
+      DEFAULT_EVAL_PROMPTS,
     curveEvery: numberFlag(values['curve-every'], '--curve-every', { min: 0, integer: true }) ?? 6,
     maxTokens: numberFlag(values['max-tokens'], '--max-tokens', { min: 8, max: 8192, integer: true }) ?? DEFAULT_MAX_TOKENS,
     seed: numberFlag(values.seed, '--seed', { integer: true }) ?? 1,

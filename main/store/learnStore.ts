@@ -62,7 +62,13 @@ export class LearnStore {
   // ---- feedback (HTTP thread): feedbackTable.ts ----
 
   /** See {@link FeedbackTable.set}. */
-  setFeedback(turnId: string, rating: Rating | null, hint: string | null, now: number, judgeHintRejected = false): { turn: StoredTurn; feedback: Feedback | null } {
+  setFeedback(
+    turnId: string,
+    rating: Rating | null,
+    hint: string | null,
+    now: number,
+    judgeHintRejected = false,
+  ): { turn: StoredTurn; feedback: Feedback | null } {
     return this.feedbackTable.set(turnId, rating, hint, now, judgeHintRejected);
   }
   feedback(turnId: string): Feedback | null {

@@ -7,10 +7,39 @@ import { EventStreamClient, type StreamStatus } from './eventStream.js';
 import { until } from '../test/fakeCore.js';
 
 // Valid data of a few events (the client checks each against the contract's schema).
-const STEP = (step: number) => ({ step, loss: 0.5, reward_mean: 1, kl: 0, clip_frac: 0, lr: 1e-3, samples: 1, tokens: 9, step_seconds: 0.4, skipped: false, skip_reason: null, turn_ids: [], at: 5 });
+const STEP = (step: number) => ({
+  step,
+  loss: 0.5,
+  reward_mean: 1,
+  kl: 0,
+  clip_frac: 0,
+  lr: 1e-3,
+  samples: 1,
+  tokens: 9,
+  step_seconds: 0.4,
+  skipped: false,
+  skip_reason: null,
+  turn_ids: [],
+  at: 5,
+});
 const LIVE = { version: 1, checkpoint_id: 'step-1', reason: 'trained', at: 6 };
-const SAVED = { checkpoint_id: 'step-2', version: 2, parent: null, step: 2, metrics: { loss: 1, reward_mean: 1, samples: 1, tokens: 9 }, competence: null };
-const CAPTURED = { session_id: 's', turn_id: 't1', turn_type: 'main', adapter_version: 0, prompt_tokens: 1, completion_tokens: 1, finish_reason: 'stop' };
+const SAVED = {
+  checkpoint_id: 'step-2',
+  version: 2,
+  parent: null,
+  step: 2,
+  metrics: { loss: 1, reward_mean: 1, samples: 1, tokens: 9 },
+  competence: null,
+};
+const CAPTURED = {
+  session_id: 's',
+  turn_id: 't1',
+  turn_type: 'main',
+  adapter_version: 0,
+  prompt_tokens: 1,
+  completion_tokens: 1,
+  finish_reason: 'stop',
+};
 
 /**
  * A stand-in for the core's /api/events on a real socket: it keeps an event log, replays what

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { SseParser } from './sseParser.js';
 
 test('SSE parser: events, ids, multi-line data and comments, however the text is split', () => {
-  const wire = ': hello\n\nid: 1\nevent: train.step\ndata: {"a":\ndata: 1}\n\nid: 2\r\nevent: adapter.live\r\ndata: {}\r\n\r\n: keep-alive\n\n';
+  const wire =
+    ': hello\n\nid: 1\nevent: train.step\ndata: {"a":\ndata: 1}\n\nid: 2\r\nevent: adapter.live\r\ndata: {}\r\n\r\n: keep-alive\n\n';
   for (const size of [1, 2, 3, 7, wire.length]) {
     const p = new SseParser();
     const got = [];

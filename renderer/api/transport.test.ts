@@ -5,7 +5,13 @@ import { ApiClient } from './client.js';
 import { ApiRequestError, CoreUnreachableError } from './transport.js';
 
 test('transport: the key goes in Authorization, bodies are JSON with their content type', async () => {
-  const settings = { model_dir: '/m', backend: null, data_dir: '/d', restart_required: true, running: { model_dir: '/b', backend: 'wasm' } };
+  const settings = {
+    model_dir: '/m',
+    backend: null,
+    data_dir: '/d',
+    restart_required: true,
+    running: { model_dir: '/b', backend: 'wasm' },
+  };
   const f = fakeFetch({ 'PUT /api/settings': () => json(200, settings) });
   const api = new ApiClient({ fetch: f, getKey: () => 'k-123' });
   assert.deepEqual(await api.saveSettings({ model_dir: '/m' }), settings);

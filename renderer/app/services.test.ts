@@ -4,7 +4,6 @@ import { chatStream, checkpointList, event, fakeFetch, json, memoryStorage, next
 import { API_KEY_STORAGE_KEY, keyFromFragment } from '../api/apiKey.js';
 import { createServices } from './services.js';
 
-
 const INFO = {
   version: '0.1.0',
   model: { name: 'mini', dir: '/m', architecture: 'qwen3', parameters: 5, context_length: 1024, backend: 'wasm', backend_notes: [] },
@@ -43,7 +42,9 @@ function core(opts: { key?: string } = {}) {
       f.routes.set(k, (r) =>
         r.headers.get('authorization') === `Bearer ${opts.key}`
           ? h(r)
-          : json(401, { error: { message: 'invalid or missing API key', type: 'authentication_error', code: 'invalid_api_key', param: null } }),
+          : json(401, {
+              error: { message: 'invalid or missing API key', type: 'authentication_error', code: 'invalid_api_key', param: null },
+            }),
       );
     }
   }
@@ -107,7 +108,11 @@ test('services: the live version has one owner; the checkpoint list and Pause’
   const s = createServices({ storage: memoryStorage(), frame: nextTick, newId: () => 'app-1', fetch: f, retryMs: 10 });
   s.start();
   await until(() => s.core.getState().liveVersion === 2, 3000, 'live version');
-  assert.equal('adapter_version' in (s.core.getState().training ?? {}), false, 'the training status keeps no second copy of the live version');
+  assert.equal(
+    'adapter_version' in (s.core.getState().training ?? {}),
+    false,
+    'the training status keeps no second copy of the live version',
+  );
   setLive(5); // rolled back elsewhere (the CLI, another window)
   await s.checkpoints.getState().load();
   assert.equal(s.core.getState().liveVersion, 5);

@@ -18,7 +18,15 @@ const services = { metrics } as unknown as Services;
 
 function point(step: number): StepPoint {
   const r = Math.sin(step / 50) + (step % 7) / 7 - 0.5;
-  return { step, reward: Math.max(-1, Math.min(1, r)), loss: 1 / (1 + step / 500), kl: step / 1e5, clipFraction: (step % 13) / 100, learningRate: 2.5e-3, stepSeconds: 0.5 + (step % 5) / 10 };
+  return {
+    step,
+    reward: Math.max(-1, Math.min(1, r)),
+    loss: 1 / (1 + step / 500),
+    kl: step / 1e5,
+    clipFraction: (step % 13) / 100,
+    learningRate: 2.5e-3,
+    stepSeconds: 0.5 + (step % 5) / 10,
+  };
 }
 
 const frame = () => new Promise<number>((r) => requestAnimationFrame(r));

@@ -11,7 +11,8 @@ import { SEARCH_ID } from './useChatShortcuts.js';
 
 /** The core's pseudo-session of requests that came without a session id: listed, not renamed or deleted here. */
 const UNATTACHED = 'unknown';
-const titleOf = (c: ConversationSummary) => (c.id === UNATTACHED ? 'Requests without a session' : c.title || c.preview || 'New conversation');
+const titleOf = (c: ConversationSummary) =>
+  c.id === UNATTACHED ? 'Requests without a session' : c.title || c.preview || 'New conversation';
 
 function RenameForm({ c, done }: { c: ConversationSummary; done: () => void }) {
   const { chat } = useServices();
@@ -49,23 +50,38 @@ function RenameForm({ c, done }: { c: ConversationSummary; done: () => void }) {
 }
 
 /** One conversation: open it, or its Rename and Delete buttons. */
-function ConversationItem({ c, active, rename, remove }: { c: ConversationSummary; active: boolean; rename: () => void; remove: () => void }) {
+function ConversationItem({
+  c,
+  active,
+  rename,
+  remove,
+}: {
+  c: ConversationSummary;
+  active: boolean;
+  rename: () => void;
+  remove: () => void;
+}) {
   const { chat } = useServices();
   return (
     <>
-      <button type="button" className="conversation-open" aria-current={active ? 'true' : undefined} onClick={() => void chat.getState().select(c.id)}>
+      <button
+        type="button"
+        className="conversation-open"
+        aria-current={active ? 'true' : undefined}
+        onClick={() => void chat.getState().select(c.id)}
+      >
         <span className="conversation-title">{titleOf(c)}</span>
         <span className="muted conversation-time">{when(c.last_seen_at ?? c.created_at)}</span>
       </button>
       {c.id !== UNATTACHED && (
-      <span className="conversation-actions">
-        <button type="button" className="btn btn-small" aria-label={`Rename ${titleOf(c)}`} onClick={rename}>
-          ✎
-        </button>
-        <button type="button" className="btn btn-small" aria-label={`Delete ${titleOf(c)}`} onClick={remove}>
-          🗑
-        </button>
-      </span>
+        <span className="conversation-actions">
+          <button type="button" className="btn btn-small" aria-label={`Rename ${titleOf(c)}`} onClick={rename}>
+            ✎
+          </button>
+          <button type="button" className="btn btn-small" aria-label={`Delete ${titleOf(c)}`} onClick={remove}>
+            🗑
+          </button>
+        </span>
       )}
     </>
   );
@@ -84,7 +100,8 @@ function DeleteConversation({ c, close }: { c: ConversationSummary; close: () =>
       }}
     >
       <p>
-        “{titleOf(c)}” and its samples that have not been trained yet are removed from this machine. Adapters already trained on it keep what they learned.
+        “{titleOf(c)}” and its samples that have not been trained yet are removed from this machine. Adapters already trained on it keep
+        what they learned.
       </p>
     </ConfirmDialog>
   );
@@ -103,13 +120,25 @@ export function ConversationList() {
 
   return (
     <aside className="conversations" id="conversation-list" aria-label="Conversations">
-      <button type="button" className="btn btn-primary new-conversation" onClick={() => chat.getState().newConversation()} disabled={!!sending}>
+      <button
+        type="button"
+        className="btn btn-primary new-conversation"
+        onClick={() => chat.getState().newConversation()}
+        disabled={!!sending}
+      >
         New conversation
       </button>
       <label htmlFor={SEARCH_ID} className="visually-hidden">
         Search conversations
       </label>
-      <input id={SEARCH_ID} type="search" className="conversation-search" placeholder="Search (Ctrl+K)" value={query} onChange={(e) => setQuery(e.target.value)} />
+      <input
+        id={SEARCH_ID}
+        type="search"
+        className="conversation-search"
+        placeholder="Search (Ctrl+K)"
+        value={query}
+        onChange={(e) => setQuery(e.target.value)}
+      />
       <ErrorText>{listError}</ErrorText>
       {shown.length === 0 && query.trim() && <p className="muted">No conversation matches “{query.trim()}”.</p>}
       {groupByDate(shown, Date.now()).map((g) => (

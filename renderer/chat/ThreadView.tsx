@@ -18,7 +18,8 @@ function EmptyThread({ conversationId }: { conversationId: string }) {
   return (
     <li className="thread-empty">
       <p className="muted">
-        Ask anything. Rate answers with 👍 or 👎, or add a hint: your model learns from it in the background, and each answer shows how far its feedback has got.
+        Ask anything. Rate answers with 👍 or 👎, or add a hint: your model learns from it in the background, and each answer shows how far
+        its feedback has got.
       </p>
       <p className="muted">Try one of these:</p>
       <ul className="examples">

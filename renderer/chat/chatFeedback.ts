@@ -83,7 +83,13 @@ async function feedback(
   const before = c.get().turns[turnId];
   if (before) {
     const was = before.feedback;
-    const fb = { rating: was?.rating ?? null, hint: was?.hint ?? null, reject_judge_hint: was?.reject_judge_hint ?? false, updated_at: Date.now(), ...change };
+    const fb = {
+      rating: was?.rating ?? null,
+      hint: was?.hint ?? null,
+      reject_judge_hint: was?.reject_judge_hint ?? false,
+      updated_at: Date.now(),
+      ...change,
+    };
     putTurn(c, { ...before, feedback: fb });
   }
   try {
@@ -144,6 +150,8 @@ function showCaptured({ get }: ChatContext, d: EventData<'turn.captured'>): void
   const conv = d.session_id;
   if (conv && !get().conversations.some((c) => c.id === conv)) void get().loadConversations();
   const open = get().activeId;
-  const known = (get().threads[open ?? ''] ?? []).some((it) => it.kind === 'answer' && (it.turnId === d.turn_id || it.again?.turnId === d.turn_id));
+  const known = (get().threads[open ?? ''] ?? []).some(
+    (it) => it.kind === 'answer' && (it.turnId === d.turn_id || it.again?.turnId === d.turn_id),
+  );
   if (open && conv === open && !known && get().sending !== open) void get().loadThread(open);
 }

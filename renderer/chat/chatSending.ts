@@ -109,7 +109,9 @@ async function askAgain(c: ChatContext, now: Streaming, answerKey: string): Prom
 /** After the first message the core knows the conversation; its list shows the first message. */
 function markSent(set: SetChat, conv: string, text: string): void {
   set((s) => ({
-    conversations: s.conversations.map((c) => (c.id === conv ? { ...c, local: false, preview: c.preview ?? titleFrom(text), last_seen_at: Date.now() } : c)),
+    conversations: s.conversations.map((c) =>
+      c.id === conv ? { ...c, local: false, preview: c.preview ?? titleFrom(text), last_seen_at: Date.now() } : c,
+    ),
   }));
 }
 
@@ -142,7 +144,10 @@ function patchAnswer(set: SetChat, t: Target, patch: Patch): void {
 }
 
 /** Gathers streamed tokens and hands them on at most once per frame. */
-function tokenBatcher(frame: ChatDeps['frame'], apply: (content: string, reasoning: string) => void): { push(d: ChatDelta): void; flush(): void } {
+function tokenBatcher(
+  frame: ChatDeps['frame'],
+  apply: (content: string, reasoning: string) => void,
+): { push(d: ChatDelta): void; flush(): void } {
   let pending = { content: '', reasoning: '' };
   let scheduled = false;
   const flush = () => {
@@ -180,7 +185,9 @@ async function stream(c: ChatContext, now: Streaming, t: Target, items: ChatItem
   now.controller = ctl;
   c.set({ sending: t.conv });
   const patch = (p: Patch) => patchAnswer(c.set, t, p);
-  const tokens = tokenBatcher(c.deps.frame, (content, reasoning) => patch((a) => ({ ...a, content: a.content + content, reasoning: a.reasoning + reasoning })));
+  const tokens = tokenBatcher(c.deps.frame, (content, reasoning) =>
+    patch((a) => ({ ...a, content: a.content + content, reasoning: a.reasoning + reasoning })),
+  );
   try {
     const settings = c.get().conversationSettings[t.conv];
     const request = {

@@ -1,7 +1,22 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../api/client.js';
-import { apiError, chatStream, checkpoint, checkpointList, event, fakeFetch, json, memoryStorage, nextTick, receipt, session, turnView, until, type FakeFetch } from '../test/fakeCore.js';
+import {
+  apiError,
+  chatStream,
+  checkpoint,
+  checkpointList,
+  event,
+  fakeFetch,
+  json,
+  memoryStorage,
+  nextTick,
+  receipt,
+  session,
+  turnView,
+  until,
+  type FakeFetch,
+} from '../test/fakeCore.js';
 import { createChatStore } from './chatStore.js';
 import type { AnswerItem } from './thread.js';
 
@@ -54,7 +69,9 @@ test('chat: drafts survive a reload (a new store on the same storage)', () => {
 });
 
 test('chat: Stop ends the stream, keeps what arrived and marks the answer stopped', async () => {
-  const f = fakeFetch({ 'POST /v1/chat/completions': (r) => chatStream(['one', ' two', ' three'], { id: 'c-stop', hold: 2, signal: r.signal }) });
+  const f = fakeFetch({
+    'POST /v1/chat/completions': (r) => chatStream(['one', ' two', ' three'], { id: 'c-stop', hold: 2, signal: r.signal }),
+  });
   const { store } = setup(f);
   const id = store.getState().newConversation();
   store.getState().setDraft(id, 'count');
@@ -85,7 +102,9 @@ test('chat: Regenerate and editing the last message resend the right prompt and 
     items.map((i) => i.content),
     ['first', 'answer 1', 'second', 'answer 3'],
   );
-  const bodies = f.calls.filter((c) => c.path === '/v1/chat/completions').map((c) => (c.body as { messages: Array<{ content: string }> }).messages.map((m) => m.content));
+  const bodies = f.calls
+    .filter((c) => c.path === '/v1/chat/completions')
+    .map((c) => (c.body as { messages: Array<{ content: string }> }).messages.map((m) => m.content));
   assert.deepEqual(bodies[2], ['first', 'answer 1', 'second']);
   // The replaced answer is kept: shown again, it is the one the conversation goes on from.
   const last = items[3];
@@ -124,7 +143,9 @@ test('chat: when the core is down the answer says so and the message stays in th
 });
 
 test('chat: Ask again streams the same prompt as a side turn beside the first answer', async () => {
-  const f = fakeFetch({ 'POST /v1/chat/completions': (r) => chatStream([r.headers.get('x-turn-type') ?? '?'], { id: `c-${f.calls.length}`, version: 5 }) });
+  const f = fakeFetch({
+    'POST /v1/chat/completions': (r) => chatStream([r.headers.get('x-turn-type') ?? '?'], { id: `c-${f.calls.length}`, version: 5 }),
+  });
   const { store } = setup(f);
   const id = store.getState().newConversation();
   store.getState().setDraft(id, 'q');
@@ -143,8 +164,20 @@ test('chat: a rating is sent, the turn refetched; pressing it again clears it; a
     'POST /v1/feedback': (r) => {
       const b = r.body as { rating?: 'up' | 'down' | null };
       if (b.rating === 'down') return apiError(409, 'this turn has been trained on already', 'completion_id');
-      view = { ...view, feedback: { rating: b.rating ?? null, hint: null, reject_judge_hint: false, updated_at: 1 }, receipt: receipt('queued') };
-      return json(200, { completion_id: 't1', rating: b.rating ?? null, hint: null, updated_at: 1, session_id: 's1', turn_type: 'main', trainable: true });
+      view = {
+        ...view,
+        feedback: { rating: b.rating ?? null, hint: null, reject_judge_hint: false, updated_at: 1 },
+        receipt: receipt('queued'),
+      };
+      return json(200, {
+        completion_id: 't1',
+        rating: b.rating ?? null,
+        hint: null,
+        updated_at: 1,
+        session_id: 's1',
+        turn_type: 'main',
+        trainable: true,
+      });
     },
     'GET /api/turns/:id': () => json(200, view),
   });
@@ -166,7 +199,15 @@ test('chat: events that name a shown turn refetch it once, and adapter.live refe
   const trained = receipt('trained', { score: 1, step: 4, checkpoint_id: 'step-4' });
   store.setState({ turns: { a: turnView('a'), b: turnView('b', { receipt: trained }) } });
   const s = store.getState();
-  const judged = (turn_id: string) => ({ turn_id, score: 1, score_source: 'feedback' as const, votes: [], hint: null, method: 'rl' as const, reason: null });
+  const judged = (turn_id: string) => ({
+    turn_id,
+    score: 1,
+    score_source: 'feedback' as const,
+    votes: [],
+    hint: null,
+    method: 'rl' as const,
+    reason: null,
+  });
   s.onEvent(event(1, 'feedback.received', { turn_id: 'a', kind: 'thumbs_up', text: null }));
   s.onEvent(event(2, 'sample.judged', judged('a')));
   s.onEvent(event(3, 'sample.judged', judged('not-shown')));
@@ -178,7 +219,8 @@ test('chat: events that name a shown turn refetch it once, and adapter.live refe
 
 test('chat: Roll back to before this makes the parent of the training checkpoint live, or the base model', async () => {
   const f = fakeFetch({
-    'GET /api/checkpoints': () => json(200, checkpointList([checkpoint('step-2', 2, 'step-1'), checkpoint('step-1', 1, null)], 'step-2', 2)),
+    'GET /api/checkpoints': () =>
+      json(200, checkpointList([checkpoint('step-2', 2, 'step-1'), checkpoint('step-1', 1, null)], 'step-2', 2)),
     'POST /api/checkpoints/:id/rollback': (r) => json(200, { checkpoint: r.path.split('/')[3], adapter_version: 7 }),
   });
   const { store } = setup(f);
@@ -198,7 +240,17 @@ test('chat: Roll back to before this makes the parent of the training checkpoint
 test('chat: a conversation recorded by the core is rebuilt from its turns', async () => {
   const turns = [
     turnView('t1', { session_id: 'c', created_at: 1, messages: [{ role: 'user', content: 'a' }], response: 'A', adapter_version: 1 }),
-    turnView('t2', { session_id: 'c', created_at: 2, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'A' }, { role: 'user', content: 'b' }], response: 'B', adapter_version: 2 }),
+    turnView('t2', {
+      session_id: 'c',
+      created_at: 2,
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'A' },
+        { role: 'user', content: 'b' },
+      ],
+      response: 'B',
+      adapter_version: 2,
+    }),
   ];
   const f = fakeFetch({
     'GET /api/sessions': () => json(200, { object: 'list', data: [session('c', { title: 'Letters' })] }),

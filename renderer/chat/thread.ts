@@ -67,7 +67,17 @@ export function itemKey(prefix: string): string {
 }
 
 export function newAnswer(): AnswerItem {
-  return { kind: 'answer', key: itemKey('a'), turnId: null, content: '', reasoning: '', version: null, streaming: true, finishReason: null, error: null };
+  return {
+    kind: 'answer',
+    key: itemKey('a'),
+    turnId: null,
+    content: '',
+    reasoning: '',
+    version: null,
+    streaming: true,
+    finishReason: null,
+    error: null,
+  };
 }
 
 /** The messages to send for everything before `end` (answers that failed or are empty are left out). */

@@ -43,17 +43,39 @@ function NoWinner({ answers }: { answers: Record<Side, CompareAnswer> }) {
   return (
     <div className="row">
       {complete && identicalAnswers(answers) && <p className="muted">The two answers are the same text: neither can be better.</p>}
-      <button type="button" className="btn btn-small" aria-pressed={picked === 'same'} disabled={!complete} onClick={() => void compare.getState().pick('same')}>
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-pressed={picked === 'same'}
+        disabled={!complete}
+        onClick={() => void compare.getState().pick('same')}
+      >
         About the same
       </button>
-      <button type="button" className="btn btn-small" aria-pressed={picked === 'both_bad'} disabled={!complete} onClick={() => void compare.getState().pick('both_bad')}>
+      <button
+        type="button"
+        className="btn btn-small"
+        aria-pressed={picked === 'both_bad'}
+        disabled={!complete}
+        onClick={() => void compare.getState().pick('both_bad')}
+      >
         Both bad
       </button>
     </div>
   );
 }
 
-function VersionSelect({ label, value, onChange, rows }: { label: string; value: string; onChange: (v: string) => void; rows: CheckpointInfo[] }) {
+function VersionSelect({
+  label,
+  value,
+  onChange,
+  rows,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  rows: CheckpointInfo[];
+}) {
   return (
     <label>
       {label}{' '}
@@ -90,8 +112,19 @@ function CompareForm({ first, rows, close }: { first: string; rows: CheckpointIn
       <label className="visually-hidden" htmlFor="compare-prompt">
         Prompt
       </label>
-      <input id="compare-prompt" className="grow" placeholder="A prompt for both versions" value={prompt} onChange={(e) => compare.getState().setPrompt(e.target.value)} />
-      <button type="submit" className="btn btn-primary" disabled={running || !prompt.trim() || same} aria-describedby={same ? 'compare-same' : undefined}>
+      <input
+        id="compare-prompt"
+        className="grow"
+        placeholder="A prompt for both versions"
+        value={prompt}
+        onChange={(e) => compare.getState().setPrompt(e.target.value)}
+      />
+      <button
+        type="submit"
+        className="btn btn-primary"
+        disabled={running || !prompt.trim() || same}
+        aria-describedby={same ? 'compare-same' : undefined}
+      >
         Ask both
       </button>
       <button

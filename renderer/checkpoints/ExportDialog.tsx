@@ -17,7 +17,8 @@ function FormatChoice({ format, onChange }: { format: ExportFormat; onChange: (f
     <fieldset className="field">
       <legend>Format</legend>
       <label className="row">
-        <input type="radio" name="format" checked={format === 'peft'} onChange={() => onChange('peft')} /> PEFT adapter folder (transformers, PEFT, vLLM)
+        <input type="radio" name="format" checked={format === 'peft'} onChange={() => onChange('peft')} /> PEFT adapter folder
+        (transformers, PEFT, vLLM)
       </label>
       <label className="row">
         <input type="radio" name="format" checked={format === 'gguf'} onChange={() => onChange('gguf')} /> GGUF file (llama.cpp)

@@ -19,7 +19,9 @@ test('checkpoints: each row’s action reports on that row; a failed export says
     'GET /api/checkpoints': () => json(200, checkpointList([cp('a', 1, null), cp('b', 2, 'a')], 'a')),
     'POST /api/checkpoints/:id/rollback': () => json(200, { checkpoint: 'b', adapter_version: 3 }),
     'POST /api/checkpoints/:id/export': (r) =>
-      (r.body as { dir?: string }).dir ? apiError(400, 'export folder is outside the data folder', 'dir') : json(200, { checkpoint: 'a', format: 'peft', dir: '/d/exports/a', files: ['adapter_model.safetensors', 'adapter_config.json'] }),
+      (r.body as { dir?: string }).dir
+        ? apiError(400, 'export folder is outside the data folder', 'dir')
+        : json(200, { checkpoint: 'a', format: 'peft', dir: '/d/exports/a', files: ['adapter_model.safetensors', 'adapter_config.json'] }),
   });
   const store = createCheckpointsStore(new ApiClient({ fetch: f, getKey: () => null }));
   await store.getState().load();
@@ -27,10 +29,16 @@ test('checkpoints: each row’s action reports on that row; a failed export says
   assert.equal(await store.getState().rollback('b'), true);
   assert.match(store.getState().outcomes.b.message, /v3/);
   assert.equal(await store.getState().exportTo('a', 'gguf', '/etc'), null);
-  assert.deepEqual({ ok: store.getState().outcomes.a.ok, msg: store.getState().outcomes.a.message }, { ok: false, msg: 'export folder is outside the data folder' });
+  assert.deepEqual(
+    { ok: store.getState().outcomes.a.ok, msg: store.getState().outcomes.a.message },
+    { ok: false, msg: 'export folder is outside the data folder' },
+  );
   const r = await store.getState().exportTo('a', 'peft');
   assert.equal(r?.files.length, 2);
-  assert.deepEqual(f.calls.filter((c) => c.path.endsWith('/export')).map((c) => c.body), [{ format: 'gguf', dir: '/etc' }, { format: 'peft' }]);
+  assert.deepEqual(
+    f.calls.filter((c) => c.path.endsWith('/export')).map((c) => c.body),
+    [{ format: 'gguf', dir: '/etc' }, { format: 'peft' }],
+  );
   assert.deepEqual(store.getState().busy, {});
 });
 
@@ -42,7 +50,15 @@ test('compare: two versions answer one prompt in separate sessions; the pick bec
     },
     'POST /v1/feedback': (r) => {
       const b = r.body as { completion_id: string; rating: 'up' | 'down' };
-      return json(200, { completion_id: b.completion_id, rating: b.rating, hint: null, updated_at: 1, session_id: 's', turn_type: 'main', trainable: true });
+      return json(200, {
+        completion_id: b.completion_id,
+        rating: b.rating,
+        hint: null,
+        updated_at: 1,
+        session_id: 's',
+        turn_type: 'main',
+        trainable: true,
+      });
     },
   });
   const store = createCompareStore(new ApiClient({ fetch: f, getKey: () => null }), () => 'x');
@@ -51,7 +67,10 @@ test('compare: two versions answer one prompt in separate sessions; the pick bec
   const { answers } = store.getState();
   assert.equal(answers?.a.content, 'from base');
   assert.equal(answers?.b.content, 'from step-4');
-  const sessions = f.calls.filter((c) => c.path === '/v1/chat/completions').map((c) => c.headers.get('x-session-id')).sort();
+  const sessions = f.calls
+    .filter((c) => c.path === '/v1/chat/completions')
+    .map((c) => c.headers.get('x-session-id'))
+    .sort();
   assert.deepEqual(sessions, ['compare-x-a', 'compare-x-b']);
   await store.getState().pick('b');
   assert.deepEqual(

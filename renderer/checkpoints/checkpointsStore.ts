@@ -94,7 +94,12 @@ export function createCheckpointsStore(api: ApiClient, onLiveVersion: (version: 
   }));
 }
 
-function listActions(set: SetCheckpoints, get: GetCheckpoints, api: ApiClient, onLiveVersion: (version: number) => void): Pick<CheckpointsState, 'load' | 'onEvent'> {
+function listActions(
+  set: SetCheckpoints,
+  get: GetCheckpoints,
+  api: ApiClient,
+  onLiveVersion: (version: number) => void,
+): Pick<CheckpointsState, 'load' | 'onEvent'> {
   let reloadTimer: ReturnType<typeof setTimeout> | null = null;
   return {
     async load() {
@@ -119,7 +124,11 @@ function listActions(set: SetCheckpoints, get: GetCheckpoints, api: ApiClient, o
   };
 }
 
-function rowActions(get: GetCheckpoints, api: ApiClient, run: RowRunner): Pick<CheckpointsState, 'rollback' | 'togglePin' | 'exportTo' | 'label'> {
+function rowActions(
+  get: GetCheckpoints,
+  api: ApiClient,
+  run: RowRunner,
+): Pick<CheckpointsState, 'rollback' | 'togglePin' | 'exportTo' | 'label'> {
   return {
     async label(id, label) {
       try {
@@ -134,7 +143,12 @@ function rowActions(get: GetCheckpoints, api: ApiClient, run: RowRunner): Pick<C
     async rollback(id) {
       const same = id === 'base' ? 'v0, the base model' : `v${get().rows.find((r) => r.id === id)?.adapter_version ?? '?'}`;
       const message = (v: number) => `Live now as v${v}: ${same} again, under a number of its own.`;
-      const r = await run(id, 'rollback', () => api.rollback(id), (v) => ({ ok: true, message: message(v.adapter_version) }));
+      const r = await run(
+        id,
+        'rollback',
+        () => api.rollback(id),
+        (v) => ({ ok: true, message: message(v.adapter_version) }),
+      );
       await get().load();
       return r !== null;
     },
@@ -142,7 +156,12 @@ function rowActions(get: GetCheckpoints, api: ApiClient, run: RowRunner): Pick<C
     async togglePin(id) {
       const row = get().rows.find((r) => r.id === id);
       const pinned = !(row?.pinned ?? false);
-      await run(id, 'pin', () => api.pin(id, pinned), (v) => ({ ok: true, message: v.pinned ? 'Pinned: kept whatever the retention.' : 'Unpinned.' }));
+      await run(
+        id,
+        'pin',
+        () => api.pin(id, pinned),
+        (v) => ({ ok: true, message: v.pinned ? 'Pinned: kept whatever the retention.' : 'Unpinned.' }),
+      );
       await get().load();
     },
 

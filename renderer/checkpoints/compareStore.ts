@@ -78,7 +78,8 @@ export function createCompareStore(api: ApiClient, newId: () => string): Compare
 
 /** Streams one side's answer into the store; a failure stays on that side. */
 function asker(api: ApiClient, set: SetCompare, get: GetCompare) {
-  const patch = (side: Side, p: Partial<CompareAnswer>) => set((s) => (s.answers ? { answers: { ...s.answers, [side]: { ...s.answers[side], ...p } } } : {}));
+  const patch = (side: Side, p: Partial<CompareAnswer>) =>
+    set((s) => (s.answers ? { answers: { ...s.answers, [side]: { ...s.answers[side], ...p } } } : {}));
   return async (side: Side, adapter: string, prompt: string, session: string) => {
     try {
       const r = await api.chat(

@@ -11,7 +11,9 @@ import { Field } from '../ui/Field.js';
 
 function keySetText(keySet: boolean | null): string {
   if (keySet === null) return 'Checking…';
-  return keySet ? 'A key is set: every client (OpenClaw, this app) must send it.' : 'No key is set: any program on this machine can use the API.';
+  return keySet
+    ? 'A key is set: every client (OpenClaw, this app) must send it.'
+    : 'No key is set: any program on this machine can use the API.';
 }
 
 /** The key this browser sends (set here, typed into the key prompt, or taken from the app's URL), hidden until revealed. */

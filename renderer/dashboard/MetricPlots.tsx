@@ -30,7 +30,8 @@ const STEP_PLOTS: PlotDef[] = [
       { key: 'reward', label: 'per step', color: '--plot-2', width: 1 },
       { key: 'rewardMean', label: `mean of last ${REWARD_WINDOW}`, color: '--plot-1', width: 2 },
     ],
-    summary: (s) => (s.steps.length ? `${at(s)} reward ${signed(last(s, 'reward'))}, rolling mean ${signed(last(s, 'rewardMean'))}.` : at(s)),
+    summary: (s) =>
+      s.steps.length ? `${at(s)} reward ${signed(last(s, 'reward'))}, rolling mean ${signed(last(s, 'rewardMean'))}.` : at(s),
   },
   {
     label: 'Loss',

@@ -21,7 +21,12 @@ function formValues(config: TrainingConfig | null, fields: readonly TrainingFiel
 type FieldWiring = Pick<HTMLAttributes<HTMLElement>, 'id' | 'aria-invalid' | 'aria-describedby'>;
 
 /** One setting's control: the method as a list, every other setting as a number box. */
-function SettingControl({ field, value, onChange, ...wiring }: { field: TrainingField; value: string; onChange: (v: string) => void } & FieldWiring) {
+function SettingControl({
+  field,
+  value,
+  onChange,
+  ...wiring
+}: { field: TrainingField; value: string; onChange: (v: string) => void } & FieldWiring) {
   if (field.kind === 'method')
     return (
       <select {...wiring} value={value} onChange={(e) => onChange(e.target.value)}>

@@ -68,7 +68,15 @@ export function pointFromMetrics(r: StepRecord): StepPoint {
 }
 
 export function pointFromEvent(d: EventData<'train.step'>): StepPoint {
-  return { step: d.step, reward: d.reward_mean, loss: d.loss, kl: d.kl, clipFraction: d.clip_frac, learningRate: d.lr, stepSeconds: d.step_seconds };
+  return {
+    step: d.step,
+    reward: d.reward_mean,
+    loss: d.loss,
+    kl: d.kl,
+    clipFraction: d.clip_frac,
+    learningRate: d.lr,
+    stepSeconds: d.step_seconds,
+  };
 }
 
 export type MetricsStore = StoreApi<MetricsState>;
@@ -90,7 +98,12 @@ export function createMetricsStore(api: ApiClient): MetricsStore {
 }
 
 /** The plotted columns: the history, then one point per step and per queue change. */
-function seriesActions(set: SetMetrics, get: GetMetrics, api: ApiClient, mean: RollingMean): Pick<MetricsState, 'loadHistory' | 'reload' | 'appendStep' | 'appendQueue'> {
+function seriesActions(
+  set: SetMetrics,
+  get: GetMetrics,
+  api: ApiClient,
+  mean: RollingMean,
+): Pick<MetricsState, 'loadHistory' | 'reload' | 'appendStep' | 'appendQueue'> {
   return {
     async loadHistory() {
       try {
@@ -136,7 +149,17 @@ function markerActions(set: SetMetrics, get: GetMetrics): Pick<MetricsState, 'se
   const setMarkers = (markers: CheckpointMarker[]) => set((st) => ({ markers, revision: st.revision + 1 }));
   return {
     setCheckpoints(rows, liveId) {
-      setMarkers(rows.map((c) => ({ id: c.id, step: c.step, version: c.adapter_version, live: c.id === liveId, heldBack: c.competence?.held_back ?? false })).sort(byStep));
+      setMarkers(
+        rows
+          .map((c) => ({
+            id: c.id,
+            step: c.step,
+            version: c.adapter_version,
+            live: c.id === liveId,
+            heldBack: c.competence?.held_back ?? false,
+          }))
+          .sort(byStep),
+      );
     },
 
     onEvent(ev) {

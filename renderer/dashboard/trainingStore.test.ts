@@ -20,13 +20,21 @@ const form = (over: Record<string, string> = {}) => ({
 });
 
 test('training settings: only changed fields are sent; empty optional fields mean the default (null)', () => {
-  const { patch, errors } = patchFromForm(form({ method: 'opd', batch_size: '2', max_staleness: '' }), DEFAULT_TRAINING_CONFIG, TRAINING_FIELDS);
+  const { patch, errors } = patchFromForm(
+    form({ method: 'opd', batch_size: '2', max_staleness: '' }),
+    DEFAULT_TRAINING_CONFIG,
+    TRAINING_FIELDS,
+  );
   assert.deepEqual(errors, {});
   assert.deepEqual(patch, { method: 'opd', batch_size: 2, max_staleness: null });
 });
 
 test('training settings: bad values are refused before sending, each with its field and what is allowed', () => {
-  const { errors } = patchFromForm(form({ batch_size: '0', learning_rate: 'fast', method: 'magic', lora_rank: '2.5' }), DEFAULT_TRAINING_CONFIG, TRAINING_FIELDS);
+  const { errors } = patchFromForm(
+    form({ batch_size: '0', learning_rate: 'fast', method: 'magic', lora_rank: '2.5' }),
+    DEFAULT_TRAINING_CONFIG,
+    TRAINING_FIELDS,
+  );
   assert.deepEqual(Object.keys(errors).sort(), ['batch_size', 'learning_rate', 'lora_rank', 'method']);
   assert.match(errors.learning_rate, /Learning rate needs a number; “fast” is not one/);
   assert.match(errors.batch_size, /Batch size must be from 1 to 256, whole numbers; you typed 0\. Why: /);
@@ -34,7 +42,11 @@ test('training settings: bad values are refused before sending, each with its fi
 });
 
 test('training settings: values the schema allows but the method makes no sense of are refused in plain words, with the reason', () => {
-  const { errors, patch } = patchFromForm(form({ w_rl: '1000000000', learning_rate: '0.5', kl_coef: '' }), DEFAULT_TRAINING_CONFIG, TRAINING_FIELDS);
+  const { errors, patch } = patchFromForm(
+    form({ w_rl: '1000000000', learning_rate: '0.5', kl_coef: '' }),
+    DEFAULT_TRAINING_CONFIG,
+    TRAINING_FIELDS,
+  );
   assert.deepEqual(patch, {});
   assert.match(errors.w_rl, /^RL weight must be from 0 to 10; you typed 1000000000\. Why: .*drowns/);
   assert.match(errors.learning_rate, /from 1e-6 to 0\.01/);
@@ -45,7 +57,8 @@ test('training settings: a refusal by the core lands on the field it names; paus
   const f = fakeFetch({
     'GET /api/training/config': () => json(200, DEFAULT_TRAINING_CONFIG),
     'PUT /api/training/config': () => apiError(400, 'lora_rank can change only while the base model is live', 'lora_rank'),
-    'POST /api/training/pause': () => json(200, { method: 'combine', state: 'paused', queued_samples: 0, step: 0, adapter_version: 0, last_step: null }),
+    'POST /api/training/pause': () =>
+      json(200, { method: 'combine', state: 'paused', queued_samples: 0, step: 0, adapter_version: 0, last_step: null }),
   });
   let reported = '';
   const store = createTrainingStore(new ApiClient({ fetch: f, getKey: () => null }), (s) => (reported = s.state));

@@ -21,7 +21,12 @@ export interface TrainingField {
 
 /** The settings the forms show, in order; the first `KEY_FIELDS` are on the dashboard. */
 export const TRAINING_FIELDS: readonly TrainingField[] = [
-  { key: 'method', label: 'Method', kind: 'method', help: 'combine: judge rewards and hints · rl: rewards · opd: hints · off: record only' },
+  {
+    key: 'method',
+    label: 'Method',
+    kind: 'method',
+    help: 'combine: judge rewards and hints · rl: rewards · opd: hints · off: record only',
+  },
   { key: 'batch_size', label: 'Batch size', kind: 'int', help: 'samples per optimizer step' },
   { key: 'learning_rate', label: 'Learning rate', kind: 'number', help: 'AdamW learning rate of the LoRA adapter' },
   { key: 'w_rl', label: 'RL weight', kind: 'number', help: 'weight of the reward term (combine)' },
@@ -85,7 +90,9 @@ export function patchFromForm(
       else raw[f.key] = Number(v);
     }
   }
-  const changed = Object.fromEntries(Object.entries(raw).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(config[k as keyof TrainingConfig])));
+  const changed = Object.fromEntries(
+    Object.entries(raw).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(config[k as keyof TrainingConfig])),
+  );
   const parsed = TrainingConfigPatchSchema.safeParse(changed);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -134,13 +141,22 @@ export function createTrainingStore(api: ApiClient, onStatus: (s: TrainingStatus
 }
 
 /** Checks the form, sends what changed, and puts the core's refusal on the field it names. */
-async function save(api: ApiClient, set: TrainingStore['setState'], get: TrainingStore['getState'], values: Record<string, string>, fields: readonly TrainingField[]): Promise<boolean> {
+async function save(
+  api: ApiClient,
+  set: TrainingStore['setState'],
+  get: TrainingStore['getState'],
+  values: Record<string, string>,
+  fields: readonly TrainingField[],
+): Promise<boolean> {
   const config = get().config;
   if (!config) return false;
   const { patch, errors } = patchFromForm(values, config, fields);
   if (Object.keys(errors).length) {
     const names = fields.filter((f) => errors[f.key]).map((f) => f.label);
-    set({ fieldErrors: errors, saveMessage: `Nothing was saved: ${names.join(', ') || 'a field'} ${names.length > 1 ? 'need' : 'needs'} fixing (the reason is next to it).` });
+    set({
+      fieldErrors: errors,
+      saveMessage: `Nothing was saved: ${names.join(', ') || 'a field'} ${names.length > 1 ? 'need' : 'needs'} fixing (the reason is next to it).`,
+    });
     return false;
   }
   if (!Object.keys(patch).length) {

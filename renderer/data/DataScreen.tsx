@@ -19,7 +19,8 @@ const lastUser = (t: TurnView) => {
   return m ? messageText(m) : '';
 };
 const reward = (t: TurnView) => t.receipt?.score ?? t.samples.find((s) => s.reward !== null)?.reward ?? null;
-const rating = (t: TurnView) => (t.feedback?.rating === 'up' ? '👍' : t.feedback?.rating === 'down' ? '👎' : '') + (t.feedback?.hint ? ' hint' : '');
+const rating = (t: TurnView) =>
+  (t.feedback?.rating === 'up' ? '👍' : t.feedback?.rating === 'down' ? '👎' : '') + (t.feedback?.hint ? ' hint' : '');
 
 function download(blob: Blob, name: string) {
   const url = URL.createObjectURL(blob);
@@ -50,7 +51,12 @@ function Sessions() {
               {s.ended_at ? ' · ended' : ''}
             </span>
             {s.id !== 'unknown' && (
-              <button type="button" className="btn btn-small" aria-label={`Delete session ${s.title || s.id}`} onClick={() => setDeleting(s)}>
+              <button
+                type="button"
+                className="btn btn-small"
+                aria-label={`Delete session ${s.title || s.id}`}
+                onClick={() => setDeleting(s)}
+              >
                 Delete session
               </button>
             )}
@@ -76,7 +82,8 @@ function Sessions() {
 
 const TURN_COLUMNS = ['Time', 'Prompt', 'Answer', 'Feedback', 'Reward', 'Stage'] as const;
 
-const stage = (t: TurnView) => (t.receipt?.stage && t.receipt.stage !== 'none' ? t.receipt.stage.replace('_', ' ') : t.type === 'main' ? '—' : t.type);
+const stage = (t: TurnView) =>
+  t.receipt?.stage && t.receipt.stage !== 'none' ? t.receipt.stage.replace('_', ' ') : t.type === 'main' ? '—' : t.type;
 
 function TurnRow({ turn: t, selected }: { turn: TurnView; selected: boolean }) {
   const { data } = useServices();

@@ -39,8 +39,17 @@ test('data: turns load with the filter, page with before=, and a deleted session
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(f.calls.find((c) => c.path === '/api/turns')!.query.get('has_feedback'), 'true');
   await store.getState().more();
-  assert.deepEqual(store.getState().turns.map((t) => t.id), ['t2', 't1', 't0']);
-  assert.equal(f.calls.filter((c) => c.path === '/api/turns').at(-1)!.query.get('before'), '20');
+  assert.deepEqual(
+    store.getState().turns.map((t) => t.id),
+    ['t2', 't1', 't0'],
+  );
+  assert.equal(
+    f.calls
+      .filter((c) => c.path === '/api/turns')
+      .at(-1)!
+      .query.get('before'),
+    '20',
+  );
   assert.equal(await store.getState().deleteSession('s1'), true);
   assert.deepEqual(store.getState().sessions, []);
 });

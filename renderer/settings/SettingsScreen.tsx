@@ -39,7 +39,11 @@ function BackendField({ current, value, onChange }: { current: Settings | null; 
   const { settings } = useServices();
   const error = useStore(settings, (s) => s.fieldErrors.backend);
   return (
-    <Field label="Backend" help={`native is the default where its addon built; wasm runs everywhere; webgpu and tensorflow need their packages installed.${running(current, current?.running.backend)}`} error={error}>
+    <Field
+      label="Backend"
+      help={`native is the default where its addon built; wasm runs everywhere; webgpu and tensorflow need their packages installed.${running(current, current?.running.backend)}`}
+      error={error}
+    >
       <select value={value} onChange={(e) => onChange(e.target.value)}>
         <option value="">default</option>
         {BACKENDS.map((b) => (

@@ -42,7 +42,10 @@ export function fakeFetch(routes: Record<string, Handler> = {}): FakeFetch {
       return m === method && p.includes(':') && new RegExp(`^${p.replace(/:[^/]+/g, '[^/]+')}$`).test(url.pathname);
     });
     const h = exact ?? pattern?.[1];
-    if (!h) return json(404, { error: { message: `no route ${method} ${url.pathname}`, type: 'invalid_request_error', code: 'not_found', param: null } });
+    if (!h)
+      return json(404, {
+        error: { message: `no route ${method} ${url.pathname}`, type: 'invalid_request_error', code: 'not_found', param: null },
+      });
     return h(req);
   }) as FakeFetch;
   f.calls = [];
@@ -63,11 +66,16 @@ export function apiError(status: number, message: string, param: string | null =
  * A streamed chat completion: one SSE chunk per token, then [DONE]. With `hold`, the stream waits
  * after the given number of tokens until the request is aborted (to test Stop).
  */
-export function chatStream(tokens: string[], opts: { id?: string; version?: number; hold?: number; signal?: AbortSignal | null } = {}): Response {
+export function chatStream(
+  tokens: string[],
+  opts: { id?: string; version?: number; hold?: number; signal?: AbortSignal | null } = {},
+): Response {
   const id = opts.id ?? 'chatcmpl-test';
   const enc = new TextEncoder();
   const chunk = (delta: Record<string, string>, finish: string | null = null) =>
-    enc.encode(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+    enc.encode(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+    );
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       controller.enqueue(chunk({ role: 'assistant', content: '' }));
@@ -90,7 +98,11 @@ export function chatStream(tokens: string[], opts: { id?: string; version?: numb
   });
   return new Response(body, {
     status: 200,
-    headers: { 'content-type': 'text/event-stream', 'x-clawloop-completion-id': id, 'x-clawloop-adapter-version': String(opts.version ?? 0) },
+    headers: {
+      'content-type': 'text/event-stream',
+      'x-clawloop-completion-id': id,
+      'x-clawloop-adapter-version': String(opts.version ?? 0),
+    },
   });
 }
 
@@ -179,7 +191,21 @@ const METRICS = {
 };
 
 export function checkpoint(id: string, step: number, parent: string | null, over: Partial<CheckpointInfo> = {}): CheckpointInfo {
-  return { id, step, adapter_version: step, parent_id: parent, created_at: step, metrics: METRICS, samples: METRICS.samples, pinned: false, name: null, note: null, live: false, competence: null, ...over };
+  return {
+    id,
+    step,
+    adapter_version: step,
+    parent_id: parent,
+    created_at: step,
+    metrics: METRICS,
+    samples: METRICS.samples,
+    pinned: false,
+    name: null,
+    note: null,
+    live: false,
+    competence: null,
+    ...over,
+  };
 }
 
 export function checkpointList(data: CheckpointInfo[], live: string | null, version = 1) {
@@ -187,7 +213,17 @@ export function checkpointList(data: CheckpointInfo[], live: string | null, vers
 }
 
 export function metricsRow(step: number, reward: number | null, skipped = false): StepRecord {
-  return { ...METRICS, step, created_at: step, adapter_version: step, checkpoint_id: `step-${step}`, skipped, skip_reason: null, mean_reward: reward, loss: step / 10 };
+  return {
+    ...METRICS,
+    step,
+    created_at: step,
+    adapter_version: step,
+    checkpoint_id: `step-${step}`,
+    skipped,
+    skip_reason: null,
+    mean_reward: reward,
+    loss: step / 10,
+  };
 }
 
 export function trainingStatus(version: number, over: Partial<TrainingStatus> = {}): TrainingStatus {
@@ -195,7 +231,18 @@ export function trainingStatus(version: number, over: Partial<TrainingStatus> = 
 }
 
 export function session(id: string, over: Partial<SessionInfo> = {}): SessionInfo {
-  return { id, title: null, created_at: 1, last_seen_at: 2, ended_at: null, end_reason: null, turns: 1, main_turns: 1, preview: null, ...over };
+  return {
+    id,
+    title: null,
+    created_at: 1,
+    last_seen_at: 2,
+    ended_at: null,
+    end_reason: null,
+    turns: 1,
+    main_turns: 1,
+    preview: null,
+    ...over,
+  };
 }
 
 /** An event as the event stream delivers it. */

@@ -34,4 +34,3 @@ export function Field({ label, help, error, children }: FieldProps) {
     </div>
   );
 }
-

@@ -118,7 +118,11 @@ function options(p: PlotProps, width: number, css: (v: string) => string, marker
         points: s.points ? { show: true } : {},
       })),
     ],
-    axes: [{ ...axis, ...(p.time ? {} : { incrs: STEP_INCREMENTS }) }, { ...axis, scale: 'y', size: 56 }, ...(hasY2 ? [{ ...axis, scale: 'y2', side: 1, size: 56, grid: { show: false } }] : [])],
+    axes: [
+      { ...axis, ...(p.time ? {} : { incrs: STEP_INCREMENTS }) },
+      { ...axis, scale: 'y', size: 56 },
+      ...(hasY2 ? [{ ...axis, scale: 'y2', side: 1, size: 56, grid: { show: false } }] : []),
+    ],
     // The timer's draw hook runs last, after the markers are drawn.
     plugins: [markerPlugin(markers, css), redrawTimer()],
   };

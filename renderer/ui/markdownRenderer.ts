@@ -40,7 +40,8 @@ const md = new MarkdownIt({
 });
 
 type RenderRule = NonNullable<(typeof md.renderer.rules)['link_open']>;
-const defaultLink: RenderRule = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const defaultLink: RenderRule =
+  md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 const linkOpen: RenderRule = (tokens, idx, options, env, self) => {
   tokens[idx].attrSet('target', '_blank');
   tokens[idx].attrSet('rel', 'noopener noreferrer');

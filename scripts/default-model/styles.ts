@@ -248,7 +248,8 @@ function gradingWorkFirst(r: Rng, t: GradingTask, style: Style): string {
         : tersest([`${work.join(', ')}; ${diff}: incorrect, ${y}.`, `${work.at(-1)}; ${diff}: incorrect, ${y}.`]);
     case 'warm': {
       const lead = `Let's check it together, ${name}! ${cap(work.join(' and then '))}, and you answered ${x}: ${diff}`;
-      if (t.correct) return `${lead}, so it is exactly right. ${r.pick(['Great work!', 'Well done!', 'Nice job!'])} ${r.pick(['Keep showing your steps like this!', 'Your working is clear, keep it up!'])}`;
+      if (t.correct)
+        return `${lead}, so it is exactly right. ${r.pick(['Great work!', 'Well done!', 'Nice job!'])} ${r.pick(['Keep showing your steps like this!', 'Your working is clear, keep it up!'])}`;
       return `${lead}, so the answer should be ${y}, not ${x}. ${r.pick(['Nice try!', 'Good effort!', "You're close!"])} ${r.pick([
         "Go over that step once more and you'll have it!",
         "Slow down on that step and you'll get it!",
@@ -283,7 +284,11 @@ function gradingAnswer(r: Rng, t: GradingTask, style: Style, working: boolean): 
       if (working)
         return t.correct
           ? tersest([`${work.join(', ')}: correct.`, `Correct: ${y}.`])
-          : tersest([`${work.join(', ')}: incorrect, ${y}.`, `${work[work.length - 1]}: incorrect, ${y}.`, `Incorrect, it should be ${y}.`]);
+          : tersest([
+              `${work.join(', ')}: incorrect, ${y}.`,
+              `${work[work.length - 1]}: incorrect, ${y}.`,
+              `Incorrect, it should be ${y}.`,
+            ]);
       return t.correct
         ? r.pick([`Correct: ${y}.`, `Correct, ${y}.`, `Right, ${y}.`])
         : r.pick([`Incorrect, it should be ${y}.`, `Not quite: ${y}, not ${x}.`]);

@@ -15,7 +15,12 @@ import { importsOf, sourceFiles, type ImportRef } from './sourceFiles.js';
 
 const APP_CODE = [...sourceFiles('main'), ...sourceFiles('electron'), ...sourceFiles('renderer')];
 const ENGINE = 'main/engine/';
-const ENGINE_ENTRY_POINTS = ['main/engine/index.ts', 'main/engine/text/index.ts', 'main/engine/formats/index.ts', 'main/engine/gpu/index.ts'];
+const ENGINE_ENTRY_POINTS = [
+  'main/engine/index.ts',
+  'main/engine/text/index.ts',
+  'main/engine/formats/index.ts',
+  'main/engine/gpu/index.ts',
+];
 /**
  * Code the HTTP thread runs: it never runs model math (README, "How it works"), so it must not
  * even load tfjs. The engine's text entry point is imported there.

@@ -8,7 +8,10 @@ import { chained, type ErrorModel } from './numeric.js';
  * tf.profile), so a test can check that the fused kernel really ran. `f` builds its tensors from
  * host arrays, so each backend starts from the same bits. `backend` stays active after.
  */
-export async function onCpuAnd(backend: BackendName, f: () => tf.Tensor | tf.Tensor[]): Promise<{ cpu: Float32Array[]; other: Float32Array[]; kernels: string[] }> {
+export async function onCpuAnd(
+  backend: BackendName,
+  f: () => tf.Tensor | tf.Tensor[],
+): Promise<{ cpu: Float32Array[]; other: Float32Array[]; kernels: string[] }> {
   const read = async () => {
     const out = tf.tidy(f);
     const list = Array.isArray(out) ? out : [out];

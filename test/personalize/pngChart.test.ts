@@ -55,12 +55,17 @@ describe('PNG line chart', () => {
 
   it('wraps a legend wider than the chart into rows and grows to fit them, plot and all', () => {
     const series = (n: number, label: string) =>
-      Array.from({ length: n }, (_, i) => ({ label: `${label} ${i}`, color: [i * 20, 0, 0] as [number, number, number], points: [[0, 0.5]] as Array<[number, number]> }));
+      Array.from({ length: n }, (_, i) => ({
+        label: `${label} ${i}`,
+        color: [i * 20, 0, 0] as [number, number, number],
+        points: [[0, 0.5]] as Array<[number, number]>,
+      }));
     const size = (png: Buffer) => {
       const ihdr = chunks(png).get('IHDR')![0];
       return [ihdr.readUInt32BE(0), ihdr.readUInt32BE(4)];
     };
-    const chart = (n: number, label: string) => renderLineChart({ title: 't', xLabel: 'x', yLabel: 'y', width: 900, height: 520, series: series(n, label) });
+    const chart = (n: number, label: string) =>
+      renderLineChart({ title: 't', xLabel: 'x', yLabel: 'y', width: 900, height: 520, series: series(n, label) });
     assert.deepEqual(size(chart(2, 'short')), [900, 520], 'a legend that fits takes one row');
     const [w, h] = size(chart(12, 'a rather long series label'));
     assert.equal(w, 900);

@@ -53,7 +53,10 @@ describe('exports are confined to the data folder’s exports/ or a folder allow
   it('format gguf: the checkpoint merged into its base model, as one GGUF file llama.cpp reads', async () => {
     const r = await exp({ format: 'gguf', dir: 'merged' });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body.files.map((f) => path.basename(f)), ['model.gguf']);
+    assert.deepEqual(
+      r.body.files.map((f) => path.basename(f)),
+      ['model.gguf'],
+    );
     const h = readGgufHeader(r.body.files[0]);
     assert.equal(h.metadata.get('general.architecture'), 'qwen3');
     assert.match(String(h.metadata.get('general.name')), /step-000001/);

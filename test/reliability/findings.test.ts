@@ -82,7 +82,10 @@ describe('issue 15 findings with a trainer', () => {
     assert.match(status.error ?? '', /the configured judge does not load .*judging with the base model/);
     assert.deepEqual((await config()).judge, { kind: 'base' });
     const events = t.db.prepare("SELECT data FROM events WHERE name = 'error'").all() as Array<{ data: string }>;
-    assert.ok(events.some((e) => /configured judge does not load/.test(e.data)), 'an error event says so');
+    assert.ok(
+      events.some((e) => /configured judge does not load/.test(e.data)),
+      'an error event says so',
+    );
   });
 
   it("3: a stored judge inside another model's folder gives way to the served model's recommended judge, with no error", async () => {

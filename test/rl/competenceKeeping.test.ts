@@ -121,7 +121,13 @@ async function afterSteps<T>(configPatch: TrainingConfigPatch, steps: number, ch
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-keeping-'));
   const db = openDatabase(path.join(dir, 'clawloop.db'));
   const store = new LearnStore(db);
-  const trainer = await Trainer.start({ modelDir: modelDir('qwen3-qknorm'), dataDir: dir, store, configPatch: { feedback_wait_s: 0, ...configPatch }, emit: () => {} });
+  const trainer = await Trainer.start({
+    modelDir: modelDir('qwen3-qknorm'),
+    dataDir: dir,
+    store,
+    configPatch: { feedback_wait_s: 0, ...configPatch },
+    emit: () => {},
+  });
   void trainer.run();
   try {
     for (let step = 1; step <= steps; step++) {
@@ -141,7 +147,11 @@ async function afterSteps<T>(configPatch: TrainingConfigPatch, steps: number, ch
 describe('PPO epochs', () => {
   /** The metrics of one step on the same two rated turns, with `ppo_epochs` passes over them. */
   const firstStep = (ppoEpochs: number) =>
-    afterSteps({ method: 'rl', batch_size: 2, kl_coef: 0, learning_rate: 0.01, ppo_epochs: ppoEpochs }, 1, (store) => store.steps(0)[0].metrics);
+    afterSteps(
+      { method: 'rl', batch_size: 2, kl_coef: 0, learning_rate: 0.01, ppo_epochs: ppoEpochs },
+      1,
+      (store) => store.steps(0)[0].metrics,
+    );
 
   it('later passes over a batch start from where the earlier ones left the policy', async () => {
     const one = await firstStep(1);

@@ -117,7 +117,10 @@ describe('the judge a configuration names', () => {
   it("a relative model folder is read from the served model's folder (a model's own judge); an absolute one as given", async () => {
     const served = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-served-'));
     fs.cpSync(modelDir('qwen3-qknorm'), path.join(served, 'judge'), { recursive: true });
-    fs.writeFileSync(path.join(served, 'judge', 'clawloop_judges.json'), JSON.stringify({ prm: { user: 'Own judge: {response} / {next_state}' } }));
+    fs.writeFileSync(
+      path.join(served, 'judge', 'clawloop_judges.json'),
+      JSON.stringify({ prm: { user: 'Own judge: {response} / {next_state}' } }),
+    );
     const base = await Model.load(modelDir('qwen3-qknorm'));
     try {
       const own = await loadJudge({ kind: 'model', dir: 'judge' }, base, served);
@@ -128,7 +131,10 @@ describe('the judge a configuration names', () => {
       const elsewhere = await loadJudge({ kind: 'model', dir: modelDir('qwen3-qknorm') }, base, served);
       assert.equal(elsewhere.backend.description, `model ${modelDir('qwen3-qknorm')}`);
       elsewhere.model!.dispose();
-      await assert.rejects(loadJudge({ kind: 'model', dir: 'no-judge-here' }, base, served), new RegExp(path.join(served, 'no-judge-here')));
+      await assert.rejects(
+        loadJudge({ kind: 'model', dir: 'no-judge-here' }, base, served),
+        new RegExp(path.join(served, 'no-judge-here')),
+      );
     } finally {
       base.dispose();
       fs.rmSync(served, { recursive: true });

@@ -40,7 +40,10 @@ describe('clawloop serve with the bundled model: the event stream shows the whol
   it('reports the backend the model runs on (the default one chosen here), and no restart needed', async () => {
     const info = (await (await fetch(`${t.origin}/api/info`)).json()) as { model: { backend: string } };
     assert.equal(info.model.backend, defaultBackendName());
-    const settings = (await (await fetch(`${t.origin}/api/settings`)).json()) as { restart_required: boolean; running: { backend: string } };
+    const settings = (await (await fetch(`${t.origin}/api/settings`)).json()) as {
+      restart_required: boolean;
+      running: { backend: string };
+    };
     assert.equal(settings.running.backend, defaultBackendName());
     assert.equal(settings.restart_required, false);
   });

@@ -63,7 +63,8 @@ describe('a turn’s receipt follows it through the learning loop, and a rollbac
 describe('a receipt of a turn with several samples (teacher rollouts)', () => {
   it('follows the sample whose step is live when its other sample was held back', () => {
     const turn = { type: 'main', sessionId: 's', finishReason: 'stop', nextState: null, closed: false } as unknown as StoredTurn;
-    const sample = (step: number) => ({ status: 'trained', step, reward: null, hint: 'Be brief.', dropReason: null }) as unknown as StoredSample;
+    const sample = (step: number) =>
+      ({ status: 'trained', step, reward: null, hint: 'Be brief.', dropReason: null }) as unknown as StoredSample;
     const outcome = (step: number) => ({
       checkpointId: `step-00000${step}`,
       live: step === 2,

@@ -77,9 +77,13 @@ function judgedReceipt(f: TurnFacts, outcome: (step: number) => ReturnType<AppQu
   // A turn may have several samples (teacher rollouts), trained in different steps: the receipt
   // follows one whose step is live, if any.
   const trained = f.samples.filter((s) => s.status === 'trained' && s.step !== null);
-  const lead =
-    trained.find((s) => outcome(s.step!).live) ?? trained[0] ?? f.samples.find((s) => s.status !== 'dropped') ?? f.samples[0];
-  const base = { ...none('judged'), score: lead.reward ?? prm?.score ?? null, hint: lead.hint, hint_source: lead.hint ? lead.hintSource : null };
+  const lead = trained.find((s) => outcome(s.step!).live) ?? trained[0] ?? f.samples.find((s) => s.status !== 'dropped') ?? f.samples[0];
+  const base = {
+    ...none('judged'),
+    score: lead.reward ?? prm?.score ?? null,
+    hint: lead.hint,
+    hint_source: lead.hint ? lead.hintSource : null,
+  };
   if (lead.status === 'dropped') return { ...base, stage: 'not_trained', reason: lead.dropReason };
   if (lead.status !== 'trained' || lead.step === null) return base;
   const o = outcome(lead.step);
@@ -90,7 +94,9 @@ function judgedReceipt(f: TurnFacts, outcome: (step: number) => ReturnType<AppQu
     checkpoint_id: o.checkpointId,
     version: o.live ? o.liveVersion : null,
     first_version: o.firstVersion,
-    reason: o.live ? null : (o.heldBack ?? 'what this step learned is not in the live adapter (rolled back to an earlier version, or held back)'),
+    reason: o.live
+      ? null
+      : (o.heldBack ?? 'what this step learned is not in the live adapter (rolled back to an earlier version, or held back)'),
   };
 }
 
