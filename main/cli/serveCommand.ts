@@ -9,7 +9,7 @@ import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.j
 import { removeServerFile, writeServerFile } from './serverFile.js';
 import { DataDirLock } from './dataDirLock.js';
 import { SettingsFile, type StoredSettings } from '../server/settingsFile.js';
-import { API_KEY_FILE, loadOrCreateApiKey } from '../server/apiKeyFile.js';
+import { API_KEY_FILE, loadOrCreateApiKey, readApiKey } from '../server/apiKeyFile.js';
 import { secureDataFolder } from '../store/dataFolderMode.js';
 import { appDir } from '../resources.js';
 import { numberFlag, parse, UsageError } from './args.js';
@@ -212,6 +212,7 @@ function logStartup(io: Io, launched: Launched, dataDir: string, options: Partia
   }
   io.log(`clawloop: serving ${server.options.servedModelName} at ${server.url}`);
   io.log(`clawloop: the app: ${server.appLink()}${server.options.appDir ? '' : ' (not built: run npm run build)'}`);
+  if (options.apiKey) io.log(`clawloop: ${keyWhere(dataDir, options.apiKey)}; a browser that did not open the link above asks for it`);
   // The log never shows the key (logs get pasted into issues): the entry names where it is.
   const keyStandIn = options.apiKey ? `<the key in ${path.join(dataDir, API_KEY_FILE)} (or given with --api-key)>` : null;
   logOpenClaw(io, server.url, server.options.servedModelName, info.contextLength, keyStandIn);
@@ -229,6 +230,14 @@ function logOpenClaw(io: Io, url: string, modelId: string, contextLength: number
   );
   io.log(openClawProviderEntry(url, modelId, contextLength, apiKey));
   io.log('');
+}
+
+/** Where the key in force comes from, in words (never the key itself: logs get pasted into issues). */
+function keyWhere(dataDir: string, key: string): string {
+  const file = path.join(dataDir, API_KEY_FILE);
+  return readApiKey(dataDir) === key
+    ? `the API key is in ${file}`
+    : 'the API key is the one given with --api-key, CLAWLOOP_API_KEY or Connect';
 }
 
 function logFormatFlag(raw: string | undefined): LogFormat {
