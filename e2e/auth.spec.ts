@@ -3,6 +3,7 @@
  * prints signs the browser in with an HttpOnly cookie and dies on use; nothing secret stays in the
  * address bar or the page's storage. Elsewhere the app asks for the key.
  */
+import path from 'node:path';
 import { expect, liveStatus, test } from './fixtures.js';
 import { CoreProcess } from './support/coreProcess.js';
 
@@ -28,6 +29,13 @@ test('the printed link signs the app in once, and keeps no key in the page; else
     await stranger.goto(`${core.origin}/`);
     const prompt = stranger.getByRole('dialog', { name: /needs its API key/ });
     await expect(prompt).toBeVisible();
+    // Walk finding 13: the core runs with --data-dir, so the prompt must not call ~/.clawloop "the data
+    // folder"; it says how to find the key, and the console names the real file.
+    await expect(prompt).toContainText('Its start-up log says where the key is (“the API key is in …”)');
+    await expect(prompt).toContainText('--data-dir, else $CLAWLOOP_HOME, else ~/.clawloop');
+    await expect(prompt).not.toContainText('data folder (~/.clawloop)');
+    expect(core.log).toContain(`the API key is in ${path.join(core.dataDir, 'api-key')}`);
+    await stranger.screenshot({ path: '/work/wt/appcore-shots/key-prompt-1280-light.png' }).catch(() => undefined);
     await prompt.getByLabel('API key').fill('wrong-key-123');
     await prompt.getByRole('button', { name: 'Use key' }).click();
     await expect(prompt.getByRole('alert')).toContainText(/did not work/);

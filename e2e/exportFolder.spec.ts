@@ -1,7 +1,7 @@
 /**
- * Open-folder for exports (issue 42, what must be true 3): in a browser, which cannot open a folder,
- * the written export's folder is shown with a button that copies its path (the desktop app shows it
- * in the file manager instead).
+ * Open-folder for exports (issue 42, what must be true 3; walk finding 15): the folder is named after
+ * the version (v2), and in a browser, which cannot open a folder, it is shown with "Copy folder
+ * path" and where to paste it (the desktop app adds Open folder).
  */
 import { coreApi, ensureCheckpoint, expect, openScreen, test, withGateOff } from './fixtures.js';
 
@@ -16,7 +16,14 @@ test('a written export shows its folder with Copy folder path (web mode)', async
   const folder = dialog.getByText(/^Folder: /);
   await expect(folder).toBeVisible({ timeout: 60_000 });
   const dir = ((await folder.locator('code').textContent()) ?? '').trim();
-  expect(dir).toContain('/exports/');
+  // Named after the version the dialog exports (v2), not the internal folder (step-000002).
+  const version = /^Export (v\d+)$/.exec((await dialog.getByRole('heading').first().textContent()) ?? '')![1];
+  // (v2-<name> when another spec named it, -copy-N when exported before)
+  expect(dir).toMatch(new RegExp(`/exports/${version}(-[^/]+)?$`));
+  expect(dir).not.toContain('step-');
+  await expect(dialog.getByText('A browser cannot open folders: paste the path into your file manager or a terminal.')).toBeVisible();
+  await app.screenshot({ path: '/work/wt/appcore-shots/export-done-1280-light.png' }).catch(() => undefined);
+  await expect(dialog.getByRole('button', { name: 'Copy folder path' })).toHaveText('Copy folder path'); // said, not just "Copy"
   await dialog.getByRole('button', { name: 'Copy folder path' }).click();
   await expect(dialog.getByRole('button', { name: 'Copy folder path' })).toHaveText(/Copied/);
   expect(await app.evaluate(() => navigator.clipboard.readText())).toBe(dir);

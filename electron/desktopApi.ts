@@ -8,8 +8,8 @@ export interface DesktopApi {
   chooseModelFolder(): Promise<string | null>;
   /** Opens a folder picker for where to write an export; null when cancelled. */
   chooseExportFolder(): Promise<string | null>;
-  /** Shows a file or folder in the system's file manager. */
-  revealFile(path: string): Promise<void>;
+  /** Opens a folder itself in the system's file manager; rejects when it is not a folder or cannot be opened. */
+  openFolder(path: string): Promise<void>;
   /** The core's API key, handed to the page here so it is never in a URL or in storage; null when it has none. */
   apiKey(): Promise<string | null>;
 }
@@ -17,7 +17,7 @@ export interface DesktopApi {
 export const DESKTOP_CHANNELS = {
   chooseModelFolder: 'clawloop:choose-model-folder',
   chooseExportFolder: 'clawloop:choose-export-folder',
-  revealFile: 'clawloop:reveal-file',
+  openFolder: 'clawloop:open-folder',
   apiKey: 'clawloop:api-key',
 } as const satisfies Record<keyof DesktopApi, string>;
 

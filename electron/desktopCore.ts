@@ -2,7 +2,8 @@
  * The core the desktop app runs: `clawloop serve` in an Electron utility process (never in the
  * window's process), on 127.0.0.1, waited for until /healthz answers. Quitting sends SIGTERM and
  * waits: the core finishes the requests in flight and closes its database, so no turn is lost and
- * no checkpoint half-written; after a grace period a second SIGTERM aborts what is still running.
+ * no checkpoint half-written; after a grace period a second SIGTERM stops a training step still
+ * running (it is not recorded; its samples train after the next start) and aborts requests.
  */
 import net from 'node:net';
 import { utilityProcess, type UtilityProcess } from 'electron';
@@ -86,13 +87,13 @@ export class DesktopCore {
     throw new Error(`the core did not answer ${this.origin}/healthz within ${START_TIMEOUT_MS / 1000} s`);
   }
 
-  /** SIGTERM, wait; a second SIGTERM after the grace period aborts requests still running. */
+  /** SIGTERM, wait; a second SIGTERM after the grace period stops training at once and aborts requests still running. */
   async stop(): Promise<void> {
     this.log('clawloop desktop: stopping the core');
     this.proc.kill();
     const timeout = (ms: number) => new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms));
     if ((await Promise.race([this.exited, timeout(STOP_GRACE_MS)])) !== 'timeout') return;
-    this.log('clawloop desktop: requests still running after the grace period; aborting them');
+    this.log('clawloop desktop: still running after the grace period; stopping training and requests at once');
     this.proc.kill();
     if ((await Promise.race([this.exited, timeout(STOP_HARD_MS)])) === 'timeout')
       this.log('clawloop desktop: the core did not stop in time');

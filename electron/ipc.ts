@@ -2,6 +2,7 @@
  * The IPC handlers behind the preload's functions. Each checks that the call comes from the
  * app's own page and validates its arguments before touching the file system.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { BrowserWindow, dialog, ipcMain, shell, type IpcMainInvokeEvent } from 'electron';
 import { DESKTOP_CHANNELS } from './desktopApi.js';
@@ -30,10 +31,14 @@ export function registerIpc(origin: () => string | null, apiKey: () => string | 
     guard(e);
     return apiKey();
   });
-  ipcMain.handle(DESKTOP_CHANNELS.revealFile, (e, target: unknown) => {
+  ipcMain.handle(DESKTOP_CHANNELS.openFolder, async (e, target: unknown) => {
     guard(e);
     if (typeof target !== 'string' || !path.isAbsolute(target) || target.includes('\0'))
-      throw new Error(`revealFile needs an absolute path; got ${JSON.stringify(target)}`);
-    shell.showItemInFolder(path.normalize(target));
+      throw new Error(`openFolder needs an absolute path; got ${JSON.stringify(target)}`);
+    const dir = path.normalize(target);
+    if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${dir} is not a folder (was it moved or deleted?)`);
+    // openPath answers an error message, or '' when the file manager opened it.
+    const failed = await shell.openPath(dir);
+    if (failed) throw new Error(`could not open ${dir}: ${failed}`);
   });
 }

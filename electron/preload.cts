@@ -10,7 +10,7 @@ import type { DESKTOP_CHANNELS, DESKTOP_GLOBAL, DesktopApi } from './desktopApi.
 const CHANNELS: typeof DESKTOP_CHANNELS = {
   chooseModelFolder: 'clawloop:choose-model-folder',
   chooseExportFolder: 'clawloop:choose-export-folder',
-  revealFile: 'clawloop:reveal-file',
+  openFolder: 'clawloop:open-folder',
   apiKey: 'clawloop:api-key',
 };
 const GLOBAL: typeof DESKTOP_GLOBAL = 'clawloopDesktop';
@@ -18,7 +18,7 @@ const GLOBAL: typeof DESKTOP_GLOBAL = 'clawloopDesktop';
 const api: DesktopApi = {
   chooseModelFolder: () => ipcRenderer.invoke(CHANNELS.chooseModelFolder),
   chooseExportFolder: () => ipcRenderer.invoke(CHANNELS.chooseExportFolder),
-  revealFile: (path: string) => ipcRenderer.invoke(CHANNELS.revealFile, path),
+  openFolder: (path: string) => ipcRenderer.invoke(CHANNELS.openFolder, path),
   apiKey: () => ipcRenderer.invoke(CHANNELS.apiKey),
 };
 

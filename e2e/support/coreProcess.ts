@@ -112,6 +112,21 @@ export class CoreProcess {
     await this.signal('SIGKILL');
   }
 
+  /**
+   * Ctrl-C without waiting: the core announces its shutdown, finishes a training step under way,
+   * then exits (`exited()` resolves then). A second call is a second Ctrl-C.
+   */
+  interrupt(): void {
+    this.child?.kill('SIGINT');
+  }
+
+  /** Resolves once the core's process has exited (at once when none runs). */
+  async exited(): Promise<void> {
+    const c = this.child;
+    if (c && c.exitCode === null && c.signalCode === null) await new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    this.child = null;
+  }
+
   /** SIGTERM: the core finishes what is in flight and closes the database. */
   async stop(): Promise<void> {
     await this.signal('SIGTERM');

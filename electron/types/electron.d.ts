@@ -114,7 +114,8 @@ export declare const dialog: {
   showErrorBox(title: string, content: string): void;
 };
 export declare const shell: {
-  showItemInFolder(fullPath: string): void;
+  /** Opens the file or folder with the desktop's default manner; resolves with an error message, or '' on success. */
+  openPath(path: string): Promise<string>;
   openExternal(url: string): Promise<void>;
 };
 export declare const ipcMain: {

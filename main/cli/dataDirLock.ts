@@ -12,6 +12,8 @@ export interface LockInfo {
   /** The port it serves on; null until the server listens. */
   port: number | null;
   started_at: number;
+  /** When it began shutting down (ms since epoch); absent while it serves. Its port then takes no new requests. */
+  stopping_since?: number;
 }
 
 export const LOCK_FILE = 'clawloop.lock';
@@ -24,8 +26,11 @@ export class DataDirLockedError extends Error {
     dataDir: string,
   ) {
     super(
-      `ClawLoop is already running on this data folder (pid ${holder.pid}, port ${holder.port ?? 'not listening yet'}): ${dataDir}. ` +
-        `Use the running one, stop it first (Ctrl-C in its terminal, or kill ${holder.pid}), or start with another --data-dir.`,
+      holder.stopping_since
+        ? `ClawLoop on this data folder is still shutting down (pid ${holder.pid}): ${dataDir}. ` +
+            `Wait a few seconds and start again, or stop it with kill ${holder.pid}.`
+        : `ClawLoop is already running on this data folder (pid ${holder.pid}, port ${holder.port ?? 'not listening yet'}): ${dataDir}. ` +
+            `Use the running one, stop it first (Ctrl-C in its terminal, or kill ${holder.pid}), or start with another --data-dir.`,
     );
   }
 }
@@ -87,6 +92,13 @@ export class DataDirLock {
   setPort(port: number): void {
     if (this.released) return;
     this.info = { ...this.info, port };
+    atomicWriteFile(this.file, JSON.stringify(this.info) + '\n');
+  }
+
+  /** Says in the lock that this process is shutting down, so that a start meanwhile is told to wait, not to use it. */
+  markStopping(): void {
+    if (this.released) return;
+    this.info = { ...this.info, stopping_since: Date.now() };
     atomicWriteFile(this.file, JSON.stringify(this.info) + '\n');
   }
 

@@ -9,7 +9,7 @@ import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.j
 import { removeServerFile, writeServerFile } from './serverFile.js';
 import { DataDirLock } from './dataDirLock.js';
 import { SettingsFile, type StoredSettings } from '../server/settingsFile.js';
-import { API_KEY_FILE, loadOrCreateApiKey } from '../server/apiKeyFile.js';
+import { API_KEY_FILE, loadOrCreateApiKey, readApiKey } from '../server/apiKeyFile.js';
 import { secureDataFolder } from '../store/dataFolderMode.js';
 import { appDir } from '../resources.js';
 import { numberFlag, parse, UsageError } from './args.js';
@@ -69,8 +69,9 @@ Learning (stored in the data folder; these flags override the stored settings):
   --reset-training-config   forget the training settings stored in the data folder and start from
                             the defaults (and these flags)
 
-Stop with Ctrl-C (SIGINT) or SIGTERM: requests in flight finish, then the database is closed.
-A second signal aborts them.`;
+Stop with Ctrl-C (SIGINT) or SIGTERM: new requests are refused, a training step under way and
+requests in flight finish, then the database is closed. A second signal stops at once: the step
+is not recorded (its samples train in a later step) and requests in flight are aborted.`;
 
 /** The provider entry to paste into ~/.openclaw/openclaw.json, as printed. */
 export function openClawProviderEntry(baseUrl: string, modelId: string, contextLength: number, apiKey: string | null): string {
@@ -163,7 +164,7 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   writeServerFile(dataDir, { pid: process.pid, url: launched.server.url, started_at: Date.now() });
   lock.setPort(Number(new URL(launched.server.origin).port));
   logStartup(io, launched, dataDir, options);
-  await untilSignalled(io, launched);
+  await untilSignalled(io, launched, lock);
   removeServerFile(dataDir);
   lock.release();
   io.log('clawloop: stopped; database closed');
@@ -211,6 +212,7 @@ function logStartup(io: Io, launched: Launched, dataDir: string, options: Partia
   }
   io.log(`clawloop: serving ${server.options.servedModelName} at ${server.url}`);
   io.log(`clawloop: the app: ${server.appLink()}${server.options.appDir ? '' : ' (not built: run npm run build)'}`);
+  if (options.apiKey) io.log(`clawloop: ${keyWhere(dataDir, options.apiKey)}; a browser that did not open the link above asks for it`);
   // The log never shows the key (logs get pasted into issues): the entry names where it is.
   const keyStandIn = options.apiKey ? `<the key in ${path.join(dataDir, API_KEY_FILE)} (or given with --api-key)>` : null;
   logOpenClaw(io, server.url, server.options.servedModelName, info.contextLength, keyStandIn);
@@ -230,27 +232,39 @@ function logOpenClaw(io: Io, url: string, modelId: string, contextLength: number
   io.log('');
 }
 
+/** Where the key in force comes from, in words (never the key itself: logs get pasted into issues). */
+function keyWhere(dataDir: string, key: string): string {
+  const file = path.join(dataDir, API_KEY_FILE);
+  return readApiKey(dataDir) === key
+    ? `the API key is in ${file}`
+    : 'the API key is the one given with --api-key, CLAWLOOP_API_KEY or Connect';
+}
+
 function logFormatFlag(raw: string | undefined): LogFormat {
   if (raw === undefined) return 'text';
   if ((LOG_FORMATS as readonly string[]).includes(raw)) return raw as LogFormat;
   throw new UsageError(`--log-format is '${raw}'; valid formats: ${LOG_FORMATS.join(', ')}`);
 }
 
-/** Runs until SIGINT or SIGTERM, then closes: requests in flight finish, or are aborted on a second signal. */
-function untilSignalled(io: Io, launched: Launched): Promise<void> {
+/**
+ * Runs until SIGINT or SIGTERM, then closes: a training step under way finishes and requests in
+ * flight end while new ones are refused; a second signal stops training at once and aborts them.
+ */
+function untilSignalled(io: Io, launched: Launched, lock: DataDirLock): Promise<void> {
   return new Promise<void>((resolve) => {
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {
       signals++;
       if (signals === 1) {
-        io.log(`clawloop: ${sig}: finishing requests in flight (send again to abort them)`);
+        lock.markStopping();
+        io.log(`clawloop: ${sig}: shutting down; new requests are refused, requests in flight finish (send again to stop at once)`);
         launched
           .close()
           .catch((err) => io.log(`clawloop: shutdown error: ${(err as Error).message}`))
           .finally(resolve);
-      } else {
-        io.log(`clawloop: ${sig}: aborting requests in flight`);
-        launched.server.close({ abort: true }).catch(() => {});
+      } else if (signals === 2) {
+        io.log(`clawloop: ${sig} again: stopping now; aborting requests in flight`);
+        launched.abort().catch((err) => io.log(`clawloop: shutdown error: ${(err as Error).message}`));
       }
     };
     process.on('SIGINT', onSignal);

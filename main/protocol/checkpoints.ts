@@ -116,7 +116,7 @@ export const ExportRequestSchema = z
       .min(1)
       .optional()
       .describe(
-        "where to write: a folder name inside the data folder's exports/ (default: the checkpoint id), or an absolute path under a folder allowed with --export-dir",
+        "where to write: a folder name inside the data folder's exports/ (default: the version as Checkpoints shows it, e.g. v2, or v2-<name> when it has a name; -copy-2… when taken), or an absolute path under a folder allowed with --export-dir",
       ),
   })
   .strict();

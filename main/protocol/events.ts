@@ -88,6 +88,16 @@ const TrainingStateEvent = z.object({
   pending_turns: z.number().int().min(0),
 });
 
+/**
+ * The core is shutting down (Ctrl-C, SIGTERM): from now on it refuses new requests (503
+ * `shutting_down`); reads and this stream go on until the port closes. `step` is the training step
+ * it finishes first (null when none runs); `message` says so in words, for a banner.
+ */
+const ServerStopping = z.object({
+  step: z.number().int().min(1).nullable(),
+  message: z.string(),
+});
+
 const ErrorEvent = z.object({
   where: z.enum(['trainer', 'judge', 'inference', 'server']),
   message: z.string(),
@@ -103,6 +113,7 @@ export const EVENT_SCHEMAS = {
   'checkpoint.saved': CheckpointSaved,
   'adapter.live': AdapterLive,
   'training.state': TrainingStateEvent,
+  'server.stopping': ServerStopping,
   error: ErrorEvent,
 } as const;
 

@@ -46,6 +46,8 @@ export class ClawLoopServer {
   private readonly shutdownHooks = new Set<() => void>();
   private readonly signInLinks = new SignInLinks();
   private closed = false;
+  /** Set once shutdown began (see {@link beginShutdown}): why new requests are refused. */
+  private stoppingMessage: string | null = null;
   private closing: Promise<void> | null = null;
 
   private constructor(private readonly deps: ClawLoopServerDeps) {
@@ -82,7 +84,8 @@ export class ClawLoopServer {
       startedAt: Date.now(),
       baseUrl: () => this.url,
       defaultModelDir: defaultModelDir(),
-      closing: () => this.closed,
+      closing: () => this.closed || this.stoppingMessage !== null,
+      shutdownMessage: () => this.stoppingMessage,
       wakeTrainer: () => trainer?.wake(),
       log,
       onShutdown: (f) => {
@@ -172,6 +175,17 @@ export class ClawLoopServer {
   /** Base URL of the OpenAI API, e.g. http://127.0.0.1:30000/v1. */
   get url(): string {
     return `${this.origin}/v1`;
+  }
+
+  /**
+   * The first moment of a shutdown, before the trainer finishes its step: the port stays open for
+   * reads and the event stream (the app shows why), new requests get 503 `shutting_down` with
+   * `message`, and a `server.stopping` event tells every open app. Once only.
+   */
+  beginShutdown(step: number | null, message: string): void {
+    if (this.stoppingMessage !== null || this.closed) return;
+    this.stoppingMessage = message;
+    this.events.publish({ event: 'server.stopping', data: { step, message } });
   }
 
   /**

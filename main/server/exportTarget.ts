@@ -55,10 +55,13 @@ export function exportTarget(
   return real;
 }
 
-/** `<root>/<name>`, or `<name>-2`, `-3`… when taken (on disk, or by an export under way). */
+/**
+ * `<root>/<name>`, or `<name>-copy-2`, `-copy-3`… when taken (on disk, or by an export under way):
+ * an earlier export is never overwritten, and `v2-2` would read as another version.
+ */
 function uniqueIn(root: string, name: string, busy: (target: string) => boolean): string {
   let candidate = path.join(root, name);
-  for (let i = 2; fs.existsSync(candidate) || busy(candidate); i++) candidate = path.join(root, `${name}-${i}`);
+  for (let i = 2; fs.existsSync(candidate) || busy(candidate); i++) candidate = path.join(root, `${name}-copy-${i}`);
   return candidate;
 }
 

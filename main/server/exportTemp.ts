@@ -13,7 +13,8 @@ const TEMP_NAME = /^\.clawloop-tmp-[0-9a-f]{16}$/;
 /**
  * `<data dir>/unfinished-exports/`: one file per export under way, naming its temporary folder, so a
  * kill leaves a list of what to remove wherever the export was going (a nested folder, or under
- * --export-dir) and nothing else is ever removed.
+ * --export-dir) and nothing else is ever removed. It exists only while an export is under way (or
+ * after a kill, until the next start).
  */
 export const EXPORT_JOURNAL_DIR = 'unfinished-exports';
 
@@ -29,7 +30,6 @@ export async function writeExport(
   write: (dir: string) => Promise<string[]> | string[],
 ): Promise<string[]> {
   const journal = path.join(dataDir, EXPORT_JOURNAL_DIR);
-  fs.mkdirSync(journal, { recursive: true });
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const { tmp, entry } = newTemp(journal, path.dirname(target));
   try {
@@ -44,6 +44,17 @@ export async function writeExport(
     throw err;
   } finally {
     fs.rmSync(entry, { force: true });
+    removeIfEmpty(journal);
+  }
+}
+
+/** Removes the journal folder once no export is listed in it (another under way keeps it). */
+function removeIfEmpty(journal: string): void {
+  try {
+    fs.rmdirSync(journal);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw err;
   }
 }
 
@@ -64,13 +75,26 @@ function emptyFolderGone(target: string): void {
   }
 }
 
+/** Writes a journal entry, making the journal folder when it is absent (the last export to finish removes it). */
+function writeEntry(journal: string, entry: string, tmp: string): void {
+  for (;;) {
+    try {
+      fs.writeFileSync(entry, JSON.stringify({ tmp }) + '\n', { flag: 'wx' });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      fs.mkdirSync(journal, { recursive: true });
+    }
+  }
+}
+
 /** A new temporary folder in `parent`, listed in the journal before it exists. */
 function newTemp(journal: string, parent: string): { tmp: string; entry: string } {
   for (;;) {
     const id = crypto.randomBytes(8).toString('hex');
     const tmp = path.join(parent, `${EXPORT_TEMP_PREFIX}${id}`);
     const entry = path.join(journal, `${id}.json`);
-    fs.writeFileSync(entry, JSON.stringify({ tmp }) + '\n', { flag: 'wx' });
+    writeEntry(journal, entry, tmp);
     try {
       fs.mkdirSync(tmp); // not recursive: EEXIST rather than sharing a folder
       return { tmp, entry };
@@ -98,6 +122,7 @@ export function cleanupExportTemp(dataDir: string): number {
     }
     fs.rmSync(entry, { force: true });
   }
+  removeIfEmpty(journal);
   return removed;
 }
 

@@ -27,6 +27,8 @@ export interface Launched {
   trainer: TrainerClient;
   /** Stops serving (requests in flight finish unless `abort`), stops the trainer, closes the database. */
   close(opts?: { abort?: boolean }): Promise<void>;
+  /** Stops at once (a second Ctrl-C): the trainer worker is terminated mid-step, requests in flight are aborted. */
+  abort(): Promise<void>;
 }
 
 /** The inference worker and the trainer, started side by side (each loads the model); on failure both stop again. */
@@ -89,20 +91,46 @@ export async function launchClawLoop(o: LaunchOptions): Promise<Launched> {
     if (code === 'EADDRINUSE') throw new Error(`port ${o.options.port} on ${o.options.host} is in use; choose another with --port`);
     throw err;
   }
+  return { server, engine, trainer, ...shutdown(server, trainer, db, o.log) };
+}
+
+/**
+ * How a running ClawLoop stops. Training stops before the port closes: while a step finishes the
+ * app still reaches the core and says so (a `server.stopping` event; new requests are refused
+ * with the same words), and nothing can start another ClawLoop on the folder before this one is
+ * done. `abort` (a second signal) terminates the trainer worker mid-step and aborts requests in
+ * flight; the close under way then completes within moments.
+ */
+export function shutdown(
+  server: Pick<ClawLoopServer, 'beginShutdown' | 'close'>,
+  trainer: Pick<TrainerClient, 'status' | 'stop' | 'terminate'>,
+  db: { close(): unknown },
+  log: (line: string) => void,
+): Pick<Launched, 'close' | 'abort'> {
   let closed: Promise<void> | null = null;
-  // Training stops before the port closes: while a step finishes the app still reaches the core
-  // and says so, and nothing can start another ClawLoop on the folder before this one is done.
+  let finishing: number | null = null;
   const close = (opts: { abort?: boolean } = {}) =>
     (closed ??= (async () => {
       const st = trainer.status;
-      if (st.state === 'training') {
-        o.log(
-          `clawloop: finishing training step ${st.step + 1} before closing the port (a step is never cut short; on a CPU this can take a minute)`,
+      finishing = st.state === 'training' ? st.step + 1 : null;
+      server.beginShutdown(
+        finishing,
+        finishing ? `ClawLoop is shutting down: finishing training step ${finishing}` : 'ClawLoop is shutting down',
+      );
+      if (finishing) {
+        log(
+          `clawloop: finishing training step ${finishing} before closing the port (on a CPU this can take a minute); new requests are refused meanwhile. Ctrl-C again stops at once (the step is then not recorded; its samples train in a later step)`,
         );
       }
       await trainer.stop();
       await server.close(opts);
       db.close();
     })());
-  return { server, engine, trainer, close };
+  const abort = async () => {
+    const closing = close({ abort: true });
+    if (finishing) log(`clawloop: stopping training step ${finishing} at once; it is not recorded, its samples train in a later step`);
+    await Promise.all([trainer.terminate(), server.close({ abort: true })]);
+    await closing;
+  };
+  return { close, abort };
 }

@@ -97,3 +97,13 @@ export function checkApiKey(req: IncomingMessage, apiKey: string | null, port: n
     'invalid_api_key',
   );
 }
+
+/**
+ * While the server shuts down, only reads are answered (the app keeps showing what happens): a
+ * request that would start or change something gets 503 `shutting_down`, saying why in words.
+ */
+export function refuseWhileClosing(ctx: { closing(): boolean; shutdownMessage(): string | null }): void {
+  if (!ctx.closing()) return;
+  const why = ctx.shutdownMessage() ?? 'ClawLoop is shutting down';
+  throw new ApiError(503, `${why}. It takes no new requests until it is started again.`, 'server_error', 'shutting_down');
+}

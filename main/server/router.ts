@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { API, pathParams, type RouteName, type RouteSpec } from '../protocol/api.js';
 import { ApiError } from './apiError.js';
 import { sendError, sendJson } from './http.js';
-import { checkApiKey, checkHost, checkJsonContentType, checkOrigin } from './requestGuards.js';
+import { checkApiKey, checkHost, checkJsonContentType, checkOrigin, refuseWhileClosing } from './requestGuards.js';
 import { toApiError } from './toApiError.js';
 import { decodeSegment, parseJsonText, parseRequestUrl, readBodyText, validate } from './requestParsing.js';
 import { RequestLog, type RequestLogFields } from './requestLog.js';
@@ -69,7 +69,10 @@ export class Router {
     if (req.method === 'OPTIONS' && o.corsOrigins.length) return this.preflight(res);
     const { route, params } = this.match(req.method ?? 'GET', path);
     if (route.spec.auth) checkApiKey(req, o.apiKey, req.socket.localPort ?? o.port);
-    if (route.spec.method !== 'GET') checkOrigin(req, o);
+    if (route.spec.method !== 'GET') {
+      checkOrigin(req, o);
+      refuseWhileClosing(this.ctx);
+    }
     const r: RouteRequest = {
       req,
       res,

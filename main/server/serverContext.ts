@@ -27,8 +27,10 @@ export interface ServerContext {
   baseUrl(): string;
   /** The model served when no model folder is configured (the bundled one). */
   defaultModelDir: string;
-  /** True once the server began shutting down (new chat requests get 503). */
+  /** True once the server began shutting down: requests other than reads get 503 `shutting_down`. */
   closing(): boolean;
+  /** Why new requests are refused while the server shuts down (names the step it finishes); null before. */
+  shutdownMessage(): string | null;
   /** Something the learning loop may act on happened (a turn stored, a next state, feedback, a session end). */
   wakeTrainer(): void;
   log(line: string): void;

@@ -41,6 +41,11 @@ export interface TransportOptions {
   onUnauthorized?: (err: ApiRequestError) => void;
   /** Called with true whenever the core answers and with false when it cannot be reached. */
   onReachability?: (up: boolean, err?: Error) => void;
+  /**
+   * Called when the core refused a request because it is shutting down (503 `shutting_down`): it
+   * still answers reads while it finishes a training step, so it is not "unreachable".
+   */
+  onShuttingDown?: (err: ApiRequestError) => void;
 }
 
 export interface RequestOptions {
@@ -112,7 +117,7 @@ export class Transport {
     }
     if (res.status === 503 && res.headers.get('content-type')?.includes('json')) {
       const e = await errorFromResponse(res);
-      if (e.code === 'shutting_down') this.o.onReachability?.(false, e);
+      if (e.code === 'shutting_down') this.o.onShuttingDown?.(e);
       throw e;
     }
     this.o.onReachability?.(true);

@@ -1,4 +1,7 @@
-/** One banner while the core is down or restarting, with Retry; it goes away by itself on recovery. */
+/**
+ * One banner while the core is shutting down (it said so on the event stream), or down or
+ * restarting, with Retry; it goes away by itself on recovery.
+ */
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from './servicesContext.js';
@@ -17,13 +20,23 @@ export function CoreBanner() {
   const services = useServices();
   const reach = useStore(services.core, (s) => s.reachability);
   const reason = useStore(services.core, (s) => s.downReason);
+  const stopping = useStore(services.core, (s) => s.stopping);
   const retryAt = useStore(services.core, (s) => s.stream?.retryAt ?? null);
   const secs = useSecondsUntil(reach === 'down' ? retryAt : null);
+  if (stopping && reach !== 'down') return <StoppingBanner message={stopping.message} />;
   if (reach !== 'down') return null;
   return (
     <div className="banner" role="alert">
       <span>
-        <strong>ClawLoop’s core is not answering.</strong> It may be restarting; your drafts and conversations are kept.{' '}
+        {stopping ? (
+          <>
+            <strong>ClawLoop has shut down.</strong> Start it again to go on; your drafts and conversations are kept.{' '}
+          </>
+        ) : (
+          <>
+            <strong>ClawLoop’s core is not answering.</strong> It may be restarting; your drafts and conversations are kept.{' '}
+          </>
+        )}
         <span className="muted">
           {secs === null || secs === 0 ? 'Reconnecting…' : `Trying again in ${secs} s.`} ({reason})
         </span>
@@ -31,6 +44,18 @@ export function CoreBanner() {
       <button type="button" className="btn" onClick={() => services.retry()}>
         Retry
       </button>
+    </div>
+  );
+}
+
+/** While the core finishes its last training step after Ctrl-C: what it does, and that it takes nothing new. */
+function StoppingBanner({ message }: { message: string }) {
+  return (
+    <div className="banner" role="alert">
+      <span>
+        <strong>{message}…</strong> New messages, ratings and changes are refused until ClawLoop is started again; your drafts and
+        conversations are kept.
+      </span>
     </div>
   );
 }

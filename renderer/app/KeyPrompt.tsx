@@ -28,9 +28,12 @@ export function KeyPrompt() {
         }}
       >
         <h2 id="key-title">This ClawLoop needs its API key</h2>
+        {/* The data folder cannot be asked for before the key is given: the wording names how to find it, not a guess. */}
         <p className="muted">
-          Open the one-time link <code>clawloop serve</code> prints, or enter the key: the <code>api-key</code> file in the data folder (
-          <code>~/.clawloop</code>), or the one given with <code>--api-key</code> or set in Connect.
+          Open the sign-in link <code>clawloop serve</code> printed (each link works once; every start prints a new one), or enter the key.
+          Its start-up log says where the key is (“the API key is in …”): the <code>api-key</code> file in the data folder it was started
+          with (<code>--data-dir</code>, else <code>$CLAWLOOP_HOME</code>, else <code>~/.clawloop</code>), unless a key was given with{' '}
+          <code>--api-key</code> or set in Connect.
         </p>
         <div className="field">
           <label htmlFor="api-key-input">API key</label>

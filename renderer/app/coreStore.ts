@@ -44,11 +44,18 @@ export interface CoreData {
   finishedStep: number | null;
   /** Errors the core reported on the event stream (trainer, judge, inference), newest last. */
   errors: CoreError[];
+  /**
+   * The core announced its shutdown (`server.stopping`): it refuses new requests while it finishes
+   * a training step, then closes. Cleared when it is back (reachable again, or a startup event).
+   */
+  stopping: EventData<'server.stopping'> | null;
 }
 
 export interface ConnectionActions {
   setReachable(up: boolean, reason?: string): void;
   setStream(s: StreamStatus): void;
+  /** A request was refused because the core shuts down (for an app that missed the `server.stopping` event). */
+  shuttingDown(refusal: string): void;
   unauthorized(message: string): void;
   /** Uses a key typed into the key prompt and checks it. */
   submitKey(key: string): Promise<boolean>;
@@ -83,6 +90,7 @@ const INITIAL: CoreData = {
   liveVersion: null,
   finishedStep: null,
   errors: [],
+  stopping: null,
 };
 
 export function createCoreStore(api: ApiClient, keys: ApiKeyStore): CoreStore {
@@ -98,11 +106,19 @@ function connectionActions(set: SetCore, get: GetCore, api: ApiClient, keys: Api
   return {
     setReachable(up, reason) {
       if (!up) set({ reachability: 'down', downReason: reason ?? 'no answer' });
-      else if (get().reachability !== 'up') set({ reachability: 'up', downReason: null });
+      // Back after being away: a core that had announced its shutdown was started again.
+      else if (get().reachability !== 'up')
+        set({ reachability: 'up', downReason: null, ...(get().reachability === 'down' ? { stopping: null } : {}) });
     },
 
     setStream(s) {
       set({ stream: s });
+    },
+
+    shuttingDown(refusal) {
+      if (get().stopping) return;
+      // The refusal reads "<what it does>. It takes no new requests…": the banner says the first part.
+      set({ stopping: { step: null, message: refusal.split('. ')[0] || 'ClawLoop is shutting down' } });
     },
 
     unauthorized(message) {
@@ -167,7 +183,10 @@ function patchForEvent(s: CoreData, ev: ClawLoopEvent): Partial<CoreData> | null
   const t = s.training;
   switch (ev.event) {
     case 'adapter.live':
-      return { liveVersion: ev.data.version, finishedStep: null };
+      // A startup event follows any shutdown announced before it (a replay after a restart).
+      return { liveVersion: ev.data.version, finishedStep: null, ...(ev.data.reason === 'startup' ? { stopping: null } : {}) };
+    case 'server.stopping':
+      return { stopping: ev.data };
     case 'training.state':
       return t ? { training: withTrainingState(t, ev.data), ...(ev.data.state === 'training' ? {} : { finishedStep: null }) } : null;
     case 'train.step':

@@ -135,3 +135,36 @@ test('services: the API key has one owner: a key taken by the key prompt is the 
   assert.deepEqual(seen, ['sekret-key-1'], 'no call after unsubscribing');
   s.stop();
 });
+
+test('services: a shutdown the core announces shows (banner state) until it is back; a refusal for it is not "down"', async () => {
+  const { f } = core();
+  f.routes.set('POST /api/training/pause', () =>
+    json(503, {
+      error: {
+        message: 'ClawLoop is shutting down: finishing training step 4. It takes no new requests until it is started again.',
+        type: 'server_error',
+        code: 'shutting_down',
+        param: null,
+      },
+    }),
+  );
+  const s = createServices({ storage: memoryStorage(), frame: nextTick, newId: () => 'app-1', fetch: f, retryMs: 10 });
+  s.start();
+  await until(() => s.core.getState().reachability === 'up');
+  const message = 'ClawLoop is shutting down: finishing training step 4';
+  s.core.getState().onEvent(event(5, 'server.stopping', { step: 4, message }));
+  assert.deepEqual(s.core.getState().stopping, { step: 4, message });
+  // A replay after a restart: the startup event that follows clears it.
+  s.core.getState().onEvent(event(6, 'adapter.live', { version: 2, checkpoint_id: null, reason: 'startup' }));
+  assert.equal(s.core.getState().stopping, null);
+
+  // An app that missed the event learns it from a refusal, and the core still counts as reachable.
+  await assert.rejects(s.api.pauseTraining(), /shutting down/);
+  assert.equal(s.core.getState().reachability, 'up');
+  assert.equal(s.core.getState().stopping?.message, message);
+  // The port closed, then the core came back: the announcement is over.
+  s.core.getState().setReachable(false, 'gone');
+  s.core.getState().setReachable(true);
+  assert.equal(s.core.getState().stopping, null);
+  s.stop();
+});

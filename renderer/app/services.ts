@@ -103,6 +103,7 @@ function connectCore(env: ServicesEnv, keys: ApiKeyStore): { api: ApiClient; cor
     getKey: () => keys.get(),
     onUnauthorized: (e) => core?.getState().unauthorized(e.message),
     onReachability: (up, err) => core?.getState().setReachable(up, err?.message),
+    onShuttingDown: (e) => core?.getState().shuttingDown(e.message),
   });
   core = createCoreStore(api, keys);
   return { api, core };

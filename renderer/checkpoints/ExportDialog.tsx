@@ -1,7 +1,7 @@
 /**
  * Export a checkpoint as a PEFT adapter folder (transformers, PEFT, vLLM) or a GGUF file
  * (llama.cpp), into the data folder's exports/ or, in the desktop app, a folder the user chooses.
- * Written, the folder is a click away: Show in folder in the desktop app, its path to copy in a browser.
+ * Written, the folder is a click away: Open folder in the desktop app, its path to copy everywhere.
  */
 import { useState } from 'react';
 import { useStore } from 'zustand';
@@ -43,6 +43,39 @@ function FolderChoice({ shell, dir, onChange }: { shell: DesktopApi; dir: string
   );
 }
 
+/**
+ * Where the export was written, a click away: its path with Copy folder path everywhere, and Open
+ * folder in the desktop app (a browser cannot open folders, so it says where to paste the path).
+ */
+function WrittenFolder({ dir, shell }: { dir: string; shell: DesktopApi | null }) {
+  const [openError, setOpenError] = useState<string | null>(null);
+  const open = async () => {
+    setOpenError(null);
+    try {
+      await shell!.openFolder(dir);
+    } catch (err) {
+      setOpenError((err as Error).message);
+    }
+  };
+  return (
+    <div className="export-folder">
+      <p className="row">
+        Folder: <code>{dir}</code>
+      </p>
+      <p className="row">
+        {shell && (
+          <button type="button" className="btn btn-small" onClick={() => void open()}>
+            Open folder
+          </button>
+        )}
+        <CopyButton text={dir} label="Copy folder path" shown="Copy folder path" />
+      </p>
+      {!shell && <p className="muted">A browser cannot open folders: paste the path into your file manager or a terminal.</p>}
+      {openError && <p className="error-text">{openError}</p>}
+    </div>
+  );
+}
+
 function ExportOutcome({ outcome, shell }: { outcome: RowOutcome; shell: DesktopApi | null }) {
   return (
     <div role="status" className={outcome.ok ? 'ok-text' : 'error-text'}>
@@ -54,17 +87,7 @@ function ExportOutcome({ outcome, shell }: { outcome: RowOutcome; shell: Desktop
           ))}
         </ul>
       )}
-      {shell && outcome.ok && outcome.dir && (
-        <button type="button" className="btn btn-small" onClick={() => void shell.revealFile(outcome.dir!)}>
-          Show in folder
-        </button>
-      )}
-      {/* A browser cannot open a folder: the path, to paste into a file manager or a terminal. */}
-      {!shell && outcome.ok && outcome.dir && (
-        <p className="row export-folder">
-          Folder: <code>{outcome.dir}</code> <CopyButton text={outcome.dir} label="Copy folder path" />
-        </p>
-      )}
+      {outcome.ok && outcome.dir && <WrittenFolder dir={outcome.dir} shell={shell} />}
     </div>
   );
 }

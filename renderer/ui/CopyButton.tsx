@@ -2,7 +2,8 @@
 import { useEffect, useState } from 'react';
 import { copyText } from './copyText.js';
 
-export function CopyButton({ text, label }: { text: string; label: string }) {
+/** `label` names it for screen readers; `shown` is its visible text while idle (default "Copy", where the context says what). */
+export function CopyButton({ text, label, shown = 'Copy' }: { text: string; label: string; shown?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   useEffect(() => {
     if (state === 'idle') return;
@@ -16,7 +17,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       aria-label={label}
       onClick={async () => setState((await copyText(text)) ? 'copied' : 'failed')}
     >
-      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : shown}
       <span className="visually-hidden" aria-live="polite">
         {state === 'copied' ? 'Copied' : state === 'failed' ? 'Could not copy' : ''}
       </span>

@@ -22,6 +22,8 @@ const EVENT_NOTES: Record<EventName, string> = {
   'checkpoint.saved': 'a step wrote a checkpoint (and, later, the competence gate’s verdict on it)',
   'adapter.live': 'a new adapter version serves from the next request on',
   'training.state': 'the learning loop changed state or its queue moved',
+  'server.stopping':
+    'the core is shutting down (Ctrl-C, SIGTERM): it finishes a training step under way and refuses new requests (503 `shutting_down`) until it is started again',
   error: 'something failed in the trainer, the judge, inference or the server (never swallowed)',
 };
 

@@ -29,8 +29,13 @@ describe('exports are confined to the data folder’s exports/ or a folder allow
   it('a plain name or nothing lands in exports/, never twice in the same folder', async () => {
     const first = await exp({});
     const second = await exp({});
-    assert.equal(first.body.dir, path.join(fs.realpathSync(t.dataDir), 'exports', 'step-000001'));
-    assert.equal(second.body.dir, `${first.body.dir}-2`);
+    // Named after what Checkpoints shows (v1), not the internal folder (step-000001).
+    assert.equal(first.body.dir, path.join(fs.realpathSync(t.dataDir), 'exports', 'v1'));
+    assert.equal(second.body.dir, `${first.body.dir}-copy-2`);
+    assert.equal(fs.existsSync(path.join(t.dataDir, 'unfinished-exports')), false, 'no empty journal folder is left behind');
+    await api(t, 'PATCH', '/api/checkpoints/step-000001', { name: 'Short answers, no headings!' });
+    assert.equal((await exp({})).body.dir, path.join(fs.realpathSync(t.dataDir), 'exports', 'v1-short-answers-no-headings'));
+    await api(t, 'PATCH', '/api/checkpoints/step-000001', { name: null });
     assert.equal((await exp({ dir: 'mine' })).status, 200);
     const again = await exp({ dir: 'mine' });
     assert.equal(again.status, 409);

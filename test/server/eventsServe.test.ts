@@ -6,7 +6,7 @@ import path from 'node:path';
 import { defaultBackendName } from '../../main/engine/backends/backend.js';
 import { defaultModelDir } from '../../main/resources.js';
 import { EventStreamClient } from '../helpers/eventStream.js';
-import { startServe, type ServeProcess } from '../helpers/serveProcess.js';
+import { exited, startServe, type ServeProcess } from '../helpers/serveProcess.js';
 
 /**
  * Issue 10's "done when": `curl -N /api/events` against `clawloop serve` with the bundled model
@@ -17,8 +17,10 @@ describe('clawloop serve with the bundled model: the event stream shows the whol
   let t: ServeProcess;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-events-serve-'));
   before(async () => (t = await startServe(defaultModelDir(), dataDir, ['--batch-size', '2', '--feedback-wait', '0'])));
-  after(() => {
+  after(async () => {
     t.child.kill('SIGTERM');
+    // The core writes into the folder while it shuts down (its lock says so): remove it once exited.
+    await exited(t.child);
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 

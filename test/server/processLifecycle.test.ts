@@ -79,7 +79,7 @@ describe('clawloop serve as a process', () => {
     const { done } = await readSse(res);
     assert.ok(done, 'the stream in flight completed');
     assert.equal(await exited(s.child), 0);
-    assert.match(s.stderr(), /SIGTERM: finishing requests in flight[\s\S]*database closed/);
+    assert.match(s.stderr(), /SIGTERM: shutting down; new requests are refused, requests in flight finish[\s\S]*database closed/);
     const db = openDatabase(path.join(dataDir, 'clawloop.db'));
     assert.equal(new TurnStore(db).turnCount(), 1);
     db.close();

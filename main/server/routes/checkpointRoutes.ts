@@ -72,9 +72,25 @@ export const pinCheckpoint: Handler<'checkpoints.pin'> = (ctx, { params, body })
   return { checkpoint: cp.id, pinned: body.pinned };
 };
 
+/**
+ * The default export folder's name, after what the user sees on Checkpoints: `v2`, or `v2-<name>`
+ * for a named checkpoint (letters and digits of the name, lower case, at most 40 characters), with
+ * `-gguf` for a GGUF file. A name taken by an earlier export gets `-copy-2`, `-copy-3`…
+ */
+export function exportFolderName(version: number, name: string | null, format: string): string {
+  const slug = (name ?? '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join('-')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return [`v${version}`, slug, format === 'gguf' ? 'gguf' : ''].filter(Boolean).join('-');
+}
+
 export const exportCheckpoint: Handler<'checkpoints.export'> = async (ctx, { params, body, res }) => {
   const { cp, dir: source } = existingCheckpoint(ctx, params.id);
-  const fallback = body.format === 'gguf' ? `${cp.id}-gguf` : cp.id;
+  const fallback = exportFolderName(cp.adapterVersion, cp.name ?? null, body.format);
   const target = exportTarget(ctx.dataDir, ctx.options.exportDirs, body.dir, fallback, (t) => ctx.exports.has(t));
   const release = ctx.exports.claim(target, cp.id);
   // A client that leaves while its GGUF export waits for the worker gives up its place.

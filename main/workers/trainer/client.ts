@@ -149,9 +149,9 @@ export class TrainerClient {
   private updateStatus(next: TrainingStatus): void {
     const prev = this.status;
     // Once stopping, the state says so to the end, whatever the worker reports meanwhile.
-    this.status = this.stopped ? { ...next, state: 'stopping' } : next;
-    if (prev && (prev.state !== next.state || prev.error !== next.error || prev.queued_samples !== next.queued_samples))
-      this.publishState();
+    const now: TrainingStatus = this.stopped ? { ...next, state: 'stopping' } : next;
+    this.status = now;
+    if (prev && (prev.state !== now.state || prev.error !== now.error || prev.queued_samples !== now.queued_samples)) this.publishState();
   }
 
   private call<T>(m: TrainerCommand): Promise<T> {
@@ -183,5 +183,19 @@ export class TrainerClient {
     this.stopped = this.rpc.stop({ type: 'stop' });
     if (this.status) this.updateStatus(this.status);
     return this.stopped;
+  }
+
+  /**
+   * Stops the worker at once, mid-step if need be (a second Ctrl-C). Nothing stored is lost: a
+   * step is written only when it completes (checkpoint folder renamed into place, then its rows),
+   * so a cut step is simply not recorded, and its samples are queued again at the next start.
+   */
+  terminate(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = this.rpc.terminate();
+      if (this.status) this.updateStatus(this.status);
+      return this.stopped;
+    }
+    return Promise.all([this.stopped, this.rpc.terminate()]).then(() => undefined);
   }
 }

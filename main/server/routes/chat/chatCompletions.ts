@@ -1,5 +1,4 @@
 import type { ChatGenerationResult, TokenReport } from '../../../engine/index.js';
-import { ApiError } from '../../apiError.js';
 import type { GenerateHandlers } from '../../inferenceEngine.js';
 import { sendJson } from '../../http.js';
 import { readRlMetadata } from '../../rlMetadata.js';
@@ -17,7 +16,6 @@ type ChatRequest = Parameters<Handler<'chat.completions'>>[1];
 
 /** POST /v1/chat/completions: validate, open the turn, generate (streamed or not), record, answer. */
 export const chatCompletions: Handler<'chat.completions'> = async (ctx, r): Promise<typeof RESPONDED> => {
-  if (ctx.closing()) throw new ApiError(503, 'the server is shutting down', 'server_error', 'shutting_down');
   const arrivedAt = Date.now();
   const c: CaptureInput = {
     id: completionId(),
