@@ -66,9 +66,9 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
     await expect(row.getByRole('button', { name: 'Pin' })).toHaveAttribute('aria-pressed', 'true');
 
     // Roll back to the previous one: the row this checkpoint was trained from ("From").
-    const from = ((await row.getByRole('cell').nth(2).textContent()) ?? '').trim();
+    const from = ((await row.getByRole('cell').nth(2).textContent()) ?? '').split(',')[0].trim();
     const previous =
-      from === 'base'
+      from === 'v0 (base model)'
         ? app.getByRole('row').filter({ hasText: 'v0 (base model)' })
         : app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: from }) });
     await previous.getByRole('button', { name: 'Roll back' }).click();
