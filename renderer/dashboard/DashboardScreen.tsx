@@ -1,5 +1,6 @@
 /** Dashboard: the training state with Pause/Resume, the key settings, and the live plots. */
 import { useEffect } from 'react';
+import { navigate } from '../app/router.js';
 import { useServices } from '../app/servicesContext.js';
 import { MetricPlots } from './MetricPlots.js';
 import { TrainingPanel } from './TrainingPanel.js';
@@ -21,7 +22,20 @@ export function DashboardScreen() {
       <div className="dashboard-top">
         <TrainingPanel />
         <section className="card" aria-labelledby="key-settings">
-          <h2 id="key-settings">Learning settings</h2>
+          <h2 id="key-settings">Training defaults</h2>
+          <p className="muted">
+            The key ones; all of them are in{' '}
+            <a
+              href="/settings"
+              onClick={(e) => {
+                e.preventDefault();
+                navigate('/settings');
+              }}
+            >
+              Settings
+            </a>
+            .
+          </p>
           <TrainingSettingsForm fields={KEY_TRAINING_FIELDS} compact />
         </section>
       </div>
