@@ -108,7 +108,7 @@ test('a typed hint also trains another answer of the policy to the same prompt; 
     const step = Number(/step (\d+)/i.exec((await receipt.textContent()) ?? '')?.[1]);
 
     await openScreen(app, 'Data');
-    await app.getByRole('button', { name: prompt }).click();
+    await app.getByRole('table').getByRole('button', { name: prompt }).click();
     const samples = app.getByRole('region', { name: /^Turn / }).getByRole('listitem');
     const trained = `trained in step ${step}`;
     const typed = ` · hint (feedback) “${hint}”`;

@@ -22,7 +22,7 @@ test('judge text: the hint judge says whether it found a hint, never a score', (
     hint: 'Answer in one short line.',
     votes: [{ raw: '… \\boxed{1}', score: 1, hint: 'Answer in one short line.' }],
   });
-  assert.equal(verdictText(found), 'hint found “Answer in one short line.” (1 of 1 vote(s) found one)');
+  assert.equal(verdictText(found), 'hint found “Answer in one short line.” (by 1 of 1 vote)');
   assert.equal(voteText('hint', found.votes[0]), 'found a hint “Answer in one short line.”');
   const none = judgement({
     kind: 'hint',
@@ -31,10 +31,10 @@ test('judge text: the hint judge says whether it found a hint, never a score', (
       { raw: '\\boxed{-1}', score: -1 },
     ],
   });
-  assert.equal(verdictText(none), 'no hint (0 of 2 vote(s) found one)');
+  assert.equal(verdictText(none), 'no hint (in 2 votes)');
   assert.equal(voteText('hint', none.votes[0]), 'no hint');
   const short = judgement({ kind: 'hint', votes: [{ raw: '\\boxed{1}', score: 1, hint: 'ok' }] });
-  assert.match(verdictText(short), /^no usable hint \(1 of 1 vote\(s\) found one/);
+  assert.match(verdictText(short), /^no usable hint \(1 of 1 vote found one/);
   for (const j of [found, none, short]) assert.doesNotMatch(verdictText(j) + j.votes.map((v) => voteText('hint', v)).join(), /score/);
 });
 
@@ -47,7 +47,7 @@ test('judge text: the reward judge gives its score and its votes', () => {
       { raw: '?', score: null },
     ],
   });
-  assert.equal(verdictText(prm), 'score +1 (2 vote(s))');
+  assert.equal(verdictText(prm), 'score +1 (2 votes)');
   assert.equal(voteText('prm', prm.votes[0]), 'score +1');
   assert.equal(voteText('prm', prm.votes[1]), 'unreadable');
 });

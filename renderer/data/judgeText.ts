@@ -18,11 +18,11 @@ export function voteText(kind: Judgement['kind'], v: Vote): string {
 /** The judge's verdict on the turn, one line: the reward judge's score, or the hint it settled on. */
 export function verdictText(j: Judgement): string {
   const n = j.votes.length;
+  const votes = `${n} vote${n === 1 ? '' : 's'}`;
   if (j.kind === 'hint') {
     const found = j.votes.filter((v) => v.score === 1).length;
-    const votes = `${found} of ${n} vote(s) found one`;
-    if (j.hint) return `hint found ${quote(j.hint)} (${votes})`;
-    return found ? `no usable hint (${votes}, none long enough to train with)` : `no hint (${votes})`;
+    if (j.hint) return `hint found ${quote(j.hint)} (by ${found} of ${votes})`;
+    return found ? `no usable hint (${found} of ${votes} found one, none long enough to train with)` : `no hint (in ${votes})`;
   }
-  return `score ${signed(j.score, 0)} (${n} vote(s))`;
+  return `score ${signed(j.score, 0)} (${votes})`;
 }
