@@ -2,7 +2,7 @@
 import { useEffect } from 'react';
 import { navigate } from '../app/router.js';
 import { useServices } from '../app/servicesContext.js';
-import { MetricPlots } from './MetricPlots.js';
+import { MetricPlots, NoSteps } from './MetricPlots.js';
 import { TrainingPanel } from './TrainingPanel.js';
 import { TrainingSettingsForm } from './TrainingSettingsForm.js';
 import { KEY_TRAINING_FIELDS } from './trainingStore.js';
@@ -19,6 +19,7 @@ export function DashboardScreen() {
   return (
     <div className="dashboard">
       <h1>Dashboard</h1>
+      <NoSteps />
       <div className="dashboard-top">
         <TrainingPanel />
         <section className="card" aria-labelledby="key-settings">

@@ -99,7 +99,7 @@ function QueuePlot() {
 }
 
 /** Before the first step: what the plots will show, and how to get a step. */
-function NoSteps() {
+export function NoSteps() {
   const { metrics, training } = useServices();
   const none = useStore(metrics, (s) => s.loaded && s.error === null && s.steps.lastX === null);
   const batch = useStore(training, (s) => s.config?.batch_size ?? null);
@@ -121,7 +121,6 @@ export function MetricPlots() {
   return (
     <>
       <ErrorText>{error}</ErrorText>
-      <NoSteps />
       <p className="muted plot-key">
         Vertical lines mark checkpoints
         {live ? `; the thick one is live (step ${live.step}, v${live.version})` : ''}
