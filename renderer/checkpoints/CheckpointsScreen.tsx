@@ -98,6 +98,16 @@ function BranchNote({ bypassed }: { bypassed: CheckpointInfo }) {
   );
 }
 
+/** Before the first training step: what this screen will list, and how to get there. */
+function NoCheckpoints() {
+  return (
+    <EmptyState title="No checkpoints yet: rate answers in Chat, and a training step makes one.">
+      A rating (👍 or 👎, with a hint if you like) queues the answer for training; once enough are queued a step runs, and the adapter it
+      trains is saved here as v1, v2 and so on, ready to roll back to, compare or export. Until then v0, the base model, answers.
+    </EmptyState>
+  );
+}
+
 /** The numbers rollbacks served a row under again ("again as v5"): answers name them too. */
 function VersionAgain({ text }: { text: string }) {
   if (!text) return null;
@@ -136,12 +146,7 @@ export function CheckpointsScreen() {
         once under a new version number (listed on its row); training goes on from it.
       </p>
       <ErrorText>{error && readableCheckpointText(error, rows)}</ErrorText>
-      {loaded && rows.length === 0 && (
-        <EmptyState title="No checkpoints yet: rate answers in Chat, and a training step makes one.">
-          A rating (👍 or 👎, with a hint if you like) queues the answer for training; once enough are queued a step runs, and the adapter
-          it trains is saved here as v1, v2 and so on, ready to roll back to, compare or export. Until then v0, the base model, answers.
-        </EmptyState>
-      )}
+      {loaded && rows.length === 0 && <NoCheckpoints />}
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
       <div className="table-scroll">
         <table>
