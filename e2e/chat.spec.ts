@@ -69,7 +69,7 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
     const from = ((await row.getByRole('cell').nth(2).textContent()) ?? '').split(',')[0].trim();
     const previous =
       from === 'v0 (base model)'
-        ? app.getByRole('row').filter({ hasText: 'v0 (base model)' })
+        ? app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: 'v0 (base model)' }) })
         : app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: from }) });
     await previous.getByRole('button', { name: 'Roll back' }).click();
     await app

@@ -11,7 +11,7 @@ test('Checkpoints, Data and Dashboard say what to do when empty; Data tells an e
 }) => {
   await openScreen(app, 'Checkpoints');
   await expect(app.getByText('No checkpoints yet: rate answers in Chat, and a training step makes one.')).toBeVisible();
-  await expect(app.getByRole('row').filter({ hasText: 'v0 (base model)' })).toBeVisible();
+  await expect(app.getByRole('rowheader', { name: 'v0 (base model)' })).toBeVisible();
 
   await openScreen(app, 'Data');
   await expect(app.getByText('No turns yet: ask something in Chat.')).toBeVisible();
