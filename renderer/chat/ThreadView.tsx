@@ -4,7 +4,7 @@ import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import { AnswerView } from './AnswerView.js';
 import { UserMessage } from './UserMessage.js';
-import { EXAMPLE_PROMPTS } from './examplePrompts.js';
+import { CLAWLOOP_MINI_EXAMPLE_PROMPTS as EXAMPLE_PROMPTS } from '../../main/protocol/bundledModel.js';
 import type { ChatItem } from './thread.js';
 import { COMPOSER_ID, focusById } from './useChatShortcuts.js';
 

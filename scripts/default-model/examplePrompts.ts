@@ -1,7 +1,7 @@
 /**
  * Which first-launch example prompts the bundled model answers right: each candidate greedy once
  * and sampled N times at the model's generation_config.json (what the app asks with), marked by
- * its last number. The shipped ones (renderer/chat/examplePrompts.ts) come first.
+ * its last number. The shipped ones (main/protocol/bundledModel.ts) come first.
  *
  *   node dist/scripts/default-model/examplePrompts.js [--samples N] [--model DIR]
  */
@@ -9,7 +9,7 @@ import { generateText } from '../../main/engine/generation/generate.js';
 import { Model } from '../../main/engine/model/model.js';
 import { defaultModelDir } from '../../main/resources.js';
 import { runCheck } from '../../main/tasks/competenceCheck.js';
-import { EXAMPLE_PROMPTS, type ExamplePrompt } from '../../renderer/chat/examplePrompts.js';
+import { CLAWLOOP_MINI_EXAMPLE_PROMPTS as EXAMPLE_PROMPTS, type ExamplePrompt } from '../../main/protocol/bundledModel.js';
 
 /** Prompts tried besides the shipped ones: the walk's two wrong ones first (issue 42 walk, finding 4). */
 const CANDIDATES: ExamplePrompt[] = [

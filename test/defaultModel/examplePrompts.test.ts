@@ -1,5 +1,5 @@
 /**
- * The example prompts a new conversation offers (renderer/chat/examplePrompts.ts) are ones the
+ * The example prompts a new conversation offers (main/protocol/bundledModel.ts) are ones the
  * bundled model answers right (issue 42 walk, finding 4: two of three were answered wrong). Greedy,
  * so the check is deterministic for the committed weights; the sampled figures come from
  * `node dist/scripts/default-model/examplePrompts.js`.
@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Model } from '../../main/engine/model/model.js';
 import { defaultModelDir } from '../../main/resources.js';
-import { EXAMPLE_PROMPTS } from '../../renderer/chat/examplePrompts.js';
+import { CLAWLOOP_MINI_EXAMPLE_PROMPTS as EXAMPLE_PROMPTS } from '../../main/protocol/bundledModel.js';
 import { answer, isRight } from '../../scripts/default-model/examplePrompts.js';
 
 describe('the first-launch example prompts', () => {
