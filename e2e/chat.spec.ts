@@ -66,10 +66,10 @@ test('chat → 👍 and a hint → receipt reaches live → dashboard and checkp
     await expect(row.getByRole('button', { name: 'Pin' })).toHaveAttribute('aria-pressed', 'true');
 
     // Roll back to the previous one: the row this checkpoint was trained from ("From").
-    const from = ((await row.getByRole('cell').nth(2).textContent()) ?? '').trim();
+    const from = ((await row.getByRole('cell').nth(2).textContent()) ?? '').split(',')[0].trim();
     const previous =
-      from === 'base'
-        ? app.getByRole('row').filter({ hasText: 'v0 (base model)' })
+      from === 'v0 (base model)'
+        ? app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: 'v0 (base model)' }) })
         : app.getByRole('row').filter({ has: app.getByRole('rowheader', { name: from }) });
     await previous.getByRole('button', { name: 'Roll back' }).click();
     await app
@@ -108,7 +108,7 @@ test('a typed hint also trains another answer of the policy to the same prompt; 
     const step = Number(/step (\d+)/i.exec((await receipt.textContent()) ?? '')?.[1]);
 
     await openScreen(app, 'Data');
-    await app.getByRole('button', { name: prompt }).click();
+    await app.getByRole('table').getByRole('button', { name: prompt }).click();
     const samples = app.getByRole('region', { name: /^Turn / }).getByRole('listitem');
     const trained = `trained in step ${step}`;
     const typed = ` · hint (feedback) “${hint}”`;

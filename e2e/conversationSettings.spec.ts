@@ -29,7 +29,7 @@ test('a conversation has its own system prompt and temperature, sent with its me
 
   // The recorded turn was asked with the system prompt first.
   await openScreen(app, 'Data');
-  await app.getByRole('button', { name: prompt }).click();
+  await app.getByRole('table').getByRole('button', { name: prompt }).click();
   const detail = app.getByRole('region', { name: /^Turn / });
   await expect(detail.getByRole('listitem').first()).toHaveText('system: You are terse. Answer with a number only.');
 });

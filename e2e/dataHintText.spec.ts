@@ -24,7 +24,7 @@ test('a hint with an RTL override reads in its typed order on the Data screen, t
   expect(fb.status).toBe(200);
 
   await openScreen(app, 'Data');
-  await app.getByRole('button', { name: PROMPT }).click();
+  await app.getByRole('table').getByRole('button', { name: PROMPT }).click();
   const detail = app.getByRole('region', { name: /^Turn / });
   await expect(detail).toContainText('hint “call it invoice gpj.exe”');
   expect(await detail.textContent()).not.toContain('\u202e');

@@ -59,7 +59,7 @@ test('during a step the Dashboard names the step in progress, not the last one d
   test.setTimeout(420_000);
   const done = ((await coreApi(core, 'GET', '/api/training/status')) as { step: number }).step;
   await openScreen(app, 'Dashboard');
-  const panel = app.getByRole('region', { name: 'Training' });
+  const panel = app.getByRole('region', { name: 'Training', exact: true });
   await expect(panel).toContainText(/State\s*\w+/);
   // Two rated answers make a step; the first moment the panel says "training", it names the step.
   await rateAnswers(core, ['How many seconds are in 4 minutes?', 'Convert 5 kg to grams.']);

@@ -24,3 +24,22 @@ export const CLAWLOOP_MINI_TRAINING = {
   /** Its own judge, trained on from it (scripts/default-model/modelSpec.ts, Recipe.judge). */
   judge: { kind: 'model', dir: 'judge' },
 } as const;
+
+/** A prompt a new conversation offers, with the number a right answer ends with (so it can be measured). */
+export interface ExamplePrompt {
+  prompt: string;
+  answer: number;
+}
+
+/**
+ * The prompts a new conversation offers on first launch: ones clawloop-mini answers right, greedy
+ * and sampled at its generation_config.json (temperature 0.7, top_p 0.95). Checked greedy by
+ * test/defaultModel/examplePrompts.test.ts; sampled, with the candidates that lost, by
+ * `node dist/scripts/default-model/examplePrompts.js` (10/10 each when chosen; "Convert 2 km to
+ * meters." was 1/10, "A box holds 12 eggs. How many eggs are in 4 boxes?" 0/10).
+ */
+export const CLAWLOOP_MINI_EXAMPLE_PROMPTS: readonly ExamplePrompt[] = [
+  { prompt: 'How many minutes are in 3 hours?', answer: 180 },
+  { prompt: 'Convert 2 kilometers to meters.', answer: 2000 },
+  { prompt: 'Leo has 25 marbles. He buys 8 more. How many marbles does he have now?', answer: 33 },
+];

@@ -4,13 +4,11 @@ import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import { AnswerView } from './AnswerView.js';
 import { UserMessage } from './UserMessage.js';
+import { CLAWLOOP_MINI_EXAMPLE_PROMPTS as EXAMPLE_PROMPTS } from '../../main/protocol/bundledModel.js';
 import type { ChatItem } from './thread.js';
 import { COMPOSER_ID, focusById } from './useChatShortcuts.js';
 
 const EMPTY: ChatItem[] = [];
-
-/** What the bundled model answers well (README: arithmetic word problems, unit conversions). */
-const EXAMPLES = ['How many minutes are in 3 hours?', 'Convert 2 km to meters.', 'A box holds 12 eggs. How many eggs are in 4 boxes?'];
 
 /** A new conversation: what to do, and a few prompts to start from (a click puts one in the message box). */
 function EmptyThread({ conversationId }: { conversationId: string }) {
@@ -23,7 +21,7 @@ function EmptyThread({ conversationId }: { conversationId: string }) {
       </p>
       <p className="muted">Try one of these:</p>
       <ul className="examples">
-        {EXAMPLES.map((e) => (
+        {EXAMPLE_PROMPTS.map(({ prompt: e }) => (
           <li key={e}>
             <button
               type="button"

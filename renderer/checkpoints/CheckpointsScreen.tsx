@@ -6,6 +6,7 @@ import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import type { CheckpointInfo } from '../api/contract.js';
+import { EmptyState } from '../ui/EmptyState.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { num, percent, when } from '../ui/format.js';
 import { OutcomeText } from '../ui/OutcomeText.js';
@@ -17,7 +18,7 @@ import { PastComparisons } from './PastComparisons.js';
 import { lineageRows } from './checkpointsStore.js';
 import { RollbackDialog, type RollbackTarget } from './RollbackDialog.js';
 import { RowActions } from './RowActions.js';
-import { againText, describeVersion, readableCheckpointText, stepName } from './versionNames.js';
+import { againText, branchNote, describeVersion, readableCheckpointText, stepName } from './versionNames.js';
 import './checkpoints.css';
 
 const COLUMNS = ['Version', 'Step', 'Created', 'From', 'Samples', 'Mean reward', 'Competence', 'Status', 'Actions'] as const;
@@ -42,7 +43,8 @@ function Badges({ row, liveId }: { row: CheckpointInfo; liveId: string | null })
 
 interface RowProps {
   row: CheckpointInfo;
-  branch: boolean;
+  /** The parent's earlier child, when this row's training went back past it (see lineageRows). */
+  bypassed: CheckpointInfo | null;
   versions: Map<string, number>;
   onExport: () => void;
   onCompare: () => void;
@@ -50,7 +52,7 @@ interface RowProps {
   onLabel: () => void;
 }
 
-function Row({ row, branch, versions, onExport, onCompare, onRollback, onLabel }: RowProps) {
+function Row({ row, bypassed, versions, onExport, onCompare, onRollback, onLabel }: RowProps) {
   const { checkpoints } = useServices();
   const liveId = useStore(checkpoints, (s) => s.liveId);
   const again = useStore(checkpoints, (s) => againText(s.rollbacks, row.id));
@@ -66,15 +68,8 @@ function Row({ row, branch, versions, onExport, onCompare, onRollback, onLabel }
       <td>{row.step}</td>
       <td>{when(row.created_at)}</td>
       <td>
-        {parent !== undefined ? `v${parent}` : row.parent_id ? `${stepName(row.parent_id)} (removed)` : 'base'}
-        {branch && (
-          <>
-            {' '}
-            <span className="badge" title="Training went on from an earlier checkpoint here (after a rollback)">
-              branch
-            </span>
-          </>
-        )}
+        {parent !== undefined ? `v${parent}` : row.parent_id ? `${stepName(row.parent_id)} (removed)` : 'v0 (base model)'}
+        {bypassed && <BranchNote bypassed={bypassed} />}
       </td>
       <td>{row.samples?.total ?? '—'}</td>
       <td>{num(row.metrics?.mean_reward, 2)}</td>
@@ -89,6 +84,27 @@ function Row({ row, branch, versions, onExport, onCompare, onRollback, onLabel }
       </td>
       <RowActions row={row} isLive={isLive} onExport={onExport} onCompare={onCompare} onRollback={onRollback} onLabel={onLabel} />
     </tr>
+  );
+}
+
+/** "after a rollback" under a row's parent, with the whole story on hover and to screen readers. */
+function BranchNote({ bypassed }: { bypassed: CheckpointInfo }) {
+  const note = branchNote(bypassed);
+  return (
+    <span className="from-note" title={note.long}>
+      , {note.short}
+      <span className="visually-hidden"> ({note.long})</span>
+    </span>
+  );
+}
+
+/** Before the first training step: what this screen will list, and how to get there. */
+function NoCheckpoints() {
+  return (
+    <EmptyState title="No checkpoints yet: rate answers in Chat, and a training step makes one.">
+      A rating (👍 or 👎, with a hint if you like) queues the answer for training; once enough are queued a step runs, and the adapter it
+      trains is saved here as v1, v2 and so on, ready to roll back to, compare or export. Until then v0, the base model, answers.
+    </EmptyState>
   );
 }
 
@@ -130,19 +146,22 @@ export function CheckpointsScreen() {
         once under a new version number (listed on its row); training goes on from it.
       </p>
       <ErrorText>{error && readableCheckpointText(error, rows)}</ErrorText>
+      {loaded && rows.length === 0 && <NoCheckpoints />}
       {comparing && <ComparePanel first={comparing} rows={rows} close={() => setComparing(null)} />}
       <div className="table-scroll">
         <table>
           <caption>
-            {loaded ? `${rows.length} checkpoint(s), newest first; “From” is the checkpoint each was trained from.` : 'Loading…'}
+            {loaded
+              ? `${rows.length} checkpoint(s), newest first; “From” is the checkpoint each was trained from (“after a rollback”: training went back to an earlier one).`
+              : 'Loading…'}
           </caption>
           <TableHead columns={COLUMNS} />
           <tbody>
-            {lineageRows(rows).map(({ row, branch }) => (
+            {lineageRows(rows).map(({ row, bypassed }) => (
               <Row
                 key={row.id}
                 row={row}
-                branch={branch}
+                bypassed={bypassed}
                 versions={versions}
                 onExport={() => setExporting(row)}
                 onCompare={() => setComparing(row.id)}

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { ApiClient } from '../api/client.js';
 import { apiError, chatStream, checkpoint as cp, checkpointList, fakeFetch, json } from '../test/fakeCore.js';
 import { createCheckpointsStore, lineageRows } from './checkpointsStore.js';
+import { branchNote } from './versionNames.js';
 import { createCompareStore } from './compareStore.js';
 
 test('checkpoints: newest first, and a row whose parent already had a child starts a branch', () => {
@@ -95,4 +96,20 @@ test('compare: no pick while either answer is still streaming (its turn is recor
   await store.getState().pick('b');
   assert.equal(f.calls.filter((c) => c.path === '/v1/feedback').length, 0);
   assert.match(store.getState().pickMessage ?? '', /must be complete/);
+});
+
+test('checkpoints: a branch names the child it went back past; "From" says why in words, not "branch"', () => {
+  // v1 → v2 → v3; a rollback to v1, then v4 from it; v5 from v4 was held back, then v6 from v4 again.
+  const v = (id: string, version: number, parent: string | null, heldBack = false) =>
+    cp(id, version, parent, { competence: heldBack ? { accuracy: 0.5, n: 40, held_back: true, reason: null, seconds: 1 } : null });
+  const rows = [v('a', 1, null), v('b', 2, 'a'), v('c', 3, 'b'), v('d', 4, 'a'), v('e', 5, 'd', true), v('f', 6, 'd')];
+  const lineage = lineageRows(rows);
+  const note = (id: string) => {
+    const r = lineage.find((x) => x.row.id === id)!;
+    return r.bypassed ? branchNote(r.bypassed).short : null;
+  };
+  assert.equal(note('d'), 'after a rollback');
+  assert.equal(note('f'), 'after v5 was held back');
+  assert.equal(note('c'), null);
+  assert.match(branchNote(lineage.find((x) => x.row.id === 'd')!.bypassed!).long, /v2 and what followed it are not in this line/);
 });

@@ -42,15 +42,21 @@ type GetCheckpoints = CheckpointsStore['getState'];
 
 /**
  * The rows newest first, each with whether it starts a branch: training continued from a parent
- * that already had a child (after a rollback), so the lineage forks there.
+ * that already had a child (after a rollback, or after that child was held back), so the lineage
+ * forks there; `bypassed` is that earlier child.
  */
-export function lineageRows(rows: CheckpointInfo[]): Array<{ row: CheckpointInfo; branch: boolean }> {
-  const firstChild = new Map<string, string>();
+export function lineageRows(rows: CheckpointInfo[]): Array<{ row: CheckpointInfo; branch: boolean; bypassed: CheckpointInfo | null }> {
+  const firstChild = new Map<string, CheckpointInfo>();
   for (const r of [...rows].sort((a, b) => a.step - b.step)) {
     const parent = r.parent_id ?? 'base';
-    if (!firstChild.has(parent)) firstChild.set(parent, r.id);
+    if (!firstChild.has(parent)) firstChild.set(parent, r);
   }
-  return [...rows].sort((a, b) => b.step - a.step).map((row) => ({ row, branch: firstChild.get(row.parent_id ?? 'base') !== row.id }));
+  return [...rows]
+    .sort((a, b) => b.step - a.step)
+    .map((row) => {
+      const first = firstChild.get(row.parent_id ?? 'base')!;
+      return first.id === row.id ? { row, branch: false, bypassed: null } : { row, branch: true, bypassed: first };
+    });
 }
 
 /** Calls one row's action, marking the row busy meanwhile and keeping the outcome on the row. */

@@ -47,3 +47,20 @@ export function readableCheckpointText(text: string, rows: CheckpointInfo[]): st
     return row ? `v${row.adapter_version}` : stepName(id);
   });
 }
+
+/**
+ * Why a row was trained from a checkpoint that already had a child, in words for the "From" column:
+ * training went back to it after a rollback, or after that child was held back by the competence gate.
+ */
+export function branchNote(bypassed: CheckpointInfo): { short: string; long: string } {
+  const v = `v${bypassed.adapter_version}`;
+  if (bypassed.competence?.held_back)
+    return {
+      short: `after ${v} was held back`,
+      long: `${v}, trained from the same checkpoint, did worse on the competence check and was held back, so training went on from here again.`,
+    };
+  return {
+    short: 'after a rollback',
+    long: `A rollback made this checkpoint live again, so training went on from it; ${v} and what followed it are not in this line.`,
+  };
+}

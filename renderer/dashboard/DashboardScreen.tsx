@@ -1,7 +1,8 @@
 /** Dashboard: the training state with Pause/Resume, the key settings, and the live plots. */
 import { useEffect } from 'react';
+import { navigate } from '../app/router.js';
 import { useServices } from '../app/servicesContext.js';
-import { MetricPlots } from './MetricPlots.js';
+import { MetricPlots, NoSteps } from './MetricPlots.js';
 import { TrainingPanel } from './TrainingPanel.js';
 import { TrainingSettingsForm } from './TrainingSettingsForm.js';
 import { KEY_TRAINING_FIELDS } from './trainingStore.js';
@@ -18,10 +19,24 @@ export function DashboardScreen() {
   return (
     <div className="dashboard">
       <h1>Dashboard</h1>
+      <NoSteps />
       <div className="dashboard-top">
         <TrainingPanel />
         <section className="card" aria-labelledby="key-settings">
-          <h2 id="key-settings">Learning settings</h2>
+          <h2 id="key-settings">Training defaults</h2>
+          <p className="muted">
+            The key ones; all of them are in{' '}
+            <a
+              href="/settings"
+              onClick={(e) => {
+                e.preventDefault();
+                navigate('/settings');
+              }}
+            >
+              Settings
+            </a>
+            .
+          </p>
           <TrainingSettingsForm fields={KEY_TRAINING_FIELDS} compact />
         </section>
       </div>

@@ -4,6 +4,7 @@
  */
 import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
+import { EmptyState } from '../ui/EmptyState.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { num, signed } from '../ui/format.js';
 import { Plot, type PlotMarker, type PlotSeries } from '../ui/Plot.js';
@@ -94,6 +95,21 @@ function QueuePlot() {
         summary={latest === null ? 'No queue changes seen since this page opened.' : `${latest} sample(s) waiting.`}
       />
     </section>
+  );
+}
+
+/** Before the first step: what the plots will show, and how to get a step. */
+export function NoSteps() {
+  const { metrics, training } = useServices();
+  const none = useStore(metrics, (s) => s.loaded && s.error === null && s.steps.lastX === null);
+  const batch = useStore(training, (s) => s.config?.batch_size ?? null);
+  if (!none) return null;
+  return (
+    <EmptyState title="No training steps yet: rate answers in Chat.">
+      Each 👍 or 👎 (with a hint if you like) queues the answer for training; when {batch === null ? 'enough' : `${batch} sample(s)`} are
+      waiting, a step runs in the background. These plots then show its reward, loss and KL, step by step, and Checkpoints gets the new
+      version.
+    </EmptyState>
   );
 }
 

@@ -1,6 +1,7 @@
 /**
- * The learning settings form (Dashboard shows the key ones, Settings all of them). Values are
- * checked against the contract's schema before anything is sent; errors sit under their field.
+ * The training settings form (Dashboard shows the key ones, Settings all of them), the same
+ * component both places: each field's help with its range, the reason for the range on hover.
+ * Values are checked against the contract's schema before anything is sent; errors sit under their field.
  */
 import { useEffect, useState, type HTMLAttributes } from 'react';
 import { useStore } from 'zustand';
@@ -37,23 +38,27 @@ function SettingControl({
         ))}
       </select>
     );
-  const range = TRAINING_RANGES[field.key];
   return (
     <input
       {...wiring}
       inputMode="decimal"
       value={value}
-      title={range ? `${rangeText(range)}: ${range.why}` : undefined}
       placeholder={field.kind.endsWith('?') ? 'default' : undefined}
       onChange={(e) => onChange(e.target.value)}
     />
   );
 }
 
-/** The field's help with its sane range ("… · 0 to 10"); the reason for the range shows on hover. */
+/** The field's help with its sane range ("… · 0 to 10"). */
 function helpOf(f: TrainingField): string {
   const range = TRAINING_RANGES[f.key];
   return range ? `${f.help} · ${rangeText(range)}` : f.help;
+}
+
+/** Why the range is what it is, shown on hover over the field's label and box. */
+function reasonOf(f: TrainingField): string | undefined {
+  const range = TRAINING_RANGES[f.key];
+  return range ? `${rangeText(range)}: ${range.why}` : undefined;
 }
 
 function ApplyRow({ failed }: { failed: boolean }) {
@@ -93,7 +98,7 @@ export function TrainingSettingsForm({ fields, compact }: { fields: readonly Tra
     >
       <div className="settings-grid">
         {fields.map((f) => (
-          <Field key={f.key} label={f.label} help={compact ? undefined : helpOf(f)} error={errors[f.key]}>
+          <Field key={f.key} label={f.label} help={helpOf(f)} reason={reasonOf(f)} error={errors[f.key]}>
             <SettingControl field={f} value={values[f.key] ?? ''} onChange={(v) => set(f.key, v)} />
           </Field>
         ))}

@@ -4,6 +4,7 @@ import { useStore } from 'zustand';
 import { useServices } from '../app/servicesContext.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Field } from '../ui/Field.js';
+import { sessionName } from '../ui/sessionName.js';
 import type { TriState } from './dataStore.js';
 
 const TRI: Array<{ value: TriState; label: string }> = [
@@ -58,7 +59,7 @@ export function DataFilters() {
           <option value="">All sessions</option>
           {sessions.map((s) => (
             <option key={s.id} value={s.id}>
-              {s.id === 'unknown' ? 'Requests without a session' : s.title || s.id}
+              {sessionName(s)}
             </option>
           ))}
         </select>

@@ -5,11 +5,14 @@ import { useServices } from '../app/servicesContext.js';
 import type { SessionInfo, TurnView } from '../api/contract.js';
 import { ConfirmDialog } from '../ui/ConfirmDialog.js';
 import { ErrorText } from '../ui/ErrorText.js';
+import { EmptyState } from '../ui/EmptyState.js';
 import { dateTime, signed, when } from '../ui/format.js';
 import { Markdown } from '../ui/Markdown.js';
+import { sessionName, UNATTACHED_SESSION } from '../ui/sessionName.js';
 import { TableHead } from '../ui/TableHead.js';
 import { messageText } from '../chat/thread.js';
 import { DataFilters } from './DataFilters.js';
+import { EMPTY_FILTER } from './dataStore.js';
 import { TurnDetail } from './TurnDetail.js';
 import './data.css';
 
@@ -40,21 +43,25 @@ function Sessions() {
     <section className="card" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Sessions</h2>
       {message && <p role="status">{message}</p>}
+      {sessions.length === 0 && (
+        <p className="muted">None yet: each conversation in Chat, and each client that sends a session id, is one.</p>
+      )}
       <ul className="session-list">
         {sessions.map((s) => (
           <li key={s.id} className="row">
-            <button type="button" className="link-button" onClick={() => data.getState().setFilter({ sessionId: s.id })}>
-              {s.id === 'unknown' ? 'Requests without a session' : s.title || s.id}
+            <button type="button" className="link-button session-name" onClick={() => data.getState().setFilter({ sessionId: s.id })}>
+              {sessionName(s)}
             </button>
             <span className="muted">
               {s.turns ?? '?'} turn(s) · {when(s.last_seen_at ?? s.created_at)}
               {s.ended_at ? ' · ended' : ''}
+              {s.id !== UNATTACHED_SESSION && sessionName(s) !== s.id ? ` · id ${s.id}` : ''}
             </span>
-            {s.id !== 'unknown' && (
+            {s.id !== UNATTACHED_SESSION && (
               <button
                 type="button"
                 className="btn btn-small"
-                aria-label={`Delete session ${s.title || s.id}`}
+                aria-label={`Delete session ${sessionName(s)}`}
                 onClick={() => setDeleting(s)}
               >
                 Delete session
@@ -105,13 +112,29 @@ function TurnRow({ turn: t, selected }: { turn: TurnView; selected: boolean }) {
   );
 }
 
+/** No turns: none recorded yet (what to do to get some), or none the filters let through. */
+function NoTurns() {
+  const { data } = useServices();
+  const filtered = useStore(data, (s) => JSON.stringify(s.filter) !== JSON.stringify(EMPTY_FILTER));
+  if (filtered)
+    return <EmptyState title="No turns match these filters.">Widen them, or choose “All sessions” and “Any” to see every turn.</EmptyState>;
+  return (
+    <EmptyState title="No turns yet: ask something in Chat.">
+      Every answer the model gives, in Chat or to a client connected through Connect, is recorded here as a turn, with its rating, hint, the
+      judge's verdict and the training step that used it.
+    </EmptyState>
+  );
+}
+
 function TurnsTable({ selectedId }: { selectedId: string | null }) {
   const { data } = useServices();
   const turns = useStore(data, (s) => s.turns);
   const hasMore = useStore(data, (s) => s.hasMore);
   const loading = useStore(data, (s) => s.loading);
+  const loaded = useStore(data, (s) => !s.loading && s.error === null);
+  if (loaded && turns.length === 0) return <NoTurns />;
   return (
-    <table>
+    <table className="turns-table">
       <caption>{loading ? 'Loading…' : `${turns.length} turn(s)${hasMore ? ' (more below)' : ''}, newest first`}</caption>
       <TableHead columns={TURN_COLUMNS} />
       <tbody>

@@ -3,25 +3,35 @@ import type { TurnView } from '../api/contract.js';
 import { messageText } from '../chat/thread.js';
 import { receiptText } from '../chat/Receipt.js';
 import { useEffect, useRef } from 'react';
+import { useStore } from 'zustand';
+import { useServices } from '../app/servicesContext.js';
+import { sessionName } from '../ui/sessionName.js';
 import { dateTime, quote, signed } from '../ui/format.js';
+import { verdictText, voteText } from './judgeText.js';
 import { Markdown } from '../ui/Markdown.js';
 
 const JUDGE_KIND: Record<TurnView['judgements'][number]['kind'], string> = { prm: 'Reward judge', hint: 'Hint judge' };
+type Judgement = TurnView['judgements'][number];
 
-/** Each vote as a line: its score and hint, with what the judge wrote folded away. */
-function Votes({ votes }: { votes: TurnView['judgements'][number]['votes'] }) {
+/** What a judge wrote for one vote, folded away. */
+function Written({ raw }: { raw: string }) {
   return (
-    <ol className="votes">
-      {votes.map((v, i) => (
+    <details>
+      <summary>What the judge wrote</summary>
+      <p className="pre">{raw}</p>
+    </details>
+  );
+}
+
+/** Each vote as a line (one vote is the verdict itself: only what the judge wrote is added). */
+function Votes({ judgement: j }: { judgement: Judgement }) {
+  if (j.votes.length === 1) return j.votes[0].raw ? <Written raw={j.votes[0].raw} /> : null;
+  return (
+    <ol className="votes" aria-label={`${JUDGE_KIND[j.kind] ?? j.kind}'s votes`}>
+      {j.votes.map((v, i) => (
         <li key={i}>
-          score {signed(v.score, 0)}
-          {v.hint ? ` · hint ${quote(v.hint)}` : ''}
-          {v.raw && (
-            <details>
-              <summary>What the judge wrote</summary>
-              <p className="pre">{v.raw}</p>
-            </details>
-          )}
+          {voteText(j.kind, v)}
+          {v.raw && <Written raw={v.raw} />}
         </li>
       ))}
     </ol>
@@ -34,9 +44,8 @@ function Judgements({ turn }: { turn: TurnView }) {
     <ul>
       {turn.judgements.map((j, i) => (
         <li key={i}>
-          {JUDGE_KIND[j.kind] ?? j.kind} ({j.judge}), {dateTime(j.created_at)}: score {signed(j.score, 0)}
-          {j.hint ? ` · hint ${quote(j.hint)}` : ''} · {j.votes.length} vote(s)
-          <Votes votes={j.votes} />
+          {JUDGE_KIND[j.kind] ?? j.kind} ({j.judge}), {dateTime(j.created_at)}: {verdictText(j)}
+          <Votes judgement={j} />
         </li>
       ))}
     </ul>
@@ -75,7 +84,16 @@ function feedbackText(turn: TurnView): string {
   return fb + (turn.receipt && turn.receipt.stage !== 'none' ? ` · ${receiptText(turn.receipt)}` : '');
 }
 
+/** The words a person recognises the turn by: the start of its last user message (or tool result). */
+function promptStart(turn: TurnView): string {
+  const m = [...turn.messages].reverse().find((x) => x.role === 'user' || x.role === 'tool');
+  const text = (m ? messageText(m) : '').replace(/\s+/g, ' ').trim();
+  return text ? quote(text, 60) : 'A turn without a prompt';
+}
+
 export function TurnDetail({ turn, close }: { turn: TurnView; close: () => void }) {
+  const { data } = useServices();
+  const session = useStore(data, (s) => s.sessions.find((x) => x.id === turn.session_id));
   const box = useRef<HTMLElement>(null);
   // Opened from a row far down the list: brought into view, its heading focused for the keyboard.
   useEffect(() => {
@@ -83,18 +101,22 @@ export function TurnDetail({ turn, close }: { turn: TurnView; close: () => void 
     box.current?.querySelector<HTMLElement>('h2')?.focus({ preventScroll: true });
   }, [turn.id]);
   return (
-    <section ref={box} className="card turn-detail" aria-labelledby="turn-title">
+    <section ref={box} className="card turn-detail" aria-label="Turn detail">
       <div className="row spread">
-        <h2 id="turn-title" tabIndex={-1}>
-          Turn {turn.id}
+        <h2 tabIndex={-1}>
+          {promptStart(turn)} · {dateTime(turn.created_at)}
         </h2>
         <button type="button" className="btn btn-small" onClick={close}>
           Close
         </button>
       </div>
       <p className="muted">
-        {turn.type} turn · session {turn.session_id ?? '—'} · {dateTime(turn.created_at)} · answered by v{turn.adapter_version} ·{' '}
-        {turn.prompt_tokens} + {turn.completion_tokens} tokens · {turn.finish_reason}
+        {turn.type} turn in {session ? quote(sessionName(session)) : turn.session_id ? quote(turn.session_id) : 'no session'} · answered by
+        v{turn.adapter_version} · {turn.prompt_tokens} + {turn.completion_tokens} tokens · {turn.finish_reason}
+      </p>
+      <p className="muted ids">
+        Turn id {turn.id}
+        {turn.session_id ? ` · session id ${turn.session_id}` : ''}
       </p>
       <h3>Prompt</h3>
       <ol className="turn-messages">

@@ -6,6 +6,7 @@ import { useServices } from '../app/servicesContext.js';
 import { TrainingSettingsForm } from '../dashboard/TrainingSettingsForm.js';
 import { TRAINING_FIELDS } from '../dashboard/trainingStore.js';
 import type { Settings, SettingsPatch } from '../api/contract.js';
+import { CopyButton } from '../ui/CopyButton.js';
 import { ErrorText } from '../ui/ErrorText.js';
 import { Field } from '../ui/Field.js';
 import { OutcomeText } from '../ui/OutcomeText.js';
@@ -56,6 +57,24 @@ function BackendField({ current, value, onChange }: { current: Settings | null; 
   );
 }
 
+/** Where ClawLoop keeps its data: text, not a box, since it is chosen when ClawLoop starts. */
+function DataFolder({ path }: { path: string | null }) {
+  return (
+    <div className="field" role="group" aria-labelledby="data-folder-label" aria-describedby="data-folder-help">
+      <span id="data-folder-label" className="field-label">
+        Data folder
+      </span>
+      <span className="row data-folder">
+        <code>{path ?? '…'}</code>
+        {path && <CopyButton text={path} label="Copy the data folder's path" />}
+      </span>
+      <small id="data-folder-help" className="help">
+        Chosen when ClawLoop starts (--data-dir, or CLAWLOOP_HOME); not changed here.
+      </small>
+    </div>
+  );
+}
+
 function SaveRow({ current }: { current: Settings | null }) {
   const { settings } = useServices();
   const message = useStore(settings, (s) => s.message);
@@ -97,9 +116,7 @@ function ModelSettings() {
     >
       <ModelFolderField current={current} value={modelDir} onChange={setModelDir} />
       <BackendField current={current} value={backend} onChange={setBackend} />
-      <Field label="Data folder" help="Set with --data-dir or CLAWLOOP_HOME when starting ClawLoop.">
-        <input value={current?.data_dir ?? ''} readOnly />
-      </Field>
+      <DataFolder path={current?.data_dir ?? null} />
       <SaveRow current={current} />
     </form>
   );

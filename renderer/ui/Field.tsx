@@ -5,10 +5,12 @@ export interface FieldProps {
   label: string;
   help?: string;
   error?: string | null;
+  /** Why the field's range is what it is: shown on hover over the label and over the control alike. */
+  reason?: string;
   children: ReactElement<Record<string, unknown>>;
 }
 
-export function Field({ label, help, error, children }: FieldProps) {
+export function Field({ label, help, error, reason, children }: FieldProps) {
   const id = useId();
   const helpId = help ? `${id}-help` : undefined;
   const errorId = error ? `${id}-error` : undefined;
@@ -16,10 +18,13 @@ export function Field({ label, help, error, children }: FieldProps) {
     id,
     'aria-invalid': error ? true : undefined,
     'aria-describedby': [errorId, helpId].filter(Boolean).join(' ') || undefined,
+    ...(reason ? { title: reason } : {}),
   });
   return (
     <div className={`field${error ? ' field-invalid' : ''}`}>
-      <label htmlFor={id}>{label}</label>
+      <label htmlFor={id} title={reason}>
+        {label}
+      </label>
       {control}
       {help && (
         <small id={helpId} className="help">
