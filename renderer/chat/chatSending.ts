@@ -11,6 +11,7 @@ import { withSystemPrompt } from './conversationSettings.js';
 import { errorText } from './errorText.js';
 import { lastUserIndex, newAnswer, requestMessages, titleFrom, type AnswerItem, type ChatItem } from './thread.js';
 import { forgetUnsent, keepUnsent } from './unsentMessages.js';
+import { omit } from './chatConversations.js';
 
 export interface SendingActions {
   /** Sends the active conversation's draft. */
@@ -205,6 +206,8 @@ async function stream(c: ChatContext, now: Streaming, t: Target, items: ChatItem
     tokens.flush();
     patch((a) => ({ ...a, streaming: false, finishReason: result.finishReason, turnId: result.completionId || a.turnId }));
     if (turnType === 'main') forgetUnsent(c, t.conv);
+    // The core knows the conversation now: an earlier failure to open it no longer holds.
+    if (c.get().threadErrors[t.conv]) c.set((s) => ({ threadErrors: omit(s.threadErrors, t.conv) }));
     if (result.completionId) void c.get().refreshTurn(result.completionId);
   } catch (err) {
     tokens.flush();
