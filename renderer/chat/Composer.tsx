@@ -1,7 +1,8 @@
 /**
  * The message box: Enter sends, Shift+Enter starts a new line; Send becomes Stop while an answer
- * streams. What is typed is saved as a draft at once, so a reload or a crash never loses it. Under
- * it, how much of the model's context the conversation fills.
+ * streams. What is typed is saved as a draft at once, so a reload or a crash never loses it; a
+ * message the core refuses for its length comes back to the box, with why. Under it, how much of
+ * the model's context the conversation fills.
  */
 import { useEffect, useRef } from 'react';
 import { useStore } from 'zustand';
@@ -13,6 +14,7 @@ export function Composer({ conversationId }: { conversationId: string }) {
   const { chat } = useServices();
   const draft = useStore(chat, (s) => s.drafts[conversationId] ?? '');
   const sending = useStore(chat, (s) => s.sending);
+  const notSent = useStore(chat, (s) => s.notSent[conversationId] ?? null);
   const streamingHere = sending === conversationId;
   const box = useRef<HTMLTextAreaElement>(null);
   // Ready to type: on load and in every conversation opened.
@@ -54,6 +56,11 @@ export function Composer({ conversationId }: { conversationId: string }) {
         <button type="submit" className="btn btn-primary" disabled={!draft.trim() || !!sending}>
           Send
         </button>
+      )}
+      {notSent && (
+        <p role="alert" className="error-text composer-note">
+          {notSent}
+        </p>
       )}
       <ContextMeter conversationId={conversationId} />
       <p id="composer-shortcuts" className="composer-shortcuts muted">

@@ -178,7 +178,8 @@ function setDraft({ set, get, deps }: ChatContext, id: string, text: string): vo
   const drafts = { ...get().drafts };
   if (text) drafts[id] = text;
   else delete drafts[id];
-  set({ drafts });
+  // A note on why the last message came back stays until the box changes.
+  set((s) => ({ drafts, notSent: s.notSent[id] ? omit(s.notSent, id) : s.notSent }));
   persist(deps.storage, DRAFTS_KEY, JSON.stringify(drafts));
 }
 
