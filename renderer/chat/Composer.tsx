@@ -10,11 +10,36 @@ import { useServices } from '../app/servicesContext.js';
 import { ContextMeter } from './ContextMeter.js';
 import { COMPOSER_ID, SHORTCUTS } from './useChatShortcuts.js';
 
+/** The box's keyboard shortcuts, under it (the box is described by them). */
+function ShortcutsLine() {
+  return (
+    <p id="composer-shortcuts" className="composer-shortcuts muted">
+      {SHORTCUTS.map(([keys, what], i) => (
+        <span key={keys}>
+          {i > 0 && ' · '}
+          <kbd>{keys}</kbd> {what}
+        </span>
+      ))}
+    </p>
+  );
+}
+
+/** Why the last message came back to the box, until the box changes. */
+function NotSentNote({ conversationId }: { conversationId: string }) {
+  const { chat } = useServices();
+  const notSent = useStore(chat, (s) => s.notSent[conversationId] ?? null);
+  if (!notSent) return null;
+  return (
+    <p role="alert" className="error-text composer-note">
+      {notSent}
+    </p>
+  );
+}
+
 export function Composer({ conversationId }: { conversationId: string }) {
   const { chat } = useServices();
   const draft = useStore(chat, (s) => s.drafts[conversationId] ?? '');
   const sending = useStore(chat, (s) => s.sending);
-  const notSent = useStore(chat, (s) => s.notSent[conversationId] ?? null);
   const streamingHere = sending === conversationId;
   const box = useRef<HTMLTextAreaElement>(null);
   // Ready to type: on load and in every conversation opened.
@@ -57,20 +82,9 @@ export function Composer({ conversationId }: { conversationId: string }) {
           Send
         </button>
       )}
-      {notSent && (
-        <p role="alert" className="error-text composer-note">
-          {notSent}
-        </p>
-      )}
+      <NotSentNote conversationId={conversationId} />
       <ContextMeter conversationId={conversationId} />
-      <p id="composer-shortcuts" className="composer-shortcuts muted">
-        {SHORTCUTS.map(([keys, what], i) => (
-          <span key={keys}>
-            {i > 0 && ' · '}
-            <kbd>{keys}</kbd> {what}
-          </span>
-        ))}
-      </p>
+      <ShortcutsLine />
     </form>
   );
 }
