@@ -10,12 +10,17 @@ test('a step starting and ending and a version going live are told on any screen
   await openScreen(app, 'Data');
   const notices = app.getByRole('region', { name: 'Notifications' });
   await expect(notices.getByRole('list')).toHaveAttribute('aria-live', 'polite');
-  await withGateOff(core, () => ensureCheckpoint(core, done + 1));
   const step = done + 1;
-  await expect(notices).toContainText(`Step ${step} started: training on the rated answers.`);
-  await expect(notices).toContainText(new RegExp(`Step ${step} done: \\d+ sample\\(s\\)`));
   const live = notices.getByRole('listitem').filter({ hasText: new RegExp(`^v\\d+ is live: trained in step ${step}\\.`) });
-  await expect(live).toHaveCount(1);
+  // Watched while the step runs: a notice goes after a few seconds, a step with its check may take longer.
+  await Promise.all([
+    withGateOff(core, () => ensureCheckpoint(core, step)),
+    (async () => {
+      await expect(notices).toContainText(`Step ${step} started: training on the rated answers.`, { timeout: 120_000 });
+      await expect(notices).toContainText(new RegExp(`Step ${step} done: \\d+ sample\\(s\\)`), { timeout: 120_000 });
+      await expect(live).toHaveCount(1, { timeout: 120_000 });
+    })(),
+  ]);
   await live.getByRole('button', { name: /^Dismiss: / }).click();
   await expect(live).toHaveCount(0);
 });

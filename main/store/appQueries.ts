@@ -39,6 +39,8 @@ export interface StepOutcome {
   firstVersion: number | null;
   /** Why the step's checkpoint is not live when the competence gate held it back (its reason), else null. */
   heldBack: string | null;
+  /** The competence gate is checking the step's checkpoint now (saved, not live yet). */
+  checking: boolean;
 }
 
 /** A turn's reward as the Data screen filters it: its sample's, else the PRM's, else its rating's. */
@@ -146,10 +148,11 @@ export class AppQueries {
 
   stepOutcome(step: number): StepOutcome {
     const r = this.q(
-      `SELECT st.checkpoint_id AS cp, json_extract(c.competence, '$.held_back') AS held, json_extract(c.competence, '$.reason') AS reason,
+      `SELECT st.checkpoint_id AS cp, json_extract(c.competence, '$.held_back') AS held, json_extract(c.competence, '$.reason') AS reason, c.gate_pending AS pending,
               (SELECT MIN(v.version) FROM adapter_versions v WHERE v.checkpoint_id = st.checkpoint_id) AS first
          FROM steps st LEFT JOIN checkpoints c ON c.id = st.checkpoint_id WHERE st.step = ?`,
-    ).get(step) as { cp: string | null; held: number | null; reason: string | null; first: number | null } | undefined;
+    ).get(step) as
+      { cp: string | null; held: number | null; reason: string | null; pending: number | null; first: number | null } | undefined;
     const { steps, version } = this.liveLineage();
     const live = steps.has(step);
     return {
@@ -158,6 +161,7 @@ export class AppQueries {
       liveVersion: version,
       firstVersion: r?.first ?? null,
       heldBack: !live && r?.held === 1 ? r.reason : null,
+      checking: !live && r?.pending === 1,
     };
   }
 

@@ -80,6 +80,7 @@ export function App() {
         <LiveStatus />
       </header>
       <CoreBanner />
+      <Notifications />
       <div className="app-body">
         <Nav route={route} />
         <main id="main" tabIndex={-1} className={`screen${route === '/chat' ? ' screen-chat' : ''}`}>
@@ -88,7 +89,6 @@ export function App() {
           </Suspense>
         </main>
       </div>
-      <Notifications />
       <KeyPrompt />
     </div>
   );

@@ -1,6 +1,7 @@
 /**
- * The notices of notificationsStore.ts, in a corner of every screen: announced politely as they
- * come, each with Dismiss, gone on their own after a minute.
+ * The notices of notificationsStore.ts, in a strip under the header on every screen (in the page's
+ * flow, so they never cover a control): announced politely as they come, each with Dismiss, gone on
+ * their own after 8 s (NOTICE_TTL_MS).
  */
 import { useEffect } from 'react';
 import { useStore } from 'zustand';

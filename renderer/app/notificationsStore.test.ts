@@ -19,8 +19,8 @@ test('notifications: a step starts once, ends, and a version goes live or is hel
   store.getState().onEvent(ev('checkpoint.saved', { step: 5, version: 6, competence: { held_back: true } }));
   assert.deepEqual(
     store.getState().notices.map((n) => [n.tone, n.text]),
+    // At most three are shown: the oldest ("Step 4 started") made room.
     [
-      ['info', 'Step 4 started: training on the rated answers.'],
       ['info', 'Step 4 done: 2 sample(s) in 6.4 s.'],
       ['good', 'v5 is live: trained in step 4. New answers come from it.'],
       ['warn', 'Step 5 was held back: it did worse on the competence check; v6 stays off (Checkpoints can make it live).'],

@@ -22,9 +22,12 @@ export interface NotificationsState {
 export type NotificationsStore = StoreApi<NotificationsState>;
 
 /** How many notices stay on screen, newest last. */
-const SHOWN = 4;
-/** A notice older than this is dropped (ms): it told what happened, the screens show what is. */
-export const NOTICE_TTL_MS = 60_000;
+const SHOWN = 3;
+/**
+ * A notice goes after this long (ms): 8 s, enough to read two sentences; it told what happened,
+ * and the screens keep what is (Checkpoints: each version, live or held back, and why).
+ */
+export const NOTICE_TTL_MS = 8_000;
 
 const stepOf = (checkpointId: string | null) => /^step-0*(\d+)$/.exec(checkpointId ?? '')?.[1] ?? null;
 

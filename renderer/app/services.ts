@@ -74,6 +74,13 @@ export function createServices(env: ServicesEnv): Services {
     retryMs: env.retryMs,
     idleTimeoutMs: env.idleTimeoutMs,
   });
+  // Once a key is accepted, what failed for want of it loads again (the list, the open thread, the screens).
+  core.subscribe((s, prev) => {
+    if (prev.needsKey && !s.needsKey) {
+      events.retryNow();
+      resync('reconnected');
+    }
+  });
   return {
     keys,
     api,
@@ -168,6 +175,8 @@ function resyncer(s: Stores): (reason: ResyncReason | 'start') => void {
     else if (m.error) void m.reload();
     const t = s.training.getState();
     if (t.config || t.loadError) void t.load();
+    if (s.data.getState().error) void s.data.getState().load();
+    if (s.settings.getState().loadError) void s.settings.getState().load();
     const c = s.chat.getState();
     if (reason === 'start') return; // the Chat screen loads its list when it opens
     void c.loadConversations();

@@ -1,7 +1,7 @@
 /**
  * One answer: labelled with the adapter version that wrote it, its reasoning collapsed, the text as
  * Markdown, the earlier answers Regenerate replaced (1/2 ‹ ›), and — once recorded — 👍, 👎, Add
- * hint, Ask again, Regenerate (the last answer) and Roll back to before this (once trained on),
+ * hint, Ask again, Regenerate (the last answer) and Roll back to before this (while what it taught is live),
  * with the receipt of its feedback underneath.
  */
 import { useRef, useState, type RefObject } from 'react';
@@ -90,7 +90,7 @@ interface ActionsProps {
   hintButton: RefObject<HTMLButtonElement | null>;
 }
 
-/** 👍, 👎, Add hint, Ask again, Regenerate (the last answer), Roll back to before this (once trained on). */
+/** 👍, 👎, Add hint, Ask again, Regenerate (the last answer), Roll back to before this (while what it taught is live). */
 function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollback, hintButton }: ActionsProps) {
   const { chat } = useServices();
   const turn = useStore(chat, (s) => (item.turnId ? s.turns[item.turnId] : undefined));
@@ -129,7 +129,8 @@ function RecordedActions({ item, last, busy, hinting, toggleHint, confirmRollbac
         Ask again
       </button>
       {last && <RegenerateButton busy={busy} />}
-      {!!turn?.receipt?.checkpoint_id && (
+      {/* Only while what it taught is live: otherwise going back to before it would change nothing live. */}
+      {turn?.receipt.stage === 'live' && !!turn.receipt.checkpoint_id && (
         <button type="button" className="btn btn-small btn-danger" onClick={confirmRollback}>
           Roll back to before this
         </button>

@@ -6,41 +6,12 @@
  */
 import { useEffect, useState } from 'react';
 import type { Receipt as ReceiptView, TurnFeedback } from '../api/contract.js';
-import { quote, signed } from '../ui/format.js';
+import { receiptText } from './receiptText.js';
+
+// Data's turn detail words a receipt the same way.
+export { receiptText };
 
 const ORDER = ['queued', 'judged', 'trained', 'live'] as const;
-
-function hintText(r: ReceiptView): string {
-  if (!r.hint) return '';
-  const quoted = quote(r.hint, 80);
-  return r.hint_source === 'judge' ? ` · the judge's hint ${quoted}` : ` · your hint ${quoted}`;
-}
-
-/** The receipt in words; `secondsLeft`: how long a hint may still join the rating (null: no wait). */
-export function receiptText(r: ReceiptView, secondsLeft: number | null = null): string {
-  const hint = hintText(r);
-  switch (r.stage) {
-    case 'queued':
-      return secondsLeft !== null
-        ? `Rated · a hint added in the next ${secondsLeft} s trains together with this rating`
-        : 'Feedback queued for the judge';
-    case 'judged': {
-      const review = r.hint_source === 'judge' && secondsLeft !== null ? ` · trains in ${secondsLeft} s unless you reject it` : '';
-      return `Judged: score ${signed(r.score, 0)}${hint}${review}${r.feedback_open === false ? ' · in training now: feedback can no longer change' : ''}`;
-    }
-    case 'trained':
-      return `Judged ${signed(r.score, 0)}${hint} · trained in step ${r.step ?? '?'}`;
-    case 'live':
-      // The first version that served it stays put; the version serving now moves on with each step.
-      return r.first_version != null && r.first_version !== r.version
-        ? `Trained in step ${r.step ?? '?'} · live since v${r.first_version} (now v${r.version ?? '?'})`
-        : `Trained in step ${r.step ?? '?'} · live in v${r.version ?? '?'}`;
-    case 'not_trained':
-      return `Not trained: ${r.reason ?? 'no reason given'}`;
-    default:
-      return '';
-  }
-}
 
 /** Whole seconds until `until` (ms), ticking each second; null when there is no such time or it passed. */
 function useSecondsLeft(until: number | null | undefined): number | null {

@@ -2,6 +2,7 @@
 import type { KeyValueStorage } from '../api/apiKey.js';
 import { safeGet } from '../api/apiKey.js';
 import type { ChatContext, ChatData, ChatDeps, ConversationSummary, GetChat, SetChat } from './chatStore.js';
+import { ApiRequestError } from '../api/transport.js';
 import { errorText } from './errorText.js';
 import { isCompareSession } from '../ui/compareSessions.js';
 import { threadFromTurns } from './threadFromTurns.js';
@@ -121,8 +122,25 @@ async function loadThread(c: ChatContext, id: string): Promise<void> {
     const thread = withUnsent(c, id, threadFromTurns(detail.turns));
     set((s) => ({ threads: { ...s.threads, [id]: thread }, turns, threadErrors: omit(s.threadErrors, id) }));
   } catch (err) {
+    if (isNotFound(err)) return openAsNew(c, id);
     set((s) => ({ threadErrors: { ...s.threadErrors, [id]: `Could not open this conversation: ${errorText(err)}` } }));
   }
+}
+
+const isNotFound = (err: unknown) => err instanceof ApiRequestError && err.status === 404;
+
+/**
+ * A conversation the core has no turn of: one opened and not sent yet before a reload, or one
+ * deleted elsewhere. It opens empty, as a new one (its drafts and unsent message kept), not as an error.
+ */
+function openAsNew(c: ChatContext, id: string): void {
+  c.set((s) => ({
+    threads: { ...s.threads, [id]: s.threads[id] ?? withUnsent(c, id, []) },
+    threadErrors: omit(s.threadErrors, id),
+    conversations: s.conversations.some((x) => x.id === id)
+      ? s.conversations.map((x) => (x.id === id ? { ...x, local: true } : x))
+      : [{ id, title: null, preview: null, created_at: Date.now(), last_seen_at: Date.now(), local: true }, ...s.conversations],
+  }));
 }
 
 async function rename({ set, get, deps }: ChatContext, id: string, title: string): Promise<void> {
@@ -160,7 +178,8 @@ function setDraft({ set, get, deps }: ChatContext, id: string, text: string): vo
   const drafts = { ...get().drafts };
   if (text) drafts[id] = text;
   else delete drafts[id];
-  set({ drafts });
+  // A note on why the last message came back stays until the box changes.
+  set((s) => ({ drafts, notSent: s.notSent[id] ? omit(s.notSent, id) : s.notSent }));
   persist(deps.storage, DRAFTS_KEY, JSON.stringify(drafts));
 }
 

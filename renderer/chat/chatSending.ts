@@ -3,14 +3,15 @@
  * (the same prompt on today's live version, shown beside the first answer). Tokens are applied to
  * the store at most once per frame, so a fast stream never makes the page re-render per token.
  */
-import { CoreUnreachableError } from '../api/transport.js';
+import { ApiRequestError, CoreUnreachableError } from '../api/transport.js';
 import type { ChatDelta } from '../api/chatStream.js';
-import type { ChatContext, ChatDeps, GetChat, SetChat } from './chatStore.js';
+import type { ChatContext, ChatDeps, ConversationSummary, GetChat, SetChat } from './chatStore.js';
 import { regenerated, showingAlternative } from './answerAlternatives.js';
 import { withSystemPrompt } from './conversationSettings.js';
 import { errorText } from './errorText.js';
 import { lastUserIndex, newAnswer, requestMessages, titleFrom, type AnswerItem, type ChatItem } from './thread.js';
 import { forgetUnsent, keepUnsent } from './unsentMessages.js';
+import { omit } from './chatConversations.js';
 
 export interface SendingActions {
   /** Sends the active conversation's draft. */
@@ -59,10 +60,38 @@ async function send(c: ChatContext, now: Streaming): Promise<void> {
   const conv = activeId ?? c.get().newConversation();
   const text = (drafts[conv] ?? '').trim();
   if (!text || sending) return;
-  const items = [...(c.get().threads[conv] ?? []), { kind: 'user' as const, key: `u-${Date.now()}`, role: 'user', content: text }];
+  const before: Before = { items: c.get().threads[conv] ?? [], listed: c.get().conversations.find((x) => x.id === conv) };
+  const items = [...before.items, { kind: 'user' as const, key: `u-${Date.now()}`, role: 'user', content: text }];
   c.get().setDraft(conv, '');
   markSent(c.set, conv, text);
-  await answerFrom(c, now, conv, items, items.length);
+  const err = await answerFrom(c, now, conv, items, items.length);
+  if (isOverflow(err)) giveBack(c, conv, text, before);
+}
+
+/** The thread and the list entry of a conversation before a message was sent in it. */
+interface Before {
+  items: ChatItem[];
+  listed: ConversationSummary | undefined;
+}
+
+const isOverflow = (err: unknown) => err instanceof ApiRequestError && err.code === 'context_length_exceeded';
+
+/** Why a message came back to the box, in words. */
+export const TOO_LONG =
+  'Not sent: with this message the conversation is longer than the model can read. Your message is back in the box: shorten it, or start a new conversation.';
+
+/**
+ * The core refused a message for its length (nothing was recorded): the thread and the list are
+ * as they were, and the message is back in the box (before anything typed since), with why.
+ */
+function giveBack(c: ChatContext, conv: string, text: string, before: Before): void {
+  c.set((s) => ({
+    threads: { ...s.threads, [conv]: before.items },
+    conversations: before.listed ? s.conversations.map((x) => (x.id === conv ? before.listed! : x)) : s.conversations,
+  }));
+  const typed = c.get().drafts[conv] ?? '';
+  c.get().setDraft(conv, typed.trim() ? `${text}\n\n${typed}` : text);
+  c.set((s) => ({ notSent: { ...s.notSent, [conv]: TOO_LONG } }));
 }
 
 async function regenerate(c: ChatContext, now: Streaming): Promise<void> {
@@ -123,11 +152,11 @@ async function answerFrom(
   items: ChatItem[],
   from: number,
   replaced?: ChatItem,
-): Promise<void> {
+): Promise<unknown> {
   const answer = regenerated(replaced, newAnswer());
   const next = [...items.slice(0, from), answer];
   c.set((s) => ({ threads: { ...s.threads, [conv]: next } }));
-  await stream(c, now, { conv, key: answer.key, again: false }, next, from, 'main');
+  return stream(c, now, { conv, key: answer.key, again: false }, next, from, 'main');
 }
 
 function patchAnswer(set: SetChat, t: Target, patch: Patch): void {
@@ -176,11 +205,23 @@ function unreachable(err: unknown): boolean {
 function failureText(err: unknown): string {
   const text = errorText(err);
   if (unreachable(err)) return `The core stopped answering: ${text}. Your message is kept; use Regenerate when it is back.`;
+  if (isOverflow(err))
+    return 'Not answered: the conversation is longer than the model can read. Shorten the last message (Edit) or start a new conversation.';
   return text;
 }
 
-/** Streams one answer into `t`, asking with `items` before `end`; resolves when it ended, was stopped or failed. */
-async function stream(c: ChatContext, now: Streaming, t: Target, items: ChatItem[], end: number, turnType: 'main' | 'side'): Promise<void> {
+/**
+ * Streams one answer into `t`, asking with `items` before `end`; resolves when it ended, was stopped
+ * or failed, with the error it failed with (null otherwise).
+ */
+async function stream(
+  c: ChatContext,
+  now: Streaming,
+  t: Target,
+  items: ChatItem[],
+  end: number,
+  turnType: 'main' | 'side',
+): Promise<unknown> {
   const ctl = new AbortController();
   now.controller = ctl;
   c.set({ sending: t.conv });
@@ -205,13 +246,17 @@ async function stream(c: ChatContext, now: Streaming, t: Target, items: ChatItem
     tokens.flush();
     patch((a) => ({ ...a, streaming: false, finishReason: result.finishReason, turnId: result.completionId || a.turnId }));
     if (turnType === 'main') forgetUnsent(c, t.conv);
+    // The core knows the conversation now: an earlier failure to open it no longer holds.
+    if (c.get().threadErrors[t.conv]) c.set((s) => ({ threadErrors: omit(s.threadErrors, t.conv) }));
     if (result.completionId) void c.get().refreshTurn(result.completionId);
+    return null;
   } catch (err) {
     tokens.flush();
     patch((a) => ({ ...a, streaming: false, finishReason: 'error', error: failureText(err) }));
     // The message survives a reconnect's reload of the thread, and a page reload, until answered.
     const asked = items[end - 1];
     if (turnType === 'main' && unreachable(err) && asked?.kind === 'user') keepUnsent(c, t.conv, asked.content);
+    return err;
   } finally {
     if (now.controller === ctl) now.controller = null;
     c.set({ sending: null });

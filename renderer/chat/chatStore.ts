@@ -45,6 +45,8 @@ export interface ChatData {
   turns: Record<string, TurnView>;
   /** The error of the last action on an answer (by turn id or item key), shown next to it. */
   actionErrors: Record<string, string>;
+  /** Per conversation, why the last message sent came back to the box (shown next to it until the box changes). */
+  notSent: Record<string, string>;
   /** Per conversation, a message sent while the core was not answering (kept in storage; see unsentMessages.ts). */
   unsent: Record<string, string>;
   /** Per conversation, its system prompt and temperature (kept in storage; see conversationSettings.ts). */
@@ -87,6 +89,7 @@ export function createChatStore(deps: ChatDeps): ChatStore {
     sending: null,
     turns: {},
     actionErrors: {},
+    notSent: {},
     unsent: loadUnsent(deps.storage),
     conversationSettings: loadConversationSettings(deps.storage),
     ...conversationActions(set, get, deps),

@@ -41,7 +41,7 @@ describe('a turn’s receipt follows it through the learning loop, and a rollbac
     const back = await api<{ adapter_version: number }>(t, 'POST', '/api/checkpoints/base/rollback');
     const rolled = await receipt(turn.id);
     assert.deepEqual([rolled.stage, rolled.step, rolled.version], ['trained', 1, null]);
-    assert.match(rolled.reason!, /not in the live adapter/);
+    assert.match(rolled.reason!, /^a rollback made an earlier version live, so what this step learned is not in the live adapter$/);
     const again = await api<{ adapter_version: number }>(t, 'POST', '/api/checkpoints/step-000001/rollback');
     assert.ok(again.body.adapter_version > back.body.adapter_version);
     assert.deepEqual([(await receipt(turn.id)).stage, (await receipt(turn.id)).version], ['live', again.body.adapter_version]);
@@ -71,6 +71,7 @@ describe('a receipt of a turn with several samples (teacher rollouts)', () => {
       liveVersion: 2,
       firstVersion: step === 2 ? 2 : null,
       heldBack: step === 2 ? null : 'held back by the competence gate',
+      checking: false,
     });
     const facts = {
       turn,
@@ -108,7 +109,7 @@ describe('a rating waits for its hint (feedback_wait_s), and the receipt says un
 
   it('feedback is closed once a step took a sample of the turn', () => {
     const sample = (status: string) => ({ status, step: null, reward: 1, hint: null, dropReason: null }) as unknown as StoredSample;
-    const outcome = () => ({ checkpointId: null, live: false, liveVersion: 0, firstVersion: null, heldBack: null });
+    const outcome = () => ({ checkpointId: null, live: false, liveVersion: 0, firstVersion: null, heldBack: null, checking: false });
     const judged = { ...base, feedback: rated, learnState: 'done' as const };
     assert.equal(receiptOf({ ...judged, samples: [sample('queued')] }, outcome).feedback_open, true);
     assert.equal(receiptOf({ ...judged, samples: [sample('training')] }, outcome).feedback_open, false);

@@ -94,10 +94,15 @@ function judgedReceipt(f: TurnFacts, outcome: (step: number) => ReturnType<AppQu
     checkpoint_id: o.checkpointId,
     version: o.live ? o.liveVersion : null,
     first_version: o.firstVersion,
-    reason: o.live
-      ? null
-      : (o.heldBack ?? 'what this step learned is not in the live adapter (rolled back to an earlier version, or held back)'),
+    reason: o.live ? null : notLiveReason(o),
   };
+}
+
+/** Why a trained step is not live: the gate's verdict, the gate still checking, or a rollback. */
+function notLiveReason(o: ReturnType<AppQueries['stepOutcome']>): string {
+  if (o.heldBack) return o.heldBack;
+  if (o.checking) return 'the competence gate is checking this step before it goes live';
+  return 'a rollback made an earlier version live, so what this step learned is not in the live adapter';
 }
 
 /** How long a rating without a hint waits for one (the trainer's `feedback_wait_s`, in ms; 0 without a trainer). */
