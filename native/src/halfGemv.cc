@@ -65,8 +65,12 @@ std::vector<std::pair<const char*, bool>> needs(GemvPath p, Kind kind) {
   }
 }
 
-// Fastest first.
-constexpr GemvPath kPreference[] = {GemvPath::Avx512Bf16, GemvPath::Avx512, GemvPath::Avx2, GemvPath::Scalar};
+// The default, fastest first among the paths that keep activations float32. Avx512Bf16 rounds
+// them to bfloat16 (as PyTorch's BF16 matmul does) and streams faster, but then a decoded token's
+// log-prob differs from the same token scored by a forward pass (prefill, the trainer's π_old and
+// π) by bfloat16 rounding, and a request's answer depends on whether it was batched or cached.
+// It stays available by name (CLAWLOOP_GEMV=avx512bf16).
+constexpr GemvPath kPreference[] = {GemvPath::Avx512, GemvPath::Avx2, GemvPath::Scalar};
 
 GemvPath best(Kind kind) {
   for (GemvPath p : kPreference)

@@ -119,10 +119,10 @@ for (const dtype of ['bf16', 'f16'] as const) {
 }
 
 describe('16-bit GEMV dispatch', { skip: SKIP }, () => {
-  it('decoding uses the fastest path this CPU runs, for each weight dtype', () => {
+  it('decoding uses the fastest path this CPU runs that keeps activations float32, for each weight dtype', () => {
     const chosen = nd().cpu().gemv;
     for (const dtype of ['bf16', 'f16'] as const) {
-      const best = pathsFor(dtype).find((p) => !nd().gemvUnavailable(p, KIND[dtype]));
+      const best = pathsFor(dtype).find((p) => p !== 'avx512bf16' && !nd().gemvUnavailable(p, KIND[dtype]));
       assert.equal(
         chosen[dtype],
         best,

@@ -3,7 +3,9 @@ import { GEMV_PATHS, KIND, type GemvPath, type NdAddon } from './ndAddon.js';
 /**
  * Applies `CLAWLOOP_GEMV`: the kernel decoding's 16-bit matrix-vector products use, one of
  * avx512bf16, avx512f, avx2 or scalar (native/src/halfGemv.h). Unset (the default), the addon picks
- * the fastest the CPU has; set, it is for comparing paths on one machine (benchmarks, numerics).
+ * the fastest the CPU has among those that keep activations float32, so that decoding, prefill and
+ * the trainer's scoring agree; avx512bf16 (activations rounded to bfloat16, faster where the CPU
+ * has AVX512-BF16) is chosen only by name. Set, it is for comparing paths on one machine.
  * avx512bf16 multiplies BF16 weights only: F16 weights keep their default. Throws when the CPU
  * cannot run the path, saying which feature it lacks.
  * @returns the paths in effect
