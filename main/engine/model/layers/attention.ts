@@ -166,7 +166,8 @@ export function tiledAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, 
  * Whether the tiled attention runs for T queries over S slots: from one full block of query rows
  * (32) on. With fewer (a decoding step, a short continuation) a tile is mostly padding, and the
  * composite's two small BLAS products over a [T, S] matrix that is small anyway were faster
- * (docs/agent-model.md: 0.4 against 1.1 ms for one query over 5,000 slots).
+ * (npm run bench:attention, docs/agent-model.md: 0.6 against 1.6 CPU ms for one query over 5,000
+ * slots).
  */
 export function tiledAttentionPays(T: number, S: number): boolean {
   return T >= TILED_MIN_QUERIES && S >= T;
