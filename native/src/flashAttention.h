@@ -41,7 +41,8 @@ constexpr size_t kAttnKeys = 64;
 void flashAttentionForward(const AttentionDims& a, const float* q, const float* kT, const float* v, float* out, float* lse);
 
 // Given dOut [B, T, H·D], writes dq [B, H, T, D], dkT [B, KVH, D, S] and dv [B, KVH, S, D].
-// Threaded over (row, KV head): each task owns its dK, dV and the dq of its G query heads.
+// Threaded over (row, KV head), each task owning that head's dK and dV, and with more threads
+// than such pairs also over shares of its key tiles (each share adds its dq in a buffer of its own).
 void flashAttentionBackward(const AttentionDims& a, const float* q, const float* kT, const float* v, const float* out, const float* lse,
                             const float* dOut, float* dq, float* dkT, float* dv);
 
