@@ -167,11 +167,24 @@ export function tiledAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, 
  * (32) on. With fewer (a decoding step, a short continuation) a tile is mostly padding, and the
  * composite's two small BLAS products over a [T, S] matrix that is small anyway were faster
  * (npm run bench:attention, docs/agent-model.md: 0.6 against 1.6 CPU ms for one query over 5,000
- * slots).
+ * slots). CLAWLOOP_TILED_ATTENTION=0 never runs it, =1 runs it for every call (to compare the two
+ * ways, and to test the kernel on every path).
  */
 export function tiledAttentionPays(T: number, S: number): boolean {
+  tiledMode ??= readTiledMode();
+  if (tiledMode !== 'auto') return tiledMode === 'always';
   return T >= TILED_MIN_QUERIES && S >= T;
 }
 
 /** The query rows of one tile of the native kernel (native/src/flashAttention.h kAttnRows). */
 const TILED_MIN_QUERIES = 32;
+
+/** CLAWLOOP_TILED_ATTENTION, read once (it is consulted on every attention call). */
+let tiledMode: 'auto' | 'never' | 'always' | null = null;
+
+function readTiledMode(): 'auto' | 'never' | 'always' {
+  const v = process.env.CLAWLOOP_TILED_ATTENTION;
+  if (v === undefined || v === '') return 'auto';
+  if (v === '0' || v === '1') return v === '1' ? 'always' : 'never';
+  throw new Error(`CLAWLOOP_TILED_ATTENTION is '${v}'; use 0 (never), 1 (every call) or leave it unset (from 32 queries on)`);
+}
