@@ -35,11 +35,11 @@ struct BackwardArgs {
 void recomputeProbabilities(BackwardScratch& w, size_t n, int64_t s0, const float* lseRows) {
   for (size_t r = 0; r < kAttnRows; r++) {
     float* p = &w.P[r * kAttnKeys];
-    for (size_t j = 0; j < kAttnKeys; j++) {
-      const int64_t s = s0 + static_cast<int64_t>(j);
-      const bool seen = r < n && s >= w.lo[r] && s <= w.hi[r];
-      p[j] = seen ? expApprox((w.uniform[r] ? 0.0f : p[j]) - lseRows[r]) : 0.0f;
-    }
+    // The slots the row sees in this tile: [j0, j1), branch-free below so that the loop vectorises.
+    const int j0 = r < n ? static_cast<int>(std::max<int64_t>(w.lo[r] - s0, 0)) : 0;
+    const int j1 = r < n ? static_cast<int>(std::min<int64_t>(w.hi[r] - s0 + 1, kAttnKeys)) : 0;
+    const float keep = r < n && w.uniform[r] ? 0.0f : 1.0f, shift = r < n ? lseRows[r] : 0.0f;
+    for (int j = 0; j < static_cast<int>(kAttnKeys); j++) p[j] = j >= j0 && j < j1 ? expApprox(keep * p[j] - shift) : 0.0f;
   }
 }
 

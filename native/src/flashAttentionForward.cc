@@ -23,26 +23,18 @@ struct ForwardScratch {
 
 // One row's online-softmax step over a tile: scores p [Bc] (scaled) become exp(score − new max),
 // zero where the row does not see the slot; returns the factor that rescales the row's earlier sums.
+// Branch-free loops over the whole tile, with lane-wise max and sum, so that they vectorise.
 float onlineSoftmaxRow(float* p, int64_t s0, int64_t lo, int64_t hi, bool uniform, float* m, float* l) {
-  float mx = -INFINITY;
-  for (size_t j = 0; j < kAttnKeys; j++) {
-    const int64_t s = s0 + static_cast<int64_t>(j);
-    const bool seen = s >= lo && s <= hi;
-    p[j] = seen ? (uniform ? 0.0f : p[j]) : -INFINITY;
-    mx = std::max(mx, p[j]);
-  }
-  if (mx == -INFINITY) {
+  const int j0 = static_cast<int>(std::max<int64_t>(lo - s0, 0)), j1 = static_cast<int>(std::min<int64_t>(hi - s0 + 1, kAttnKeys));  // seen: [j0, j1)
+  if (j0 >= j1) {
     std::fill_n(p, kAttnKeys, 0.0f);
     return 1.0f;
   }
-  const float mNew = std::max(*m, mx);
+  for (int j = 0; j < static_cast<int>(kAttnKeys); j++) p[j] = j >= j0 && j < j1 ? (uniform ? 0.0f : p[j]) : -INFINITY;
+  const float mNew = std::max(*m, tileRowMax(p));
   const float corr = *m == -INFINITY ? 0.0f : expApprox(*m - mNew);
-  float sum = 0;
-  for (size_t j = 0; j < kAttnKeys; j++) {
-    p[j] = p[j] == -INFINITY ? 0.0f : expApprox(p[j] - mNew);
-    sum += p[j];
-  }
-  *l = *l * corr + sum;
+  for (int j = 0; j < static_cast<int>(kAttnKeys); j++) p[j] = j >= j0 && j < j1 ? expApprox(p[j] - mNew) : 0.0f;
+  *l = *l * corr + tileRowSum(p);
   *m = mNew;
   return corr;
 }

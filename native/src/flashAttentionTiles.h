@@ -3,6 +3,7 @@
 // keys are zeros), so tileGemm never needs a ragged edge.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "flashAttention.h"
@@ -30,6 +31,23 @@ inline void loadValueTile(const float* vh, size_t D, size_t S, size_t Dp, size_t
   std::fill_n(Vt, kAttnKeys * Dp, 0.0f);
   const size_t n = std::min(kAttnKeys, S - s0);
   for (size_t j = 0; j < n; j++) std::memcpy(Vt + j * Dp, vh + (s0 + j) * D, D * sizeof(float));
+}
+
+// The largest of a tile row's kAttnKeys values, and their sum, in 8 lanes: each lane's running
+// result is independent, so compilers vectorise without reassociating float arithmetic.
+inline float tileRowMax(const float* x) {
+  float m[8];
+  std::fill_n(m, 8, -INFINITY);
+  for (size_t j = 0; j < kAttnKeys; j += 8)
+    for (size_t k = 0; k < 8; k++) m[k] = x[j + k] > m[k] ? x[j + k] : m[k];
+  return *std::max_element(m, m + 8);
+}
+
+inline float tileRowSum(const float* x) {
+  float s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (size_t j = 0; j < kAttnKeys; j += 8)
+    for (size_t k = 0; k < 8; k++) s[k] += x[j + k];
+  return ((s[0] + s[4]) + (s[1] + s[5])) + ((s[2] + s[6]) + (s[3] + s[7]));
 }
 
 // The slots a block's rows see, for the rows' own masks: per row [lo, hi] (every slot for a row
