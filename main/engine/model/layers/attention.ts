@@ -166,8 +166,8 @@ export function tiledAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, 
  * Whether the tiled attention runs for T queries over S slots: from one full block of query rows
  * (32) on. With fewer (a decoding step, a short continuation) a tile is mostly padding, and the
  * composite's two small BLAS products over a [T, S] matrix that is small anyway were faster
- * (npm run bench:attention, docs/agent-model.md: 0.6 against 1.6 CPU ms for one query over 5,000
- * slots). CLAWLOOP_TILED_ATTENTION=0 never runs it, =1 runs it for every call (to compare the two
+ * (npm run bench:attention, docs/agent-model.md: 0.38 against 0.81 CPU ms for one query over
+ * 5,000 slots). CLAWLOOP_TILED_ATTENTION=0 never runs it, =1 runs it for every call (to compare the two
  * ways, and to test the kernel on every path).
  */
 export function tiledAttentionPays(T: number, S: number): boolean {
