@@ -1,4 +1,5 @@
 // addon.nd: fused kernels (several tfjs ops in one pass over memory).
+#include "flashAttention.h"
 #include "fusedLayers.h"
 #include "napiUtil.h"
 #include "ndApi.h"
@@ -182,12 +183,55 @@ napi_value ApiVocabStatsGrad(napi_env env, napi_callback_info info) {
   return list;
 }
 
+// Reads (rows, B, H, KVH, T, S, D, window, scale) from argument `i` on and checks q, kT, v, rows.
+bool attentionDims(napi_env env, ArgReader& a, size_t i, Buf* q, Buf* kT, Buf* v, AttentionDims* d) {
+  Buf* rows = a.buf(i, "rows");
+  const int64_t B = a.integer(i + 1, "B"), H = a.integer(i + 2, "H"), KVH = a.integer(i + 3, "KVH"), T = a.integer(i + 4, "T"),
+                S = a.integer(i + 5, "S"), D = a.integer(i + 6, "D"), window = a.integer(i + 7, "window");
+  const double scale = a.number(i + 8, "scale");
+  if (!a.ok()) return false;
+  const bool ok = B > 0 && KVH > 0 && H % KVH == 0 && T > 0 && S >= T && D > 0 && f32(q, B * H * T * D) && f32(kT, B * KVH * D * S) &&
+                  f32(v, B * KVH * S * D) && rows && rows->kind == Kind::I32 && rows->count == size_t(2 * B);
+  if (!check(env, ok, "flashAttention", "sizes or kinds do not match")) return false;
+  *d = {size_t(B), size_t(H), size_t(KVH), size_t(T), size_t(S), size_t(D), window, static_cast<float>(scale), rows->i32()};
+  return true;
+}
+
+// flashAttention(q, kT, v, rows, B, H, KVH, T, S, D, window, scale) -> [out [B, T, H·D], lse [B, H, T]]
+napi_value ApiFlashAttention(napi_env env, napi_callback_info info) {
+  ArgReader a(env, info, 12);
+  Buf *q = a.buf(0, "q"), *kT = a.buf(1, "kT"), *v = a.buf(2, "v");
+  AttentionDims d;
+  if (!attentionDims(env, a, 3, q, kT, v, &d)) return nullptr;
+  Buf *out, *lse;
+  napi_value ov = newBuf(env, Kind::F32, q->count, &out), lv = ov ? newBuf(env, Kind::F32, d.B * d.H * d.T, &lse) : nullptr;
+  if (!lv) return nullptr;
+  flashAttentionForward(d, q->f32(), kT->f32(), v->f32(), out->f32(), lse->f32());
+  return bufList(env, {ov, lv});
+}
+
+// flashAttentionGrad(q, kT, v, out, lse, dOut, rows, B, H, KVH, T, S, D, window, scale) -> [dq, dkT, dv]
+napi_value ApiFlashAttentionGrad(napi_env env, napi_callback_info info) {
+  ArgReader a(env, info, 15);
+  Buf *q = a.buf(0, "q"), *kT = a.buf(1, "kT"), *v = a.buf(2, "v"), *out = a.buf(3, "out"), *lse = a.buf(4, "lse"), *dOut = a.buf(5, "dOut");
+  AttentionDims d;
+  if (!attentionDims(env, a, 6, q, kT, v, &d)) return nullptr;
+  if (!check(env, f32(out, q->count) && f32(dOut, q->count) && f32(lse, d.B * d.H * d.T), "flashAttentionGrad", "sizes do not match")) return nullptr;
+  Buf *dq, *dkT, *dv;
+  napi_value qv = newBuf(env, Kind::F32, q->count, &dq), kv = qv ? newBuf(env, Kind::F32, kT->count, &dkT) : nullptr,
+             vv = kv ? newBuf(env, Kind::F32, v->count, &dv) : nullptr;
+  if (!vv) return nullptr;
+  flashAttentionBackward(d, q->f32(), kT->f32(), v->f32(), out->f32(), lse->f32(), dOut->f32(), dq->f32(), dkT->f32(), dv->f32());
+  return bufList(env, {qv, kv, vv});
+}
+
 }  // namespace
 
 void fusedEntries(std::vector<Entry>* out) {
   out->insert(out->end(), {{"vocabStats", ApiVocabStats}, {"vocabStatsGrad", ApiVocabStatsGrad}, {"rmsNorm", ApiRmsNorm},
                            {"rmsNormGrad", ApiRmsNormGrad}, {"swiglu", ApiSwiglu}, {"swigluGrad", ApiSwigluGrad}, {"rope", ApiRope},
-                           {"maskedSoftmax", ApiMaskedSoftmax}, {"maskedSoftmaxGrad", ApiMaskedSoftmaxGrad}});
+                           {"maskedSoftmax", ApiMaskedSoftmax}, {"maskedSoftmaxGrad", ApiMaskedSoftmaxGrad}, {"flashAttention", ApiFlashAttention},
+                           {"flashAttentionGrad", ApiFlashAttentionGrad}});
 }
 
 }  // namespace clawloop

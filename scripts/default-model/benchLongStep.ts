@@ -8,19 +8,16 @@
  * context raised to the longest sequence (RoPE positions past the trained 1,024); each step is a
  * real AdamW update, so the figures include the optimizer.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as tf from '@tensorflow/tfjs-core';
 import { initBackend } from '../../main/engine/backends/backend.js';
 import { loadNativeAddon } from '../../main/engine/backends/nativeAddon.js';
-import { CausalLM } from '../../main/engine/model/causalLM.js';
-import { parseModelConfig } from '../../main/engine/model/config.js';
-import { readSafetensors } from '../../main/engine/formats/safetensors.js';
 import { AdamW } from '../../main/engine/training/optimizer.js';
 import { computeGradients, crossEntropyLoss } from '../../main/engine/training/train.js';
 import { defaultModelDir } from '../../main/resources.js';
 import { scriptArgs } from '../scriptArgs.js';
+import { longContextModel } from './longContextModel.js';
 
 const USAGE = `Usage: node dist/scripts/default-model/benchLongStep.js [options]
   --seq LIST     sequence lengths to time, comma-separated (default: 1024,4096,8192)
@@ -35,10 +32,8 @@ async function main(): Promise<void> {
   const steps = Number(values.steps);
   const dir = path.resolve(values.model ?? defaultModelDir());
   await initBackend(undefined, { log: () => {} });
-  const configJson = JSON.parse(fs.readFileSync(path.join(dir, 'config.json'), 'utf8'));
-  const config = parseModelConfig({ ...configJson, max_position_embeddings: Math.max(8192, ...lengths) });
-  const { tensors } = readSafetensors(path.join(dir, 'model.safetensors'));
-  const lm = CausalLM.fromTensors(config, new Map([...tensors].map(([k, v]) => [k, v.data])));
+  const lm = longContextModel(dir, Math.max(8192, ...lengths));
+  const config = lm.config;
   lm.setTrainable(true);
   const opt = new AdamW(lm.parameters(), { lr: 1e-5, weightDecay: 0.1, beta1: 0.9, beta2: 0.95, maxGradNorm: 1 });
   const info = loadNativeAddon()?.info();

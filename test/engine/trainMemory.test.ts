@@ -90,7 +90,7 @@ describe('training memory: checkpointing and fused vocabulary statistics', () =>
     assert.equal(chunkRows(151_936, 4096), 110, '64 MB of logits per chunk for a Qwen3 vocabulary');
     assert.equal(chunkRows(320, 50), 50);
     const qwen17 = { ...model.config, hiddenSize: 2048, intermediateSize: 6144, numHeads: 16, numLayers: 28 };
-    assert.ok(activationBytes(qwen17, 1, 1024) > 8e9, 'a 1.7B model at 1,024 tokens would keep GBs of activations');
+    assert.ok(activationBytes(qwen17, 1, 1024) > 4e9, 'a 1.7B model at 1,024 tokens would keep GBs of activations');
     assert.equal(useCheckpointing('auto', qwen17, 1, 1024), activationBytes(qwen17, 1, 1024) > os.totalmem() / 4);
     assert.equal(useCheckpointing('auto', model.config, 2, 12), false);
     assert.equal(useCheckpointing(true, model.config, 2, 12), true);

@@ -7,8 +7,9 @@ import { FUSED, fusable, runFused, type FusedKernel } from './fusedKernels.js';
  * where the active backend has one (the native backend does for RMSNorm, RoPE, SwiGLU and the
  * masked softmax: one pass over memory), else tfjs ops written out from each forward formula (on
  * the GPU backend's kernels). Checked against the composite's gradients on the CPU backend
- * (test/gpu/fusedKernels.webgpu.test.ts, test/engine/nativeFused.test.ts). The attention kernel
- * has none: training runs the composite attention, whose gradient tfjs takes.
+ * (test/gpu/fusedKernels.webgpu.test.ts, test/engine/nativeFused.test.ts). The GPU attention
+ * kernel has none (training runs the composite attention there); the native backend's tiled
+ * attention has its backward kernel (test/engine/flashAttention.test.ts).
  *
  * A backward kernel that yields two gradients at once is run by each input's gradient that is
  * asked for: tfjs computes only the inputs on the path to the loss (a frozen norm weight gets
@@ -100,6 +101,17 @@ const maskedSoftmaxGrad: Grad = (dp, [p], attrs) => {
   };
 };
 
+/**
+ * The tiled attention's three gradients come from one backward kernel, run once here (not per
+ * input): it recomputes the probabilities from the saved out and lse. The lse output is for this
+ * backward pass only; a gradient reaching it is not propagated.
+ */
+const flashAttentionGrad: Grad = (dys, [q, kT, v, rows, out, lse], attrs) => {
+  const dy = (dys as tf.Tensor[])[0];
+  const [dq, dkT, dv] = runFused<tf.Tensor[]>(FUSED.flashAttentionGrad, { q, kT, v, rows, out, lse, dy }, attrs);
+  return { q: () => dq, kT: () => dkT, v: () => dv, rows: () => tf.zerosLike(rows) };
+};
+
 /** y = x − lse(x):  dx = dy − softmax(x)·Σ dy. */
 const logSoftmaxGrad: Grad = (dy, [y]) => ({
   x: () => tf.sub(dy as tf.Tensor, tf.mul(tf.exp(y), tf.sum(dy as tf.Tensor, -1, true))),
@@ -140,6 +152,7 @@ const GRADIENTS: Array<{ kernelName: string; inputsToSave?: string[]; outputsToS
   { kernelName: FUSED.rope, inputsToSave: ['x', 'cos', 'sin'], gradFunc: ropeGrad },
   { kernelName: FUSED.swiglu, inputsToSave: ['gate', 'up'], gradFunc: swigluGrad },
   { kernelName: FUSED.maskedSoftmax, outputsToSave: [true], gradFunc: maskedSoftmaxGrad },
+  { kernelName: FUSED.flashAttention, inputsToSave: ['q', 'kT', 'v', 'rows'], outputsToSave: [true, true], gradFunc: flashAttentionGrad },
   { kernelName: FUSED.logSoftmax, outputsToSave: [true], gradFunc: logSoftmaxGrad },
   { kernelName: FUSED.targetLogprob, inputsToSave: ['logits', 'targets'], gradFunc: targetLogprobGrad },
   { kernelName: FUSED.loraAdd, inputsToSave: ['y', 'xa', 'b'], gradFunc: loraAddGrad },

@@ -18,6 +18,9 @@ import * as tf from '@tensorflow/tfjs-core';
  *   (the mask shared by the G query heads of a KV head); maskedSoftmaxGrad {p, dp} {scale} → ds.
  * - vocabStats {h [N, H], w [V, H]} → [N, 2] (log-sum-exp, entropy of softmax(h·wᵀ));
  *   vocabStatsGrad {h, w, stats, dy} {weightGrad} → [dh] or [dh, dw].
+ * - flashAttention {q [B, H, T, D], kT [B, KVH, D, S], v [B, KVH, S, D], rows int32 [B, 2]}
+ *   {window, scale} → [out [B, T, H·D], lse [B, H, T]]: attention's tiled form (no [T, S] matrix);
+ *   flashAttentionGrad {q, kT, v, rows, out, lse, dy} {window, scale} → [dq, dkT, dv].
  * - attention, logSoftmax, targetLogprob, loraAdd, adamw, matmulW16: see their callers.
  */
 export const FUSED = {
@@ -32,6 +35,8 @@ export const FUSED = {
   vocabStats: 'ClawVocabStats',
   vocabStatsGrad: 'ClawVocabStatsGrad',
   attention: 'ClawAttention',
+  flashAttention: 'ClawFlashAttention',
+  flashAttentionGrad: 'ClawFlashAttentionGrad',
   logSoftmax: 'ClawLogSoftmax',
   targetLogprob: 'ClawTargetLogprob',
   loraAdd: 'ClawLoraAdd',

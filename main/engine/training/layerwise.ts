@@ -2,6 +2,7 @@ import os from 'node:os';
 import * as tf from '@tensorflow/tfjs-core';
 import type { CausalLM } from '../model/causalLM.js';
 import type { ModelConfig } from '../model/config.js';
+import { tiledAttentionPays } from '../model/layers/attention.js';
 import { FUSED, fusable } from '../ops/fusedKernels.js';
 import type { Rng } from '../../util/random.js';
 import type { GradientTarget } from './train.js';
@@ -10,11 +11,13 @@ import type { GradientTarget } from './train.js';
  * Bytes of activations a backward pass through all layers at once keeps alive, per token and
  * layer: with the fused layer kernels about ten hidden-sized tensors, four MLP-sized ones and the
  * attention probabilities over the sequence (measured: 176 KB a token a layer for Qwen3-1.7B's
- * shapes); with tfjs ops alone about three times as many.
+ * shapes), or with the tiled attention only a log-sum-exp per head; with tfjs ops alone about
+ * three times as many.
  */
 export function activationBytes(c: ModelConfig, batch: number, seq: number): number {
+  const tiled = tiledAttentionPays(seq, seq) && fusable(FUSED.flashAttention);
   const perToken = fusable(FUSED.rmsNorm)
-    ? 10 * c.hiddenSize + 4 * c.intermediateSize + 2 * c.numHeads * seq
+    ? 10 * c.hiddenSize + 4 * c.intermediateSize + (tiled ? c.numHeads : 2 * c.numHeads * seq)
     : 30 * c.hiddenSize + 12 * c.intermediateSize + 6 * c.numHeads * seq;
   return 4 * batch * seq * c.numLayers * perToken;
 }

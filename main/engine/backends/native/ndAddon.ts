@@ -155,6 +155,13 @@ export interface NdAddon {
   /** softmax(scale·s + mask) over rows of S, s [B, K, G·T, S], mask [T, S] or [B, 1, T, S]. */
   maskedSoftmax(s: Buf, mask: Buf, B: number, K: number, GT: number, T: number, S: number, perRow: boolean, scale: number): Buf;
   maskedSoftmaxGrad(p: Buf, dp: Buf, rows: number, S: number, scale: number): Buf;
+  /**
+   * Tiled causal attention (native/src/flashAttention.h): q [B, H, T, D], kT [B, KVH, D, S],
+   * v [B, KVH, S, D], rows int32 [B, 2] (start, pad) → [out [B, T, H·D], lse [B, H, T]].
+   */
+  flashAttention(q: Buf, kT: Buf, v: Buf, rows: Buf, B: number, H: number, KVH: number, T: number, S: number, D: number, window: number, scale: number): [Buf, Buf];
+  /** Its gradients [dq, dkT, dv] from the saved out and lse, and dOut [B, T, H·D]. */
+  flashAttentionGrad(q: Buf, kT: Buf, v: Buf, out: Buf, lse: Buf, dOut: Buf, rows: Buf, B: number, H: number, KVH: number, T: number, S: number, D: number, window: number, scale: number): [Buf, Buf, Buf];
   matmul(
     a: Buf,
     b: Buf,

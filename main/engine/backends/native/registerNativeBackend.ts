@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { registerFusedGradients } from '../../ops/fusedGradients.js';
 import type { NativeAddon } from '../nativeAddon.js';
 import { ELEMENTWISE_KERNELS } from './kernels/elementwiseKernels.js';
+import { ATTENTION_KERNELS } from './kernels/attentionKernels.js';
 import { FUSED_KERNELS } from './kernels/fusedKernels.js';
 import { applyGemvPath } from './gemvPath.js';
 import { INDEX_KERNELS } from './kernels/indexKernels.js';
@@ -10,7 +11,7 @@ import { REDUCE_KERNELS } from './kernels/reduceKernels.js';
 import { NativeBackend } from './nativeBackend.js';
 
 /** Every kernel of the native backend. */
-export const NATIVE_KERNELS: readonly tf.KernelConfig[] = [...ELEMENTWISE_KERNELS, ...REDUCE_KERNELS, ...LAYOUT_KERNELS, ...INDEX_KERNELS, ...FUSED_KERNELS];
+export const NATIVE_KERNELS: readonly tf.KernelConfig[] = [...ELEMENTWISE_KERNELS, ...REDUCE_KERNELS, ...LAYOUT_KERNELS, ...INDEX_KERNELS, ...FUSED_KERNELS, ...ATTENTION_KERNELS];
 
 /**
  * Registers the 'native' tfjs backend (tensors in native memory, kernels in the addon). Never

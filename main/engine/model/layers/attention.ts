@@ -134,14 +134,57 @@ export class AttentionMask {
 const FUSED_MAX_HEAD_DIM = 128;
 
 /**
- * Causal grouped-query attention over a KV cache: one flash-style GPU kernel when inferring (no
- * score matrix is stored), {@link groupedAttention} otherwise (and always while training, whose
- * gradient it provides). Shapes as groupedAttention's; returns [B, T, heads·D].
+ * Causal grouped-query attention over a KV cache. The native backend's tiled kernel (forward and
+ * backward, never the [T, S] score matrix) where it pays ({@link tiledAttentionPays}); one
+ * flash-style GPU kernel when inferring on the GPU backend; {@link groupedAttention} otherwise
+ * (and while training on the GPU, whose gradient tfjs takes). Shapes as groupedAttention's;
+ * returns [B, T, heads·D].
  */
 export function attention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, mask: AttentionMask, training: boolean): tf.Tensor3D {
   const D = q.shape[3];
+  if (tiledAttentionPays(q.shape[2], kT.shape[3]) && fusable(FUSED.flashAttention, q, kT, v)) return tiledAttention(q, kT, v, mask);
   if (!training && D <= FUSED_MAX_HEAD_DIM && fusable(FUSED.attention, q, kT, v)) {
-    return runFused(FUSED.attention, { q, kT, v, rows: mask.rowsTensor() }, { window: mask.window ?? 0, scale: 1 / Math.sqrt(D) });
+    return runFused(FUSED.attention, { q, kT, v, rows: mask.rowsTensor() }, kernelAttrs(mask, D));
   }
   return groupedAttention(q, kT, v, mask.tensor());
+}
+
+/** The attributes both attention kernels take: the window (0: none) and the scale 1/√D. */
+const kernelAttrs = (mask: AttentionMask, D: number) => ({ window: mask.window ?? 0, scale: 1 / Math.sqrt(D) });
+
+/**
+ * The native backend's tiled attention (native/src/flashAttention.h), with its backward kernel:
+ * shapes as {@link groupedAttention}'s, the same result without the [T, S] score matrix. Only
+ * where the backend has the kernel (fusable(FUSED.flashAttention)).
+ */
+export function tiledAttention(q: tf.Tensor4D, kT: tf.Tensor4D, v: tf.Tensor4D, mask: AttentionMask): tf.Tensor3D {
+  const inputs = { q, kT, v, rows: mask.rowsTensor() };
+  return runFused<tf.Tensor[]>(FUSED.flashAttention, inputs, kernelAttrs(mask, q.shape[3]))[0] as tf.Tensor3D;
+}
+
+/**
+ * Whether the tiled attention runs for T queries over S slots: from one full block of query rows
+ * (32) on. With fewer (a decoding step, a short continuation) a tile is mostly padding, and the
+ * composite's two small BLAS products over a [T, S] matrix that is small anyway were faster
+ * (npm run bench:attention, docs/agent-model.md: 0.38 against 0.81 CPU ms for one query over
+ * 5,000 slots). CLAWLOOP_TILED_ATTENTION=0 never runs it, =1 runs it for every call (to compare the two
+ * ways, and to test the kernel on every path).
+ */
+export function tiledAttentionPays(T: number, S: number): boolean {
+  tiledMode ??= readTiledMode();
+  if (tiledMode !== 'auto') return tiledMode === 'always';
+  return T >= TILED_MIN_QUERIES && S >= T;
+}
+
+/** The query rows of one tile of the native kernel (native/src/flashAttention.h kAttnRows). */
+const TILED_MIN_QUERIES = 32;
+
+/** CLAWLOOP_TILED_ATTENTION, read once (it is consulted on every attention call). */
+let tiledMode: 'auto' | 'never' | 'always' | null = null;
+
+function readTiledMode(): 'auto' | 'never' | 'always' {
+  const v = process.env.CLAWLOOP_TILED_ATTENTION;
+  if (v === undefined || v === '') return 'auto';
+  if (v === '0' || v === '1') return v === '1' ? 'always' : 'never';
+  throw new Error(`CLAWLOOP_TILED_ATTENTION is '${v}'; use 0 (never), 1 (every call) or leave it unset (from 32 queries on)`);
 }
