@@ -11,6 +11,7 @@ import { DataDirLock } from './dataDirLock.js';
 import { SettingsFile, type StoredSettings } from '../server/settingsFile.js';
 import { API_KEY_FILE, loadOrCreateApiKey } from '../server/apiKeyFile.js';
 import { secureDataFolder } from '../store/dataFolderMode.js';
+import { keylessCorsProblem } from '../server/requestGuards.js';
 import { appDir } from '../resources.js';
 import { numberFlag, parse, UsageError } from './args.js';
 import { resolveModelDir } from './modelDir.js';
@@ -183,11 +184,8 @@ function accessKey(values: ServeFlags, options: Partial<ServerOptions>, dataDir:
     return key;
   }
   if (values['api-key']) throw new UsageError('--no-auth and --api-key contradict each other: choose one');
-  if (options.corsOrigins?.includes('*')) {
-    throw new UsageError(
-      "--cors '*' with --no-auth would let every web page you visit read and delete your conversations: name the origins, or keep the key",
-    );
-  }
+  const problem = keylessCorsProblem(options.corsOrigins ?? []);
+  if (problem) throw new UsageError(problem.replace('without an API key', 'with --no-auth'));
   io.log(
     'clawloop: warning: --no-auth: any user or program on this machine can read your conversations, change the model folder and the judge',
   );
