@@ -78,6 +78,12 @@ const ApiKeyString = z
   .max(200, 'the key may have at most 200 characters')
   .regex(/^[\x21-\x7e]+$/, 'the key may hold only visible ASCII characters (no spaces, no accents): an HTTP header cannot carry others');
 
+/** Why `key` could not be an API key (the same rule as the settings route), or null when it can. */
+export function apiKeyProblem(key: string): string | null {
+  const r = ApiKeyString.safeParse(key);
+  return r.success ? null : r.error.issues[0].message;
+}
+
 export const ApiKeyRequestSchema = z.union([
   z
     .object({ api_key: ApiKeyString.nullable().describe('the new key (8 to 200 visible ASCII characters), or null to turn it off') })
