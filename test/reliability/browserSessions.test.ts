@@ -105,3 +105,35 @@ async function signInByKey(t: ServeProcess, key: string): Promise<{ cookie: stri
   const { session_proof } = (await res.json()) as { session_proof: string };
   return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0], proof: session_proof };
 }
+
+/**
+ * The probe's "a key turned off in the app comes back at the next start": by design (secure by
+ * default, only --no-auth starts a core without a key), now said by the app, the API and the docs.
+ */
+describe('issue 41: a key turned off in the app lasts until the next start', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-key-off-'));
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('turned off, no key is needed; the next start takes the data folder’s key again', async () => {
+    let t = await startServe(modelDir('qwen3-qknorm'), dataDir, ['--train-method', 'off'], { defaultAuth: true });
+    const key = fs.readFileSync(path.join(dataDir, API_KEY_FILE), 'utf8').trim();
+    try {
+      const off = await fetch(`${t.origin}/api/settings/api-key`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ api_key: null }),
+      });
+      assert.equal(off.status, 200);
+      assert.equal((await fetch(`${t.origin}/api/sessions`)).status, 200, 'no key needed until the restart');
+    } finally {
+      t.child.kill('SIGKILL');
+    }
+    t = await startServe(modelDir('qwen3-qknorm'), dataDir, ['--train-method', 'off'], { defaultAuth: true });
+    try {
+      assert.equal((await fetch(`${t.origin}/api/sessions`)).status, 401);
+      assert.equal((await fetch(`${t.origin}/api/sessions`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+    } finally {
+      t.child.kill('SIGKILL');
+    }
+  });
+});
