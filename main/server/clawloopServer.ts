@@ -91,7 +91,7 @@ export class ClawLoopServer {
         return () => this.shutdownHooks.delete(f);
       },
       signInLinks: this.signInLinks,
-      browserSessions: new BrowserSessions(),
+      browserSessions: new BrowserSessions(dataDir),
       eventStreams: new EventStreamSlots(this.options.maxEventStreamsPerClient, this.options.maxEventStreams),
       exports: new ExportQueue(),
     };

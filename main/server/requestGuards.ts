@@ -96,7 +96,7 @@ export function checkApiKey(req: IncomingMessage, apiKey: string | null, port: n
   const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
   if (m && sameSecret(m[1].trim(), apiKey)) return;
   const token = cookieSession(req, port);
-  if (token !== null && sessions.check(token, requestProof(req))) return;
+  if (token !== null && sessions.check(token, requestProof(req), apiKey)) return;
   throw new ApiError(
     401,
     token === null

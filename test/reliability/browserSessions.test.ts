@@ -114,6 +114,30 @@ describe('issue 41: a key turned off in the app lasts until the next start', () 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'clawloop-key-off-'));
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
+  it('a browser stays signed in across a restart; the sessions file holds only hashes, owner-only', async () => {
+    let t = await startServe(modelDir('qwen3-qknorm'), dataDir, ['--train-method', 'off'], { defaultAuth: true });
+    const key = fs.readFileSync(path.join(dataDir, API_KEY_FILE), 'utf8').trim();
+    let s: { cookie: string; proof: string };
+    try {
+      s = await signInByKey(t, key);
+    } finally {
+      t.child.kill('SIGKILL');
+    }
+    const file = path.join(dataDir, 'browser-sessions.json');
+    const text = fs.readFileSync(file, 'utf8');
+    for (const secret of [key, s.proof, s.cookie.split('=')[1]]) assert.ok(!text.includes(secret), 'a secret is in the sessions file');
+    if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    t = await startServe(modelDir('qwen3-qknorm'), dataDir, ['--train-method', 'off'], { defaultAuth: true });
+    try {
+      const port = new URL(t.origin).port;
+      const cookie = s.cookie.replace(/^clawloop_session_\d+/, `clawloop_session_${port}`); // a new port: the browser's cookie for it
+      assert.equal((await fetch(`${t.origin}/api/sessions`, { headers: { cookie, 'x-clawloop-proof': s.proof } })).status, 200);
+      assert.equal((await fetch(`${t.origin}/api/sessions`, { headers: { cookie } })).status, 401);
+    } finally {
+      t.child.kill('SIGKILL');
+    }
+  });
+
   it('turned off, no key is needed; the next start takes the data folder’s key again', async () => {
     let t = await startServe(modelDir('qwen3-qknorm'), dataDir, ['--train-method', 'off'], { defaultAuth: true });
     const key = fs.readFileSync(path.join(dataDir, API_KEY_FILE), 'utf8').trim();

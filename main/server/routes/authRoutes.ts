@@ -15,7 +15,7 @@ const PROOF_STORAGE_KEY = 'clawloop.sessionProof';
  */
 export function startBrowserSession(ctx: ServerContext, r: Pick<RouteRequest, 'req' | 'res'>): string | null {
   if (!ctx.options.apiKey) return null;
-  const { token, proof } = ctx.browserSessions.issue();
+  const { token, proof } = ctx.browserSessions.issue(ctx.options.apiKey);
   const port = r.req.socket.localPort ?? ctx.options.port;
   r.res.setHeader('set-cookie', sessionCookie(port, token, ctx.browserSessions.ttlMs));
   return proof;
