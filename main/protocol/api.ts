@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ApiKeyRequestSchema, ApiKeyResponseSchema, HealthSchema, InfoSchema, SettingsPatchSchema, SettingsSchema } from './app.js';
-import { SignInRequestSchema as SignInBody, SignInResponseSchema as SignedIn } from './app.js';
+import { SignInRequestSchema as SignInBody, SignInResponseSchema as SignedIn, SignOutResponseSchema as SignedOut } from './app.js';
 import { CheckpointLabelSchema, CheckpointListSchema, CheckpointPatchSchema, RollbackResponseSchema } from './checkpoints.js';
 import { ExportRequestSchema, ExportResponseSchema, PinRequestSchema, PinResponseSchema } from './checkpoints.js';
 import { ChatCompletionChunkSchema, ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from './openai.js';
@@ -143,6 +143,13 @@ export const API = {
     auth: false,
     body: SignInBody,
     response: json(SignedIn),
+  },
+  'auth.signOut': {
+    method: 'DELETE',
+    path: '/api/sign-in',
+    summary: 'Ends the calling browser’s session (its cookie and proof open nothing from then on) and clears its cookie.',
+    auth: true,
+    response: json(SignedOut),
   },
   'training.status': {
     method: 'GET',

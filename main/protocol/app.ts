@@ -105,6 +105,9 @@ export const SignInResponseSchema = z.object({
   session_proof: z.string().nullable().describe('send as the x-clawloop-proof header with the cookie; null: no key, nothing to send'),
 });
 
+/** Signed out: the browser's session ended (a request with a bearer key has none to end). */
+export const SignOutResponseSchema = z.object({ signed_in: z.literal(false) });
+
 /**
  * The key, answered only to the caller who just set it (it is never readable otherwise). Changing
  * the key ends every browser session; the caller's browser gets a new one (cookie and proof).

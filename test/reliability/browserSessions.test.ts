@@ -11,7 +11,7 @@ type Err = { error: { message: string; code: string } };
 
 /** Signs in the way a browser does (the printed one-time link) and returns the cookie pair and the page's proof. */
 async function signInByLink(t: ServeProcess): Promise<{ cookie: string; setCookie: string; proof: string }> {
-  const link = new URL(/the app: (\S+)/.exec(t.stderr())![1]);
+  const link = await printedLink(t);
   const res = await fetch(`${t.origin}${link.pathname}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
   assert.equal(res.status, 200);
   const setCookie = res.headers.get('set-cookie') ?? '';
@@ -58,7 +58,7 @@ describe('issue 41: a sign-in cookie received on another port opens nothing', ()
   });
 
   it('NEW-1: a used link starts nothing, and the key prompt’s session keeps the proof out of the cookie', async () => {
-    const link = new URL(/the app: (\S+)/.exec(t.stderr())![1]);
+    const link = await printedLink(t);
     const res = await fetch(`${t.origin}${link.pathname}`, { headers: { accept: 'text/html' } });
     // The link was used by the test above: a dead link starts nothing.
     assert.equal(res.status, 403);
@@ -81,6 +81,18 @@ describe('issue 41: a sign-in cookie received on another port opens nothing', ()
     assert.equal((await get('/api/sessions', { cookie: mine, 'x-clawloop-proof': body.session_proof })).status, 200);
   });
 
+  it('signing out ends that browser’s session alone, and clears its cookie', async () => {
+    const a = await signInByKey(t, key);
+    const b = await signInByKey(t, key);
+    const out = await fetch(`${t.origin}/api/sign-in`, { method: 'DELETE', headers: { cookie: a.cookie, 'x-clawloop-proof': a.proof } });
+    assert.equal(out.status, 200);
+    assert.match(out.headers.get('set-cookie') ?? '', /^clawloop_session_\d+=; .*Max-Age=0/);
+    assert.equal((await get('/api/sessions', { cookie: a.cookie, 'x-clawloop-proof': a.proof })).status, 401);
+    assert.equal((await get('/api/sessions', { cookie: b.cookie, 'x-clawloop-proof': b.proof })).status, 200);
+    const replay = await fetch(`${t.origin}/api/sign-in`, { method: 'DELETE', headers: { cookie: b.cookie } });
+    assert.equal(replay.status, 401, 'the cookie alone cannot even sign a browser out');
+  });
+
   it("11: with --cors '*' the key cannot be turned off at run time (400 saying why), and pages stay out", async () => {
     const off = await fetch(`${t.origin}/api/settings/api-key`, {
       method: 'PUT',
@@ -93,6 +105,12 @@ describe('issue 41: a sign-in cookie received on another port opens nothing', ()
     assert.equal(del.status, 401);
   });
 });
+
+/** The one-time link `clawloop serve` printed (its line follows the "serving" line startServe waits for). */
+async function printedLink(t: ServeProcess): Promise<URL> {
+  for (let i = 0; i < 200 && !/the app: \S+/.test(t.stderr()); i++) await new Promise((r) => setTimeout(r, 50));
+  return new URL(/the app: (\S+)/.exec(t.stderr())![1]);
+}
 
 /** Signs in the way the app's key prompt does (POST /api/sign-in). */
 async function signInByKey(t: ServeProcess, key: string): Promise<{ cookie: string; proof: string }> {

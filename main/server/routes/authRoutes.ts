@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { ApiError } from '../apiError.js';
-import { sessionCookie } from '../browserSessions.js';
+import { cookieSession, sessionCookie, sessionCookieName } from '../browserSessions.js';
 import type { Handler, RouteRequest } from '../routeTypes.js';
 import { sameSecret } from '../secrets.js';
 import type { ServerContext } from '../serverContext.js';
@@ -69,4 +69,13 @@ export const signIn: Handler<'auth.signIn'> = (ctx, r) => {
     );
   }
   return { signed_in: true, session_proof: startBrowserSession(ctx, r) };
+};
+
+/** DELETE /api/sign-in: signs this browser out; its session ends and its cookie is cleared. */
+export const signOut: Handler<'auth.signOut'> = (ctx, { req, res }) => {
+  const port = req.socket.localPort ?? ctx.options.port;
+  const token = cookieSession(req, port);
+  if (token !== null) ctx.browserSessions.revoke(token);
+  res.setHeader('set-cookie', `${sessionCookieName(port)}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`);
+  return { signed_in: false };
 };
