@@ -42,11 +42,21 @@ test('Regenerate key and Remove key ask first; Cancel keeps the key', async ({ b
     await expect(regenerate).toBeHidden();
     await expect(section.getByRole('status')).toHaveCount(0); // nothing happened
 
+    // A new key ends every browser session but this one's: after a reload the app is still signed in.
+    await section.getByRole('button', { name: 'Regenerate key' }).click();
+    await regenerate.getByRole('button', { name: 'Regenerate key' }).click();
+    await expect(section.getByRole('status')).toContainText('New key generated');
+    await page.reload();
+    await expect(liveStatus(page)).toBeVisible();
+    await expect(page.getByRole('dialog', { name: /needs its API key/ })).toBeHidden();
+
     await section.getByRole('button', { name: 'Remove key' }).click();
     const remove = page.getByRole('dialog', { name: 'Remove the API key?' });
     await expect(remove).toContainText('any program on this machine can use the API');
+    await expect(remove).toContainText('This lasts until ClawLoop restarts');
     await remove.getByRole('button', { name: 'Remove key' }).click();
     await expect(section).toContainText('No key is set');
+    await expect(section).toContainText('next start takes the data folder’s key again');
     await page.close();
   } finally {
     await core.stop();

@@ -37,9 +37,16 @@ async function openApp(page: Page, core: Core, shell: 'browser' | 'electron'): P
     return { app: await electronApp.firstWindow(), close: () => electronApp.close() };
   }
   // Signed in the way the app's key prompt does it (the printed link works once; a worker's core
-  // serves many pages): the key is exchanged for the HttpOnly cookie, shared with the page.
+  // serves many pages): the key is exchanged for the HttpOnly cookie, shared with the page, and the
+  // proof, which the page keeps in its origin's storage.
   const key = core.process.key;
-  if (key) expect((await page.request.post(`${core.origin}/api/sign-in`, { data: { api_key: key } })).status()).toBe(200);
+  if (key) {
+    const res = await page.request.post(`${core.origin}/api/sign-in`, { data: { api_key: key } });
+    expect(res.status()).toBe(200);
+    const { session_proof } = (await res.json()) as { session_proof: string };
+    await page.goto(`${core.origin}/healthz`);
+    await page.evaluate((proof) => localStorage.setItem('clawloop.sessionProof', proof), session_proof);
+  }
   await page.goto(`${core.origin}/`);
   return { app: page, close: async () => undefined };
 }

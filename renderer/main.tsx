@@ -1,7 +1,7 @@
-/** The app's entry: takes the API key from the desktop shell (or an old link), wires the services, renders the app. */
+/** The app's entry: takes the API key from the desktop shell, wires the services, renders the app. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { keyFromFragment, type KeyValueStorage } from './api/apiKey.js';
+import { dropKeyFragment, type KeyValueStorage } from './api/apiKey.js';
 import { App } from './app/App.js';
 import { desktop } from './app/desktop.js';
 import { createServices } from './app/services.js';
@@ -25,14 +25,12 @@ function newId(): string {
 }
 
 const services = createServices({ storage: storage(), frame: (fn) => requestAnimationFrame(fn), newId });
-const { key, rest } = keyFromFragment(window.location.hash);
-if (key) {
-  services.keys.set(key);
-  window.history.replaceState(null, '', window.location.pathname + window.location.search + rest);
-}
-// The desktop app hands the core's key over its preload; a browser is signed in by its cookie.
+// Old `#key=` links are not accepted (the key would stay in the history): the key leaves the address bar unused.
+const rest = dropKeyFragment(window.location.hash);
+if (rest !== null) window.history.replaceState(null, '', window.location.pathname + window.location.search + rest);
+// The desktop app hands the core's key over its preload; a browser is signed in by its cookie and proof.
 const shell = desktop();
-if (shell && !key) {
+if (shell) {
   void shell
     .apiKey()
     .then((k) => k && services.keys.set(k))

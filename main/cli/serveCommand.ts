@@ -9,8 +9,9 @@ import { mergeTrainingConfig, TrainingConfigError } from '../rl/trainingConfig.j
 import { removeServerFile, writeServerFile } from './serverFile.js';
 import { DataDirLock } from './dataDirLock.js';
 import { SettingsFile, type StoredSettings } from '../server/settingsFile.js';
-import { API_KEY_FILE, loadOrCreateApiKey, readApiKey } from '../server/apiKeyFile.js';
+import { API_KEY_FILE, readApiKey } from '../server/apiKeyFile.js';
 import { secureDataFolder } from '../store/dataFolderMode.js';
+import { accessKey, givenApiKey } from './serveKey.js';
 import { appDir } from '../resources.js';
 import { numberFlag, parse, UsageError } from './args.js';
 import { resolveModelDir } from './modelDir.js';
@@ -29,8 +30,10 @@ GET /healthz) and records every conversation in the data folder.
                             default: the bundled ${DEFAULT_MODEL} (resources/models/${DEFAULT_MODEL})
   --host HOST               interface to bind (default ${D.host}; 0.0.0.0 exposes it to your network)
   --port PORT               TCP port (default ${D.port}; 0 picks a free one)
-  --api-key KEY             require "Authorization: Bearer KEY" (or env CLAWLOOP_API_KEY; default: a
-                            random key made on first start, kept in <data dir>/api-key, mode 0600)
+  --api-key-file FILE       require "Authorization: Bearer KEY" with the KEY in FILE (or env
+                            CLAWLOOP_API_KEY; default: a random key made on first start, kept in
+                            <data dir>/api-key, mode 0600); 8 to 200 visible ASCII characters
+  --api-key KEY             the same, but other users of the machine see KEY through ps: prefer the above
   --no-auth                 no key at all: every user and program on this machine can read your
                             conversations and change settings (not recommended)
   --data-dir DIR            where conversations are stored (default: env CLAWLOOP_HOME, else ~/.clawloop)
@@ -83,6 +86,7 @@ const SERVE_FLAGS = {
   host: { type: 'string' },
   port: { type: 'string' },
   'api-key': { type: 'string' },
+  'api-key-file': { type: 'string' },
   'no-auth': { type: 'boolean' },
   'data-dir': { type: 'string' },
   'served-model-name': { type: 'string' },
@@ -121,12 +125,12 @@ const SERVE_FLAGS = {
 type ServeFlags = ReturnType<typeof parse<typeof SERVE_FLAGS>>['values'];
 
 /** The server options the flags set; unset ones take what the app stored in Settings, then the defaults. */
-function serverOptions(values: ServeFlags, stored: StoredSettings): Partial<ServerOptions> {
+function serverOptions(values: ServeFlags, stored: StoredSettings, apiKey: string | null): Partial<ServerOptions> {
   const idleMinutes = numberFlag(values['session-idle-minutes'], '--session-idle-minutes', { min: 0 });
   const options: Partial<ServerOptions> = {
     host: values.host ?? D.host,
     port: numberFlag(values.port, '--port', { min: 0, max: 65535, integer: true }) ?? D.port,
-    apiKey: values['api-key'] ?? process.env.CLAWLOOP_API_KEY ?? stored.api_key ?? null,
+    apiKey,
     servedModelName: values['served-model-name'] ?? '',
     maxQueue: numberFlag(values['max-queue'], '--max-queue', { min: 0, integer: true }) ?? D.maxQueue,
     maxBatch: numberFlag(values['max-batch'], '--max-batch', { min: 1, max: 256, integer: true }) ?? D.maxBatch,
@@ -140,7 +144,6 @@ function serverOptions(values: ServeFlags, stored: StoredSettings): Partial<Serv
     logFormat: logFormatFlag(values['log-format']),
     quiet: values.quiet === true,
   };
-  if (options.apiKey === '') options.apiKey = null;
   return options;
 }
 
@@ -156,8 +159,8 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   process.umask(0o077); // everything written from here on is the owner's alone (0600 files, 0700 folders)
   const secured = secureDataFolder(dataDir);
   if (secured) io.log(`clawloop: made ${secured} file(s) and folder(s) in ${dataDir} readable by you alone`);
-  const options = serverOptions(values, stored);
-  options.apiKey = accessKey(values, options, dataDir, io);
+  const options = serverOptions(values, stored, givenApiKey(values, stored.api_key, io));
+  options.apiKey = accessKey(values, options.apiKey ?? null, options.corsOrigins ?? [], dataDir, io);
   const resetTrainingConfig = values['reset-training-config'] === true;
   const lock = DataDirLock.acquire(dataDir, io.log); // one ClawLoop per data folder; released at exit
   const launched = await launchClawLoop({ modelDir, dataDir, backend, trainingPatch, resetTrainingConfig, options, log: io.log });
@@ -169,30 +172,6 @@ export async function serveCommand(argv: string[], io: Io): Promise<number> {
   lock.release();
   io.log('clawloop: stopped; database closed');
   return 0;
-}
-
-/**
- * The API key in force: --api-key, CLAWLOOP_API_KEY or the one set in the app; else the data
- * folder's own (made on first start); none with --no-auth, which is said loudly. A key-less core
- * that lets every web page in (--cors '*') is refused.
- */
-function accessKey(values: ServeFlags, options: Partial<ServerOptions>, dataDir: string, io: Io): string | null {
-  if (!values['no-auth']) {
-    if (options.apiKey) return options.apiKey;
-    const { key, created } = loadOrCreateApiKey(dataDir);
-    if (created) io.log(`clawloop: made an API key for this data folder: ${path.join(dataDir, API_KEY_FILE)} (readable by you alone)`);
-    return key;
-  }
-  if (values['api-key']) throw new UsageError('--no-auth and --api-key contradict each other: choose one');
-  if (options.corsOrigins?.includes('*')) {
-    throw new UsageError(
-      "--cors '*' with --no-auth would let every web page you visit read and delete your conversations: name the origins, or keep the key",
-    );
-  }
-  io.log(
-    'clawloop: warning: --no-auth: any user or program on this machine can read your conversations, change the model folder and the judge',
-  );
-  return null;
 }
 
 /** What is served where, what is learned, where the app is, and how to point OpenClaw at it. */

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ApiKeyRequestSchema, ApiKeyResponseSchema, HealthSchema, InfoSchema, SettingsPatchSchema, SettingsSchema } from './app.js';
-import { SignInRequestSchema as SignInBody, SignInResponseSchema as SignedIn } from './app.js';
+import { SignInRequestSchema as SignInBody, SignInResponseSchema as SignedIn, SignOutResponseSchema as SignedOut } from './app.js';
 import { CheckpointLabelSchema, CheckpointListSchema, CheckpointPatchSchema, RollbackResponseSchema } from './checkpoints.js';
 import { ExportRequestSchema, ExportResponseSchema, PinRequestSchema, PinResponseSchema } from './checkpoints.js';
 import { ChatCompletionChunkSchema, ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from './openai.js';
@@ -122,7 +122,8 @@ export const API = {
   'settings.apiKey': {
     method: 'PUT',
     path: '/api/settings/api-key',
-    summary: 'Set, regenerate or turn off the API key; takes effect at once and is stored for the next start.',
+    summary:
+      'Set, regenerate or turn off the API key, at once; a key set is stored for the next start, turning it off lasts until then (400 while --cors allows any page). Ends every browser session but the caller’s.',
     auth: true,
     body: ApiKeyRequestSchema,
     response: json(ApiKeyResponseSchema),
@@ -130,17 +131,25 @@ export const API = {
   'auth.link': {
     method: 'GET',
     path: '/api/sign-in/{token}',
-    summary: 'The one-time link `clawloop serve` prints: signs a browser in with an HttpOnly, SameSite=Strict cookie; dies on use.',
+    summary:
+      'The one-time link `clawloop serve` prints: starts a browser session (an HttpOnly, SameSite=Strict cookie with a session token, and a proof the page keeps in its storage); dies on use.',
     auth: false,
     response: json(SignedIn),
   },
   'auth.signIn': {
     method: 'POST',
     path: '/api/sign-in',
-    summary: 'Exchanges the API key for the same cookie (the app asks for the key when it has none). Never needs the API key.',
+    summary: 'Exchanges the API key for a browser session like the link’s (cookie and proof). Never needs the API key.',
     auth: false,
     body: SignInBody,
     response: json(SignedIn),
+  },
+  'auth.signOut': {
+    method: 'DELETE',
+    path: '/api/sign-in',
+    summary: 'Ends the calling browser’s session (its cookie and proof open nothing from then on) and clears its cookie.',
+    auth: true,
+    response: json(SignedOut),
   },
   'training.status': {
     method: 'GET',

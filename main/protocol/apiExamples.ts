@@ -218,9 +218,19 @@ export const EXAMPLES: Record<string, RouteExample> = {
       running: { model_dir: '/opt/clawloop/resources/models/clawloop-mini', backend: 'native' },
     },
   },
-  'settings.apiKey': { request: { regenerate: true }, response: { api_key: 'clk-9f1c0e7a3b5d4e2f8a6c1b0d' } },
-  'auth.link': { params: { token: 'kX3v9Qm2R7tYw1bN5cH8dF0gJ4sL6pA' }, response: { signed_in: true } },
-  'auth.signIn': { request: { api_key: 'clk-9f1c0e7a3b5d4e2f8a6c1b0d' }, response: { signed_in: true } },
+  'settings.apiKey': {
+    request: { regenerate: true },
+    response: { api_key: 'clk-9f1c0e7a3b5d4e2f8a6c1b0d', session_proof: 'q8Zt2Lw0Xr5Vn7Ck1Hb4Jd9Fs3Ga6Pe' },
+  },
+  'auth.link': {
+    params: { token: 'kX3v9Qm2R7tYw1bN5cH8dF0gJ4sL6pA' },
+    response: { signed_in: true, session_proof: 'q8Zt2Lw0Xr5Vn7Ck1Hb4Jd9Fs3Ga6Pe' },
+  },
+  'auth.signOut': { response: { signed_in: false } },
+  'auth.signIn': {
+    request: { api_key: 'clk-9f1c0e7a3b5d4e2f8a6c1b0d' },
+    response: { signed_in: true, session_proof: 'q8Zt2Lw0Xr5Vn7Ck1Hb4Jd9Fs3Ga6Pe' },
+  },
   'training.status': { response: status },
   'training.config.get': { response: config },
   'training.config.update': {

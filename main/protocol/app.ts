@@ -78,6 +78,12 @@ const ApiKeyString = z
   .max(200, 'the key may have at most 200 characters')
   .regex(/^[\x21-\x7e]+$/, 'the key may hold only visible ASCII characters (no spaces, no accents): an HTTP header cannot carry others');
 
+/** Why `key` could not be an API key (the same rule as the settings route), or null when it can. */
+export function apiKeyProblem(key: string): string | null {
+  const r = ApiKeyString.safeParse(key);
+  return r.success ? null : r.error.issues[0].message;
+}
+
 export const ApiKeyRequestSchema = z.union([
   z
     .object({ api_key: ApiKeyString.nullable().describe('the new key (8 to 200 visible ASCII characters), or null to turn it off') })
@@ -88,8 +94,25 @@ export type ApiKeyRequest = z.infer<typeof ApiKeyRequestSchema>;
 
 /** POST /api/sign-in: the key typed into the app, exchanged for its sign-in cookie. */
 export const SignInRequestSchema = z.object({ api_key: z.string().min(1).max(200).describe('the API key') }).strict();
-/** Signed in: the answer carries the HttpOnly cookie the app then sends with every request. */
-export const SignInResponseSchema = z.object({ signed_in: z.literal(true) });
+/**
+ * Signed in: the answer sets an HttpOnly cookie holding a session token, and carries the session's
+ * proof, which the page keeps in its origin's storage and sends as `x-clawloop-proof` with every
+ * request (the cookie alone opens nothing: other ports of the host receive it too). No proof when
+ * the server has no key.
+ */
+export const SignInResponseSchema = z.object({
+  signed_in: z.literal(true),
+  session_proof: z.string().nullable().describe('send as the x-clawloop-proof header with the cookie; null: no key, nothing to send'),
+});
 
-/** The key, answered only to the caller who just set it (it is never readable otherwise). */
-export const ApiKeyResponseSchema = z.object({ api_key: z.string().nullable() });
+/** Signed out: the browser's session ended (a request with a bearer key has none to end). */
+export const SignOutResponseSchema = z.object({ signed_in: z.literal(false) });
+
+/**
+ * The key, answered only to the caller who just set it (it is never readable otherwise). Changing
+ * the key ends every browser session; the caller's browser gets a new one (cookie and proof).
+ */
+export const ApiKeyResponseSchema = z.object({
+  api_key: z.string().nullable(),
+  session_proof: z.string().nullable().describe("the caller's new session proof (see POST /api/sign-in); null without a key"),
+});

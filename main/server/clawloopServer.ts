@@ -8,6 +8,7 @@ import { ApiError } from './apiError.js';
 import { EventBus } from './eventBus.js';
 import { EventStreamSlots } from './eventStreamSlots.js';
 import { SignInLinks } from './signIn.js';
+import { BrowserSessions } from './browserSessions.js';
 import { ExportQueue } from './exportQueue.js';
 import { cleanupExportTemp } from './exportTemp.js';
 import type { InferenceEngine } from './inferenceEngine.js';
@@ -93,6 +94,7 @@ export class ClawLoopServer {
         return () => this.shutdownHooks.delete(f);
       },
       signInLinks: this.signInLinks,
+      browserSessions: new BrowserSessions(dataDir),
       eventStreams: new EventStreamSlots(this.options.maxEventStreamsPerClient, this.options.maxEventStreams),
       exports: new ExportQueue(),
     };

@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './apiError.js';
 import type { ServerOptions } from './serverOptions.js';
-import { cookieKey } from './signIn.js';
+import { cookieSession, requestProof, type BrowserSessions } from './browserSessions.js';
+import { sameSecret } from './secrets.js';
 
 /**
  * Guards that keep web pages from using the server (the way Ollama and Jupyter guard theirs):
@@ -64,6 +64,16 @@ export function checkOrigin(req: IncomingMessage, o: ServerOptions): void {
   );
 }
 
+/**
+ * Why a core without a key must not allow these CORS origins, or null: with `*` (or `null`, the
+ * origin of every sandboxed frame and file:// page) any web page could read and delete conversations.
+ */
+export function keylessCorsProblem(corsOrigins: readonly string[]): string | null {
+  const open = corsOrigins.find((o) => o === '*' || o === 'null');
+  if (open === undefined) return null;
+  return `--cors '${open}' without an API key would let every web page you visit read and delete your conversations: name the origins, or keep the key`;
+}
+
 /** A request that carries a body must say it is JSON. */
 export function checkJsonContentType(req: IncomingMessage): void {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -76,23 +86,22 @@ export function checkJsonContentType(req: IncomingMessage): void {
   );
 }
 
-/** Compares two secrets in constant time (hashes first, so lengths do not leak). */
-export function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
-/** Passes a request that carries the key: `Authorization: Bearer <key>`, or the app's sign-in cookie (see signIn.ts). */
-export function checkApiKey(req: IncomingMessage, apiKey: string | null, port: number): void {
+/**
+ * Passes a request that carries the key (`Authorization: Bearer <key>`), or a browser signed in by
+ * the app: its session cookie together with the session's proof header (see browserSessions.ts; the
+ * cookie alone, which other ports of this host also receive, opens nothing).
+ */
+export function checkApiKey(req: IncomingMessage, apiKey: string | null, port: number, sessions: BrowserSessions): void {
   if (!apiKey) return;
   const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
   if (m && sameSecret(m[1].trim(), apiKey)) return;
-  const cookie = cookieKey(req, port);
-  if (cookie !== null && sameSecret(cookie, apiKey)) return;
+  const token = cookieSession(req, port);
+  if (token !== null && sessions.check(token, requestProof(req), apiKey)) return;
   throw new ApiError(
     401,
-    "invalid or missing API key: send Authorization: Bearer <key> (the key is in the data folder's api-key file, or the one given to clawloop serve)",
+    token === null
+      ? "invalid or missing API key: send Authorization: Bearer <key> (the key is in the data folder's api-key file, or the one given to clawloop serve)"
+      : 'this browser is not signed in (its session ended, or the request lacks the page’s proof): open the newest sign-in link clawloop serve printed, or enter the API key',
     'authentication_error',
     'invalid_api_key',
   );

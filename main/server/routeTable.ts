@@ -1,4 +1,4 @@
-import { signIn, signInLink } from './routes/authRoutes.js';
+import { signIn, signInLink, signOut } from './routes/authRoutes.js';
 import { chatCompletions } from './routes/chat/chatCompletions.js';
 import { exportCheckpoint, labelCheckpoint, listCheckpoints, pinCheckpoint, rollbackCheckpoint } from './routes/checkpointRoutes.js';
 import { streamEvents } from './routes/eventsRoute.js';
@@ -27,6 +27,7 @@ export const HANDLERS: Handlers = {
   'settings.apiKey': putApiKey,
   'auth.link': signInLink,
   'auth.signIn': signIn,
+  'auth.signOut': signOut,
   'training.status': trainingStatus,
   'training.config.get': getTrainingConfig,
   'training.config.update': putTrainingConfig,

@@ -68,7 +68,7 @@ export class Router {
     this.cors(req, res);
     if (req.method === 'OPTIONS' && o.corsOrigins.length) return this.preflight(res);
     const { route, params } = this.match(req.method ?? 'GET', path);
-    if (route.spec.auth) checkApiKey(req, o.apiKey, req.socket.localPort ?? o.port);
+    if (route.spec.auth) checkApiKey(req, o.apiKey, req.socket.localPort ?? o.port, this.ctx.browserSessions);
     if (route.spec.method !== 'GET') {
       checkOrigin(req, o);
       refuseWhileClosing(this.ctx);

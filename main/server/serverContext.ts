@@ -3,6 +3,7 @@ import type { LearnStore } from '../store/learnStore.js';
 import type { EventBus } from './eventBus.js';
 import type { EventStreamSlots } from './eventStreamSlots.js';
 import type { ExportQueue } from './exportQueue.js';
+import type { BrowserSessions } from './browserSessions.js';
 import type { SignInLinks } from './signIn.js';
 import type { InferenceEngine } from './inferenceEngine.js';
 import type { ServerOptions } from './serverOptions.js';
@@ -38,6 +39,8 @@ export interface ServerContext {
   onShutdown(f: () => void): () => void;
   /** The one-time sign-in links of the web app. */
   signInLinks: SignInLinks;
+  /** The browsers signed in to the web app (cookie plus the page's proof). */
+  browserSessions: BrowserSessions;
   /** The open /api/events streams, per client and in all (429 past the limits). */
   eventStreams: EventStreamSlots;
   /** Checkpoint exports under way: one per target folder, one model-loading worker at a time. */

@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 
 /**
  * How the web app signs in without the API key ever being in a URL (Jupyter's way): `clawloop serve`
- * prints a one-time link, `GET /api/sign-in/{token}`, which dies on its first use and answers with an
- * HttpOnly, SameSite=Strict cookie that holds the key. The page's scripts never see the key, other
- * sites' requests never carry it, and the link left in the browser's history opens nothing.
+ * prints a one-time link, `GET /api/sign-in/{token}`, which dies on its first use and starts a browser
+ * session (browserSessions.ts): an HttpOnly cookie with a session token, and a proof the page keeps
+ * in its origin's storage. The key is in neither, and the link left in the history opens nothing.
  */
 export class SignInLinks {
   private readonly tokens = new Map<string, number>();
@@ -31,28 +30,4 @@ export class SignInLinks {
     this.tokens.delete(token);
     return expires !== undefined && now <= expires;
   }
-}
-
-/** The cookie's name carries the port: cookies are shared by every port of a host, cores are not. */
-export const keyCookieName = (port: number) => `clawloop_key_${port}`;
-
-/** The Set-Cookie value that signs a browser in with `key` (a year; the key changing ends it). */
-export function keyCookie(port: number, key: string): string {
-  return `${keyCookieName(port)}=${encodeURIComponent(key)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=31536000`;
-}
-
-/** The key a request's cookie carries for this port, or null. */
-export function cookieKey(req: IncomingMessage, port: number): string | null {
-  const name = keyCookieName(port);
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return null;
-      }
-    }
-  }
-  return null;
 }

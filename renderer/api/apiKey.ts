@@ -2,8 +2,8 @@
  * The API key the app sends, when it has one. A browser is signed in by the core's HttpOnly cookie
  * (the one-time link `clawloop serve` prints, or the key typed into the prompt and exchanged for
  * it), so the page holds no key at all; the desktop app gets the key over its preload and keeps it
- * in memory. A `#key=` fragment (links of older versions) is still read, and removed from the
- * address bar.
+ * in memory. A `#key=` fragment (links of older versions) is no longer accepted: it put the key in
+ * the browser's history. It is removed from the address bar, unused, and the app asks for the key.
  */
 export interface KeyValueStorage {
   getItem(key: string): string | null;
@@ -13,16 +13,15 @@ export interface KeyValueStorage {
 
 export const API_KEY_STORAGE_KEY = 'clawloop.apiKey';
 
-/** Splits `#key=…` out of a location hash; `rest` is the hash without it ('' when nothing is left). */
-export function keyFromFragment(hash: string): { key: string | null; rest: string } {
+/** The hash without a `#key=…` of an old link ('' when nothing is left), or null when it has none. */
+export function dropKeyFragment(hash: string): string | null {
   const h = hash.startsWith('#') ? hash.slice(1) : hash;
-  if (!h) return { key: null, rest: '' };
+  if (!h) return null;
   const params = new URLSearchParams(h);
-  const key = params.get('key');
-  if (key === null) return { key: null, rest: hash };
+  if (!params.has('key')) return null;
   params.delete('key');
   const rest = params.toString();
-  return { key: key.trim() || null, rest: rest ? `#${rest}` : '' };
+  return rest ? `#${rest}` : '';
 }
 
 /** The one owner of the key: the transport reads it for each request, the Connect screen shows it. */

@@ -1,6 +1,6 @@
 /**
  * The one place the app talks HTTP to the core: same origin, `Authorization: Bearer <key>` when a
- * key is known, `Content-Type: application/json` on every body (the core refuses other bodies), and
+ * key is known, the session proof that goes with the sign-in cookie, `Content-Type: application/json` on every body (the core refuses other bodies), and
  * OpenAI's error envelope turned into an ApiRequestError whose message the UI shows where the action
  * happened.
  */
@@ -37,6 +37,8 @@ export interface TransportOptions {
   fetch?: FetchLike;
   /** The API key to send, or null for none. */
   getKey: () => string | null;
+  /** This browser's session proof (sessionProof.ts), sent with the cookie; default none. */
+  getProof?: () => string | null;
   /** Called on a 401, so the app can ask for the key. */
   onUnauthorized?: (err: ApiRequestError) => void;
   /** Called with true whenever the core answers and with false when it cannot be reached. */
@@ -95,7 +97,8 @@ export class Transport {
   /** Headers every request carries (auth), plus `extra`. */
   headers(extra: Record<string, string> = {}): Record<string, string> {
     const key = this.o.getKey();
-    return { ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra };
+    const proof = this.o.getProof?.() ?? null;
+    return { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(proof ? { 'x-clawloop-proof': proof } : {}), ...extra };
   }
 
   /** Sends a request; resolves with a 2xx response, rejects with ApiRequestError or CoreUnreachableError. */

@@ -6,6 +6,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
 import type { ApiKeyStore } from '../api/apiKey.js';
+import type { SessionProof } from '../api/sessionProof.js';
 import type { Info, TrainingStatus } from '../api/contract.js';
 import type { ClawLoopEvent, EventData } from '../api/events.js';
 import type { StreamStatus } from '../api/eventStream.js';
@@ -93,16 +94,16 @@ const INITIAL: CoreData = {
   stopping: null,
 };
 
-export function createCoreStore(api: ApiClient, keys: ApiKeyStore): CoreStore {
+export function createCoreStore(api: ApiClient, keys: ApiKeyStore, proof: SessionProof): CoreStore {
   return createStore<CoreState>()((set, get) => ({
     ...INITIAL,
-    ...connectionActions(set, get, api, keys),
+    ...connectionActions(set, get, api, keys, proof),
     ...statusActions(set, get, api),
   }));
 }
 
 /** Reachability, the event stream's status and the API key. */
-function connectionActions(set: SetCore, get: GetCore, api: ApiClient, keys: ApiKeyStore): ConnectionActions {
+function connectionActions(set: SetCore, get: GetCore, api: ApiClient, keys: ApiKeyStore, proof: SessionProof): ConnectionActions {
   return {
     setReachable(up, reason) {
       if (!up) set({ reachability: 'down', downReason: reason ?? 'no answer' });
@@ -131,8 +132,8 @@ function connectionActions(set: SetCore, get: GetCore, api: ApiClient, keys: Api
       keys.set(key);
       try {
         await api.trainingStatus();
-        // The cookie signs this browser in for later visits; the key itself stays in this page's memory only.
-        await api.signIn(key);
+        // The cookie and its proof sign this browser in for later visits; the key stays in this page's memory only.
+        proof.set((await api.signIn(key)).session_proof);
         set({ needsKey: false, keyMessage: null });
         void get().refresh();
         return true;

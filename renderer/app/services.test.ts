@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { chatStream, checkpointList, event, fakeFetch, json, memoryStorage, nextTick, trainingStatus, until } from '../test/fakeCore.js';
-import { API_KEY_STORAGE_KEY, keyFromFragment } from '../api/apiKey.js';
+import { API_KEY_STORAGE_KEY, dropKeyFragment } from '../api/apiKey.js';
 import { createServices } from './services.js';
 
 const INFO = {
@@ -33,7 +33,7 @@ function core(opts: { key?: string } = {}) {
     const { api_key } = r.body as { api_key: string };
     signIns.push(api_key);
     return api_key === opts.key || !opts.key
-      ? json(200, { signed_in: true })
+      ? json(200, { signed_in: true, session_proof: opts.key ? 'proof-1' : null })
       : json(401, { error: { message: 'not the key', type: 'authentication_error', code: 'invalid_api_key', param: 'api_key' } });
   });
   if (opts.key) {
@@ -91,15 +91,16 @@ test('services: a 401 asks for the key; a key that works is sent from then on an
   assert.equal(s.core.getState().needsKey, false);
   assert.equal(storage.data.get(API_KEY_STORAGE_KEY), undefined, 'nothing in storage, not even the old key');
   assert.deepEqual(signIns, ['sekret-key-1'], 'only the key that worked was exchanged for the cookie');
+  assert.equal(storage.data.get('clawloop.sessionProof'), 'proof-1', 'the session proof is kept for the next visit');
   await until(() => s.core.getState().liveVersion === 2);
   s.stop();
 });
 
-test('services: the key in the URL fragment is taken and the rest of the fragment kept', () => {
-  assert.deepEqual(keyFromFragment('#key=abc123'), { key: 'abc123', rest: '' });
-  assert.deepEqual(keyFromFragment('#key=abc&x=1'), { key: 'abc', rest: '#x=1' });
-  assert.deepEqual(keyFromFragment('#section'), { key: null, rest: '#section' });
-  assert.deepEqual(keyFromFragment(''), { key: null, rest: '' });
+test('services: a key in the URL fragment (old links) is dropped unused and the rest of the fragment kept', () => {
+  assert.equal(dropKeyFragment('#key=abc123'), '');
+  assert.equal(dropKeyFragment('#key=abc&x=1'), '#x=1');
+  assert.equal(dropKeyFragment('#section'), null);
+  assert.equal(dropKeyFragment(''), null);
 });
 
 test('services: the live version has one owner; the checkpoint list and Pause’s answer move it', async () => {

@@ -5,6 +5,7 @@
  */
 import { ApiClient } from '../api/client.js';
 import { ApiKeyStore, forgetStoredKey, type KeyValueStorage } from '../api/apiKey.js';
+import { SessionProof } from '../api/sessionProof.js';
 import type { ClawLoopEvent } from '../api/events.js';
 import { EventStreamClient, type ResyncReason } from '../api/eventStream.js';
 import type { FetchLike } from '../api/transport.js';
@@ -33,6 +34,8 @@ export interface ServicesEnv {
 
 export interface Services {
   keys: ApiKeyStore;
+  /** The proof that goes with this browser's sign-in cookie (kept in the origin's storage). */
+  proof: SessionProof;
   api: ApiClient;
   events: EventStreamClient;
   core: CoreStore;
@@ -59,12 +62,13 @@ type Stores = Pick<
 >;
 
 export function createServices(env: ServicesEnv): Services {
-  // The key lives in this page's memory only: the browser is signed in by an HttpOnly cookie
-  // (docs/security.md). A key an older version kept in storage is forgotten.
+  // The key lives in this page's memory only: the browser is signed in by an HttpOnly cookie and
+  // the proof kept in storage (docs/security.md). A key an older version kept in storage is forgotten.
   const keys = new ApiKeyStore(null);
+  const proof = new SessionProof(env.storage);
   forgetStoredKey(env.storage);
-  const { api, core } = connectCore(env, keys);
-  const stores = createStores(env, api, keys, core);
+  const { api, core } = connectCore(env, keys, proof);
+  const stores = createStores(env, api, keys, proof, core);
   const resync = resyncer(stores);
   const events = new EventStreamClient({
     open: (lastId, signal) => api.transport.send('GET', '/api/events', { headers: lastId ? { 'last-event-id': lastId } : {}, signal }),
@@ -83,6 +87,7 @@ export function createServices(env: ServicesEnv): Services {
   });
   return {
     keys,
+    proof,
     api,
     events,
     ...stores,
@@ -101,22 +106,23 @@ export function createServices(env: ServicesEnv): Services {
 }
 
 /** The API client and the core's store: the client tells the store about 401s and reachability. */
-function connectCore(env: ServicesEnv, keys: ApiKeyStore): { api: ApiClient; core: CoreStore } {
+function connectCore(env: ServicesEnv, keys: ApiKeyStore, proof: SessionProof): { api: ApiClient; core: CoreStore } {
   // The callbacks only run once a request is made, after the store exists.
   let core: CoreStore | null = null;
   const api = new ApiClient({
     baseUrl: env.baseUrl,
     fetch: env.fetch,
     getKey: () => keys.get(),
+    getProof: () => proof.get(),
     onUnauthorized: (e) => core?.getState().unauthorized(e.message),
     onReachability: (up, err) => core?.getState().setReachable(up, err?.message),
     onShuttingDown: (e) => core?.getState().shuttingDown(e.message),
   });
-  core = createCoreStore(api, keys);
+  core = createCoreStore(api, keys, proof);
   return { api, core };
 }
 
-function createStores(env: ServicesEnv, api: ApiClient, keys: ApiKeyStore, core: CoreStore): Stores {
+function createStores(env: ServicesEnv, api: ApiClient, keys: ApiKeyStore, proof: SessionProof, core: CoreStore): Stores {
   const refreshCore = () => void core.getState().refresh();
   // The list says which version is live: the header follows it (a rollback made here, or elsewhere).
   const checkpoints = createCheckpointsStore(api, (v) => core.getState().setLiveVersion(v));
@@ -143,7 +149,7 @@ function createStores(env: ServicesEnv, api: ApiClient, keys: ApiKeyStore, core:
     compare: createCompareStore(api, env.newId),
     data: createDataStore(api),
     settings: createSettingsStore(api),
-    connect: createConnectStore(api, keys, refreshCore),
+    connect: createConnectStore(api, keys, proof, refreshCore),
     notifications: createNotificationsStore(() => core.getState().training?.step ?? null),
   };
 }

@@ -13,7 +13,7 @@ function keySetText(keySet: boolean | null): string {
   if (keySet === null) return 'Checking…';
   return keySet
     ? 'A key is set: every client (OpenClaw, this app) must send it.'
-    : 'No key is set: any program on this machine can use the API.';
+    : 'No key is set: any program on this machine can use the API. Unless ClawLoop was started with --no-auth, its next start takes the data folder’s key again.';
 }
 
 /** The key this browser sends (set here, typed into the key prompt, or taken from the app's URL), hidden until revealed. */
@@ -50,7 +50,7 @@ function KeyChangeConfirm({ change, close }: { change: 'regenerate' | 'remove'; 
       <p>
         {regenerate
           ? 'A new key replaces the current one at once. Every client that sends the old key (OpenClaw, other browsers) is refused until you give it the new one; this app switches to the new key itself.'
-          : 'Without a key, any program on this machine can use the API and see your conversations. Clients that send the old key keep working.'}
+          : 'Without a key, any program on this machine can use the API and see your conversations. This lasts until ClawLoop restarts: the next start takes the data folder’s own key again (start it with --no-auth to run without one). Clients that send the old key keep working.'}
       </p>
     </ConfirmDialog>
   );

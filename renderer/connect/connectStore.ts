@@ -5,6 +5,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ApiClient } from '../api/client.js';
 import type { ApiKeyStore } from '../api/apiKey.js';
+import type { SessionProof } from '../api/sessionProof.js';
 
 export interface ConnectState {
   /** Whether the key this browser knows (ApiKeyStore: it set it, or got it from the app's URL) is shown. */
@@ -22,12 +23,13 @@ export interface ConnectState {
 
 export type ConnectStore = StoreApi<ConnectState>;
 
-export function createConnectStore(api: ApiClient, keys: ApiKeyStore, onKeyChanged: () => void): ConnectStore {
+export function createConnectStore(api: ApiClient, keys: ApiKeyStore, proof: SessionProof, onKeyChanged: () => void): ConnectStore {
   return createStore<ConnectState>()((set) => {
     async function change(body: { api_key: string | null } | { regenerate: true }, done: string): Promise<boolean> {
       try {
-        const { api_key } = await api.setApiKey(body);
+        const { api_key, session_proof } = await api.setApiKey(body);
         keys.set(api_key);
+        proof.set(session_proof); // the core ended every browser session but this one's
         set({ keyMessage: done, keyError: null });
         onKeyChanged();
         return true;
@@ -53,7 +55,10 @@ export function createConnectStore(api: ApiClient, keys: ApiKeyStore, onKeyChang
           set({ keyError: 'Use at least 8 characters, or Regenerate for a random key.' });
           return Promise.resolve(false);
         }
-        return change({ api_key: clean }, clean ? 'Key saved. Clients must send it now.' : 'Key removed: no key is needed now.');
+        return change(
+          { api_key: clean },
+          clean ? 'Key saved. Clients must send it now.' : 'Key removed until ClawLoop restarts: no key is needed now.',
+        );
       },
 
       regenerate() {

@@ -29,14 +29,15 @@ export function startServe(
   modelPath: string,
   dataDir: string,
   extra: string[] = [],
-  opts: { defaultAuth?: boolean } = {},
+  opts: { defaultAuth?: boolean; env?: NodeJS.ProcessEnv } = {},
 ): Promise<ServeProcess> {
-  const auth = opts.defaultAuth || extra.includes('--api-key') ? [] : ['--no-auth'];
+  const auth = opts.defaultAuth || extra.includes('--api-key') || extra.includes('--api-key-file') ? [] : ['--no-auth'];
   const child = spawn(
     process.execPath,
     [path.join(ROOT, 'bin', 'clawloop.js'), 'serve', '--model', modelPath, '--port', '0', '--data-dir', dataDir, ...auth, ...extra],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env: opts.env ?? process.env,
     },
   );
   live.add(child);

@@ -77,21 +77,23 @@ describe('issue 41: secure by default for other local users', () => {
     assert.equal((await get('/api/sessions', bearer())).headers.get('cache-control'), 'no-store');
   });
 
-  it('3: the one-time link signs a browser in with an HttpOnly, SameSite=Strict cookie and dies on use', async () => {
+  it('3: the one-time link starts a browser session (HttpOnly, SameSite=Strict cookie and a proof) and dies on use', async () => {
     const link = new URL(/the app: (\S+)/.exec(t.stderr())![1]);
     const first = await get(link.pathname, { accept: 'text/html' });
-    assert.equal(first.status, 303);
-    assert.equal(first.headers.get('location'), '/');
+    assert.equal(first.status, 200);
+    assert.equal(first.headers.get('cache-control'), 'no-store');
     const cookie = first.headers.get('set-cookie') ?? '';
     assert.match(cookie, /HttpOnly/);
     assert.match(cookie, /SameSite=Strict/);
+    const proof = /"clawloop\.sessionProof","([\w-]+)"/.exec(await first.text())?.[1];
+    assert.ok(proof, 'the page stores the proof');
     const pair = cookie.split(';')[0];
-    assert.equal((await get('/api/sessions', { cookie: pair })).status, 200, 'the cookie is the key');
+    assert.equal((await get('/api/sessions', { cookie: pair, 'x-clawloop-proof': proof })).status, 200, 'cookie and proof sign in');
     assert.equal((await get(link.pathname, { accept: 'text/html' })).status, 403, 'used once, the link is dead');
-    assert.equal((await get('/api/sessions', { cookie: pair.replace(/=.*/, '=clk-wrong') })).status, 401);
+    assert.equal((await get('/api/sessions', { cookie: pair.replace(/=.*/, '=wrong'), 'x-clawloop-proof': proof })).status, 401);
   });
 
-  it('3: the key typed into the app is exchanged for the cookie; a wrong one is a 401', async () => {
+  it('3: the key typed into the app is exchanged for a session; a wrong one is a 401', async () => {
     const signIn = (api_key: string) =>
       fetch(`${t.origin}/api/sign-in`, {
         method: 'POST',
@@ -102,6 +104,7 @@ describe('issue 41: secure by default for other local users', () => {
     const ok = await signIn(key);
     assert.equal(ok.status, 200);
     assert.match(ok.headers.get('set-cookie') ?? '', /HttpOnly; SameSite=Strict/);
+    assert.match(((await ok.json()) as { session_proof: string }).session_proof, /^[\w-]{32}$/);
   });
 
   it('5: a key no client could send is refused when it is set, and the old key stays in force', async () => {
@@ -126,5 +129,6 @@ describe('issue 41: secure by default for other local users', () => {
     const r = serve(['--no-auth', '--cors', '*']);
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /--cors '\*' with --no-auth would let every web page/);
+    assert.match(serve(['--no-auth', '--cors', 'null']).stderr, /--cors 'null' with --no-auth/);
   });
 });

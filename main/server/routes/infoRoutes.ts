@@ -5,7 +5,8 @@ import { resourcePath } from '../../resources.js';
 import { ApiError } from '../apiError.js';
 import { newApiKey } from '../apiKeyFile.js';
 import { openClawFitNote, openClawProvider } from '../openclawProvider.js';
-import { keyCookie } from '../signIn.js';
+import { keylessCorsProblem } from '../requestGuards.js';
+import { startBrowserSession } from './authRoutes.js';
 import { refuseLinksOut } from '../modelFolderLinks.js';
 import type { Handler } from '../routeTypes.js';
 import type { ServerContext } from '../serverContext.js';
@@ -86,12 +87,18 @@ export const putSettings: Handler<'settings.update'> = (ctx, { body }) => {
   return settingsView(ctx);
 };
 
-/** Sets, regenerates or clears the API key: in force at once, and stored (user-only file) for the next start. */
-export const putApiKey: Handler<'settings.apiKey'> = (ctx, { req, res, body }) => {
-  const key = 'regenerate' in body ? newApiKey() : body.api_key;
+/**
+ * Sets, regenerates or clears the API key, in force at once. A key set here is stored for the next
+ * start; turning the key off lasts until then (the next start takes the data folder's own key
+ * again: only `--no-auth` starts a core without one). Every browser session ends; the caller's
+ * browser gets a new one. A key-less core that lets any web page in is refused, as at start.
+ */
+export const putApiKey: Handler<'settings.apiKey'> = (ctx, r) => {
+  const key = 'regenerate' in r.body ? newApiKey() : r.body.api_key;
+  const problem = key === null ? keylessCorsProblem(ctx.options.corsOrigins) : null;
+  if (problem) throw new ApiError(400, `the key cannot be turned off here: ${problem}`, 'invalid_request_error', 'keyless_cors', 'api_key');
   ctx.settings.update({ api_key: key });
   ctx.options.apiKey = key;
-  // The browser that changed the key stays signed in with the new one.
-  if (key) res.setHeader('set-cookie', keyCookie(req.socket.localPort ?? ctx.options.port, key));
-  return { api_key: key };
+  ctx.browserSessions.revokeAll();
+  return { api_key: key, session_proof: startBrowserSession(ctx, r) };
 };
