@@ -50,6 +50,7 @@ export function exportTarget(
       `exports are written into ${root} (or a folder allowed with clawloop serve --export-dir); '${dir}' is outside${real !== target ? ` (it leads to ${real})` : ''}`,
     );
   }
+  if (roots.includes(real)) throw refuse(`'${dir}' is the exports folder itself; name a folder inside it`);
   if (fs.existsSync(real) && (!fs.statSync(real).isDirectory() || fs.readdirSync(real).length > 0)) {
     throw refuse(`${real} already exists and is not an empty folder; choose another name`, 409);
   }

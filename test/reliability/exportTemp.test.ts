@@ -68,6 +68,8 @@ describe('issue 41: export temporaries', () => {
         ['y/'.repeat(2100), /path would be \d{4} bytes long; at most 4031 bytes/],
         ['z/'.repeat(2030), /path would be \d{4} bytes long; at most 4031 bytes/],
         ['.clawloop-tmp-0123456789abcdef', /ClawLoop's temporaries/],
+        ['.', /is the exports folder itself/],
+        [`${allowed}//`, /is the exports folder itself/],
       ];
       for (const [dir, why] of cases) {
         const r = await exp(dir);
