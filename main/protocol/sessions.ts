@@ -173,7 +173,32 @@ export const SessionInfoSchema = z.object({
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
-export const SessionListSchema = z.object({ object: z.literal('list'), data: z.array(SessionInfoSchema) });
+/** The most sessions one page of GET /api/sessions holds, and how many when `limit` is left out. */
+export const MAX_SESSION_PAGE = 1000;
+export const DEFAULT_SESSION_PAGE = 200;
+
+/** GET /api/sessions paging (query parameters). */
+export const SessionQuerySchema = z
+  .object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SESSION_PAGE)
+      .default(DEFAULT_SESSION_PAGE)
+      .describe(`how many sessions (1–${MAX_SESSION_PAGE}, default ${DEFAULT_SESSION_PAGE})`),
+    cursor: z.string().min(1).max(1024).optional().describe("the previous page's next_cursor: the sessions after it"),
+  })
+  .strict();
+export type SessionQuery = z.input<typeof SessionQuerySchema>;
+
+export const SessionListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(SessionInfoSchema),
+  /** More sessions follow: ask again with `cursor` = `next_cursor` (absent from cores before paging: the list was whole). */
+  has_more: z.boolean().optional(),
+  next_cursor: z.string().nullable().optional(),
+});
 export type SessionList = z.infer<typeof SessionListSchema>;
 
 export const SessionDetailSchema = SessionInfoSchema.extend({ turns: z.array(TurnViewSchema) }).omit({ main_turns: true });
