@@ -11,7 +11,13 @@ import { CheckpointLabelSchema, CheckpointListSchema, CheckpointPatchSchema, Rol
 import { ExportRequestSchema, ExportResponseSchema, PinRequestSchema, PinResponseSchema } from './checkpoints.js';
 import { ChatCompletionChunkSchema, ChatCompletionRequestSchema, ChatCompletionSchema, ModelListSchema } from './openai.js';
 import { ExportLineSchema, ExportQuerySchema, FeedbackRequestSchema, FeedbackResponseSchema, SessionDeletedSchema } from './sessions.js';
-import { SessionDetailSchema, SessionEndRequestSchema, SessionEndResponseSchema, SessionListSchema } from './sessions.js';
+import {
+  SessionDetailSchema,
+  SessionEndRequestSchema,
+  SessionEndResponseSchema,
+  SessionListSchema,
+  SessionQuerySchema,
+} from './sessions.js';
 import { SessionPatchSchema, TurnListSchema, TurnQuerySchema, TurnViewSchema } from './sessions.js';
 import { StepRecordSchema, TrainingConfigPatchSchema, TrainingConfigSchema, TrainingStatusSchema } from './training.js';
 
@@ -251,8 +257,10 @@ export const API = {
   'sessions.list': {
     method: 'GET',
     path: '/api/sessions',
-    summary: 'Recorded sessions (conversations), newest activity last.',
+    summary:
+      'Recorded sessions (conversations), newest activity first, a page at a time (`limit`, then `cursor` = `next_cursor`); the first page ends with the pseudo-session "unknown" when turns came without a session.',
     auth: true,
+    query: SessionQuerySchema,
     response: json(SessionListSchema),
   },
   'sessions.get': {

@@ -8,14 +8,14 @@ import { ChatMessageSchema } from './openai.js';
 /**
  * Characters a session id or title may not hold: control characters (NUL, newlines, C1) and the
  * invisible formatting ones that reorder or hide text (bidi embeddings, overrides and isolates, the
- * Arabic letter mark, zero-width characters): "‮txt.exe" shows as "exe.txt" in a list.
+ * Arabic letter mark, zero-width characters, word joiner and invisible operators, the Mongolian vowel
+ * separator, Hangul fillers, interlinear annotation marks and the tag characters U+E0000–U+E007F, which
+ * no font draws and which can smuggle a hidden ASCII message): "‮txt.exe" shows as "exe.txt" in a list.
+ * Node reads header values as Latin-1; X-Session-Id is decoded as UTF-8 first (rlMetadata.ts), so an
+ * accented id does not arrive as C1 characters.
  */
-export const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
-/**
- * {@link UNSAFE_TEXT} less the C1 controls, for session ids: Node reads header values as Latin-1,
- * so the UTF-8 bytes of an accented letter in X-Session-Id arrive as C1 characters.
- */
-export const UNSAFE_ID_TEXT = /[\u0000-\u001f\u007f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+export const UNSAFE_TEXT =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
 const UNSAFE_ALL = new RegExp(UNSAFE_TEXT.source, 'gu');
 
 /**
@@ -28,6 +28,12 @@ export function shownText(text: string): string {
 }
 /** The longest session id accepted (X-Session-Id or `session_id`). */
 export const MAX_SESSION_ID = 256;
+
+/** Why a session id cannot be stored (too long, or text that hides or reorders characters), or null when it can. */
+export function sessionIdProblem(id: string): string | null {
+  if (id.length > MAX_SESSION_ID) return `is ${id.length} characters long; at most ${MAX_SESSION_ID} are accepted`;
+  return UNSAFE_TEXT.test(id) ? 'holds control characters or invisible bidi/formatting characters' : null;
+}
 
 export const FeedbackRequestSchema = z
   .object({
@@ -167,7 +173,32 @@ export const SessionInfoSchema = z.object({
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 
-export const SessionListSchema = z.object({ object: z.literal('list'), data: z.array(SessionInfoSchema) });
+/** The most sessions one page of GET /api/sessions holds, and how many when `limit` is left out. */
+export const MAX_SESSION_PAGE = 1000;
+export const DEFAULT_SESSION_PAGE = 200;
+
+/** GET /api/sessions paging (query parameters). */
+export const SessionQuerySchema = z
+  .object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SESSION_PAGE)
+      .default(DEFAULT_SESSION_PAGE)
+      .describe(`how many sessions (1–${MAX_SESSION_PAGE}, default ${DEFAULT_SESSION_PAGE})`),
+    cursor: z.string().min(1).max(1024).optional().describe("the previous page's next_cursor: the sessions after it"),
+  })
+  .strict();
+export type SessionQuery = z.input<typeof SessionQuerySchema>;
+
+export const SessionListSchema = z.object({
+  object: z.literal('list'),
+  data: z.array(SessionInfoSchema),
+  /** More sessions follow: ask again with `cursor` = `next_cursor` (absent from cores before paging: the list was whole). */
+  has_more: z.boolean().optional(),
+  next_cursor: z.string().nullable().optional(),
+});
 export type SessionList = z.infer<typeof SessionListSchema>;
 
 export const SessionDetailSchema = SessionInfoSchema.extend({ turns: z.array(TurnViewSchema) }).omit({ main_turns: true });

@@ -25,6 +25,15 @@ export const JudgeSpecSchema = z.discriminatedUnion('kind', [
         .describe('the base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1'),
       api_key: z.string().nullable().optional(),
       model: z.string().min(1),
+      timeout_s: z
+        .number()
+        .int()
+        .min(1)
+        .max(3600)
+        .optional()
+        .describe(
+          "seconds one judge call may take, connecting, the answer's headers and its body together (default 120); past it the call fails with an error event and the turn is tried again",
+        ),
     })
     .strict(),
 ]);

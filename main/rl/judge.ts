@@ -13,6 +13,14 @@ export class JudgeUnavailableError extends Error {
   override name = 'JudgeUnavailableError';
 }
 
+/** A judge endpoint that took longer than its timeout (connected or not, answering or not). */
+export class JudgeTimeoutError extends JudgeUnavailableError {
+  override name = 'JudgeTimeoutError';
+  constructor(url: string, timeoutMs: number) {
+    super(`judge endpoint ${url} did not answer within ${timeoutMs / 1000} s (its timeout_s): is it hung or overloaded?`);
+  }
+}
+
 function tooLong(err: unknown): boolean {
   return (
     (err instanceof ChatRequestError && err.code === 'context_length_exceeded') || /maximum context length/i.test((err as Error).message)
@@ -152,7 +160,28 @@ export class EndpointJudgeBackend implements JudgeBackend {
     opts: { temperature: number; maxTokens: number; seed: number; signal?: AbortSignal },
   ): Promise<string> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-    const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs);
+    // One timer of our own for the whole call (connect, headers, body): an AbortSignal.timeout
+    // inside AbortSignal.any can be collected before it fires, and undici then waits its own 300 s
+    // for headers (the probe saw 5 min 10 s of silence, then "fetch failed").
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new JudgeTimeoutError(url, this.timeoutMs)), this.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
+    try {
+      return await this.call(url, system, user, opts, signal);
+    } catch (err) {
+      throw timeout.signal.aborted && !opts.signal?.aborted ? timeout.signal.reason : err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async call(
+    url: string,
+    system: string,
+    user: string,
+    opts: { temperature: number; maxTokens: number; seed: number },
+    signal: AbortSignal,
+  ): Promise<string> {
     let res: Response;
     try {
       res = await fetch(url, {

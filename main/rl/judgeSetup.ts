@@ -36,7 +36,11 @@ export async function loadJudge(spec: JudgeSpec, baseModel: Model, baseModelDir:
       throw err;
     }
   }
-  return { backend: new EndpointJudgeBackend(spec.url, spec.api_key ?? null, spec.model), prompts: loadJudgePrompts(null), model: null };
+  return {
+    backend: new EndpointJudgeBackend(spec.url, spec.api_key ?? null, spec.model, (spec.timeout_s ?? 120) * 1000),
+    prompts: loadJudgePrompts(null),
+    model: null,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EXPORTS_DIR } from '../store/checkpointPaths.js';
+import { UNSAFE_TEXT } from '../protocol/sessions.js';
 import { ApiError } from './apiError.js';
 import { EXPORT_TEMP_PREFIX } from './exportTemp.js';
 
@@ -49,6 +50,7 @@ export function exportTarget(
       `exports are written into ${root} (or a folder allowed with clawloop serve --export-dir); '${dir}' is outside${real !== target ? ` (it leads to ${real})` : ''}`,
     );
   }
+  if (roots.includes(real)) throw refuse(`'${dir}' is the exports folder itself; name a folder inside it`);
   if (fs.existsSync(real) && (!fs.statSync(real).isDirectory() || fs.readdirSync(real).length > 0)) {
     throw refuse(`${real} already exists and is not an empty folder; choose another name`, 409);
   }
@@ -76,8 +78,11 @@ const MAX_PATH_BYTES = 4095 - 64;
 /** Refuses a folder name the file system would reject, that climbs out (`..`), or that looks like a temporary. */
 function checkName(dir: string): void {
   const shown = dir.length > 80 ? `${dir.slice(0, 80)}…` : dir;
-  if (/[\u0000-\u001f\u007f]/.test(dir))
-    throw refuse(`the export folder ${JSON.stringify(shown)} contains a control character (NUL, newline…); give a plain name`);
+  // Bidi and invisible characters too, as in session ids: "a\u202eb" would show reversed in a file manager.
+  if (UNSAFE_TEXT.test(dir))
+    throw refuse(
+      `the export folder ${JSON.stringify(shown)} contains a control character (NUL, newline…) or an invisible bidi/formatting character; give a plain name`,
+    );
   const parts = dir.split(/[\\/]/);
   if (parts.includes('..')) throw refuse(`the export folder '${shown}' contains '..'; give a plain name or an absolute path`);
   const long = parts.find((p) => Buffer.byteLength(p) > MAX_NAME_BYTES);

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { WireMessage } from '../protocol/openai.js';
 import { messageText } from '../engine/text/index.js';
 import { INTERNAL_CONTEXT, RUNTIME_LINE, stripEnvelope } from '../protocol/messageEnvelope.js';
+import { sessionIdProblem } from '../protocol/sessions.js';
 
 /** What kind of OpenClaw call a request is; `null` when it does not look like OpenClaw at all. */
 export type OpenClawCallKind = 'agent-turn' | 'tool-continuation' | 'compaction' | 'memory-flush' | 'heartbeat' | 'slug' | 'helper';
@@ -68,19 +69,25 @@ export function openClawCallKind(messages: WireMessage[]): OpenClawCallKind | nu
 /**
  * The session of an OpenClaw agent turn that came without a session header: the `sessionId=` of
  * the runtime line OpenClaw appends to a run's first message, else a hash of the conversation's
- * first message (which carries its time envelope), so every turn of one conversation agrees.
+ * first message (which carries its time envelope), so every turn of one conversation agrees. A
+ * runtime id that X-Session-Id would refuse (too long, control or invisible characters) is replaced
+ * by a hash of it: OpenClaw cannot be told to send another, and it must never be stored or shown raw.
  */
 export function openClawSessionFromHistory(messages: WireMessage[]): string | null {
   for (let i = messages.length - 1; i >= 0; i--) {
     if (messages[i].role !== 'user') continue;
     const m = RUNTIME_LINE.exec(textOf(messages[i]));
     const id = m ? RUNTIME_SESSION.exec(m[0]) : null;
-    if (id) return id[1];
+    if (id) return sessionIdProblem(id[1]) === null ? id[1] : `openclaw-${hash(id[1])}`;
   }
   const first = messages.find((m) => m.role === 'user');
   const text = textOf(first);
   if (!text) return null;
-  return `openclaw-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+  return `openclaw-${hash(text)}`;
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { MAX_SESSION_ID, UNSAFE_ID_TEXT } from '../protocol/sessions.js';
+import { sessionIdProblem } from '../protocol/sessions.js';
 import { ApiError } from './apiError.js';
 import type { WireMessage } from '../protocol/openai.js';
 import { openClawCallKind, openClawSessionFromHistory, stripBoundaryCount, type OpenClawCallKind } from './openclawCalls.js';
@@ -20,10 +20,26 @@ export interface RlMetadata {
 
 const TRUE = new Set(['1', 'true', 'yes', 'on']);
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header value as the client meant it: Node reads header bytes as Latin-1, so the UTF-8 bytes of
+ * "café" arrive as "cafÃ©" and those of an RTL override as "â\u0080®" (a C1 control between). A value
+ * that is valid UTF-8 is decoded as such; any other stays Latin-1 (what Node's own fetch sends).
+ */
+export function headerText(raw: string): string {
+  if (!/[\u0080-\u00ff]/.test(raw)) return raw;
+  try {
+    return utf8.decode(Buffer.from(raw, 'latin1'));
+  } catch {
+    return raw;
+  }
+}
+
 function header(h: IncomingHttpHeaders, name: string): string | undefined {
   const v = h[name];
   const s = Array.isArray(v) ? v[0] : v;
-  return s && s.trim() ? s.trim() : undefined;
+  return s && s.trim() ? headerText(s.trim()) : undefined;
 }
 
 function bodyStr(v: unknown): string | undefined {
@@ -78,11 +94,6 @@ export function readRlMetadata(
 
 /** A session id is shown in the app and stored with every turn: bounded, and nothing that hides or reorders text. */
 function checkSessionId(id: string): void {
-  const why =
-    id.length > MAX_SESSION_ID
-      ? `is ${id.length} characters long; at most ${MAX_SESSION_ID} are accepted`
-      : UNSAFE_ID_TEXT.test(id)
-        ? 'holds control characters or invisible bidi/formatting characters'
-        : null;
+  const why = sessionIdProblem(id);
   if (why) throw new ApiError(400, `the session id ${why}`, 'invalid_request_error', 'invalid_session_id', 'session_id');
 }

@@ -51,11 +51,13 @@ export class Router {
     try {
       await this.dispatch(req, res, log);
     } catch (err) {
-      if (!(err instanceof ApiError)) {
-        this.ctx.log(`clawloop: unhandled error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}`);
-      }
       req.resume();
       const e = toApiError(err);
+      // A client's mistake (a prompt too long for the context…) is the request log's one line; a
+      // stack trace is for what the server itself got wrong.
+      if (!(err instanceof ApiError) && e.status >= 500) {
+        this.ctx.log(`clawloop: unhandled error on ${req.method} ${req.url}: ${(err as Error).stack ?? err}`);
+      }
       log.error ??= e.code ? `${e.message} (${e.code})` : e.message;
       sendError(res, e);
     }

@@ -68,6 +68,23 @@ export class AppQueries {
     return (this.q(sessionsSql('')).all() as Array<Record<string, unknown>>).map(toSummary);
   }
 
+  /**
+   * One page of sessions, newest activity first: those after `after` (the last one of the previous
+   * page) in that order, at most `limit` plus one (which tells that another page follows). Only the
+   * page's sessions are counted and joined with their turns.
+   */
+  sessionPage(limit: number, after?: { lastSeenAt: number; id: string }): SessionSummary[] {
+    const where = after ? 'WHERE (last_seen_at, id) < (?, ?)' : '';
+    const sql = `SELECT s.id, s.title, s.created_at, s.last_seen_at, s.ended_at, s.end_reason,
+                 COUNT(t.id) AS turns, COALESCE(SUM(t.type = 'main'), 0) AS main_turns,
+                 (SELECT t1.request_messages FROM turns t1 WHERE t1.session_id = s.id
+                    ORDER BY t1.created_at, t1.rowid LIMIT 1) AS first_content
+            FROM (SELECT * FROM sessions ${where} ORDER BY last_seen_at DESC, id DESC LIMIT ?) s
+            LEFT JOIN turns t ON t.session_id = s.id GROUP BY s.id ORDER BY s.last_seen_at DESC, s.id DESC`;
+    const args = after ? [after.lastSeenAt, after.id, limit + 1] : [limit + 1];
+    return (this.q(sql).all(...args) as Array<Record<string, unknown>>).map(toSummary);
+  }
+
   /** Turns that came without a session, summed up as the pseudo-session "unknown"; null when there are none. */
   unattached(): SessionSummary | null {
     const r = this.q(

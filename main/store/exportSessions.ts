@@ -28,17 +28,29 @@ function exportTurn(t: StoredTurn): ExportedSession['turns'][number] {
 
 /**
  * Every session in creation order, then turns that came without a session (as session "unknown").
- * With `keep`, only the turns it keeps, and only sessions that keep one.
  */
-export function* exportSessions(store: TurnStore, keep?: (t: StoredTurn) => boolean): Generator<ExportedSession> {
-  const line = (id: string, turns: StoredTurn[]) => {
-    const kept = keep ? turns.filter(keep) : turns;
-    return kept.length || (!keep && id !== 'unknown') ? { session_id: id, turns: kept.map(exportTurn) } : null;
-  };
-  for (const s of store.sessions()) {
-    const l = line(s.id, store.sessionTurns(s.id));
-    if (l) yield l;
+export function* exportSessions(store: TurnStore): Generator<ExportedSession> {
+  for (const s of store.sessions()) yield { session_id: s.id, turns: store.sessionTurns(s.id).map(exportTurn) };
+  const loose = store.unattachedTurns();
+  if (loose.length) yield { session_id: 'unknown', turns: loose.map(exportTurn) };
+}
+
+/** The ids of a session's turns that a filtered export keeps (evaluated one session at a time). */
+export type KeptTurns = (sessionId: string) => ReadonlySet<string>;
+
+/**
+ * Like {@link exportSessions}, keeping only the turns `kept` names and the sessions that keep one.
+ * The filter runs one session at a time, so a consumer can yield to other work between sessions; a
+ * session that keeps nothing yields null (work done, nothing to write) and its turns are not read.
+ */
+export function* exportFilteredSessions(store: TurnStore, kept: KeptTurns): Generator<ExportedSession | null> {
+  for (const id of [...store.sessions().map((s) => s.id), 'unknown']) {
+    const ids = kept(id);
+    if (ids.size === 0) {
+      yield null;
+      continue;
+    }
+    const turns = id === 'unknown' ? store.unattachedTurns() : store.sessionTurns(id);
+    yield { session_id: id, turns: turns.filter((t) => ids.has(t.id)).map(exportTurn) };
   }
-  const loose = line('unknown', store.unattachedTurns());
-  if (loose) yield loose;
 }

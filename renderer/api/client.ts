@@ -9,6 +9,7 @@ import { API, routePath, type QueryOf, type RequestOf, type ResponseOf, type Rou
 import type { ExportFormat, ExportQuery, SettingsPatch, TrainingConfigPatch, TurnQuery } from './contract.js';
 import { streamChat, type ChatDelta, type ChatStreamRequest, type ChatStreamResult, type ChatStreamStart } from './chatStream.js';
 import { ApiRequestError, Transport, type RequestOptions, type TransportOptions } from './transport.js';
+import { MAX_SESSION_PAGE, type SessionList, type SessionQuery } from '../../main/protocol/sessions.js';
 
 /** The routes that answer one JSON document. */
 export type JsonRoute = { [K in RouteName]: (typeof API)[K]['response']['kind'] extends 'json' ? K : never }[RouteName];
@@ -81,8 +82,19 @@ export class ApiClient {
     return this.call('feedback', { body: { completion_id: completionId, ...change } });
   }
 
-  sessions() {
-    return this.call('sessions.list');
+  /** One page of sessions, newest activity first; `cursor` is the previous page's `next_cursor`. */
+  sessionsPage(query: SessionQuery = {}) {
+    return this.call('sessions.list', { query });
+  }
+  /** Every session, read a page at a time (the core answers other requests between pages). */
+  async sessions(): Promise<SessionList> {
+    const data: SessionList['data'] = [];
+    for (let cursor: string | undefined; ;) {
+      const page = await this.sessionsPage({ limit: MAX_SESSION_PAGE, ...(cursor ? { cursor } : {}) });
+      data.push(...page.data);
+      if (!page.has_more || !page.next_cursor) return { object: 'list', data };
+      cursor = page.next_cursor;
+    }
   }
   session(id: string) {
     return this.call('sessions.get', { params: { id } });

@@ -80,14 +80,21 @@ function mergeConversations(remote: ConversationSummary[], state: ChatData): Con
   return [...local, ...remote].sort((a, b) => (b.last_seen_at ?? b.created_at ?? 0) - (a.last_seen_at ?? a.created_at ?? 0));
 }
 
+/** The core's conversations a page at a time, newest first: the list shows the first page at once and grows as the rest arrive. */
 async function loadConversations({ set, get, deps }: ChatContext): Promise<void> {
   try {
-    const { data } = await deps.api.sessions();
-    const remote: ConversationSummary[] = data
-      // Compare's one-turn sessions are listed under Checkpoints, not here.
-      .filter((s) => !isCompareSession(s.id))
-      .map((s) => ({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at }));
-    set({ conversations: mergeConversations(remote, get()), listError: null });
+    const remote: ConversationSummary[] = [];
+    for (let cursor: string | undefined; ;) {
+      const page = await deps.api.sessionsPage(cursor ? { cursor } : {});
+      for (const s of page.data) {
+        // Compare's one-turn sessions are listed under Checkpoints, not here.
+        if (isCompareSession(s.id)) continue;
+        remote.push({ id: s.id, title: s.title, preview: s.preview, created_at: s.created_at, last_seen_at: s.last_seen_at });
+      }
+      set({ conversations: mergeConversations(remote, get()), listError: null });
+      if (!page.has_more || !page.next_cursor) return;
+      cursor = page.next_cursor;
+    }
   } catch (err) {
     set({ listError: `Could not load the conversations: ${errorText(err)}` });
   }

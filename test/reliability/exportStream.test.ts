@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import { AppQueries } from '../../main/store/appQueries.js';
 import type { TurnRecord } from '../../main/store/turnStore.js';
 import { FakeEngine } from '../helpers/fakeEngine.js';
 import { storedTurn } from '../helpers/ratedTurn.js';
@@ -18,7 +19,7 @@ describe('issue 41: the sessions export is streamed with backpressure', () => {
       for (let i = 0; i < SESSIONS; i++) {
         const session = `export-${i}`;
         const ep = t.store.openSession(session, Date.now());
-        t.store.insertTurn(turn(`turn-${i}`, session, prompt), ep);
+        t.store.insertTurn(turn(`turn-${i}`, session, prompt, i % 3 ? 'keep' : 'skip'), ep);
       }
     })();
   });
@@ -53,6 +54,43 @@ describe('issue 41: the sessions export is streamed with backpressure', () => {
       t.store.sessionTurns = sessionTurns;
     }
   });
+
+  it('8: a filtered export searches one session at a time as the client reads, not every turn before the first line', async () => {
+    const searched: Array<string | undefined> = [];
+    const turnIds = AppQueries.prototype.turnIds;
+    AppQueries.prototype.turnIds = function (f) {
+      searched.push(f.sessionId);
+      return turnIds.call(this, f);
+    };
+    try {
+      const socket = net.connect(t.server.port, '127.0.0.1');
+      await new Promise((r) => socket.once('connect', r));
+      socket.pause();
+      socket.write('GET /api/export/sessions.jsonl?q=marker-keep HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      await waitFor(() => searched.length > 0, 'the export started');
+      assert.equal((await fetch(`${t.origin}/healthz`)).status, 200);
+      await new Promise((r) => setTimeout(r, 1000));
+      const sessionsSearched = searched.includes(undefined) ? SESSIONS : searched.length;
+      assert.ok(sessionsSearched < SESSIONS, `${sessionsSearched} of ${SESSIONS} sessions were searched while the client read nothing`);
+      const chunks: Buffer[] = [];
+      socket.on('data', (d: Buffer) => chunks.push(d));
+      const ended = new Promise((r) => socket.once('end', r));
+      socket.resume();
+      await ended;
+      const body = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n');
+      const ids = dechunk(body)
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { session_id: string }).session_id);
+      const expected = t.store
+        .sessions()
+        .map((x) => x.id)
+        .filter((id) => Number(id.slice('export-'.length)) % 3);
+      assert.deepEqual(ids, expected, "exactly the sessions whose turns match, in the store's order");
+    } finally {
+      AppQueries.prototype.turnIds = turnIds;
+    }
+  });
 });
 
 /** The body of a chunked HTTP/1.1 response. */
@@ -68,10 +106,11 @@ function dechunk(text: string): string {
   }
 }
 
-function turn(id: string, sessionId: string, prompt: string): TurnRecord {
+function turn(id: string, sessionId: string, prompt: string, marker: string): TurnRecord {
   return storedTurn({
     id,
     sessionId,
+    requestMessages: [{ role: 'user', content: `marker-${marker}` }],
     promptText: prompt,
     promptIds: [1],
     responseIds: [2],

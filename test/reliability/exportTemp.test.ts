@@ -57,14 +57,19 @@ describe('issue 41: export temporaries', () => {
     });
     after(() => t.close());
 
-    it('9: a folder name with NUL, over 255 bytes, or named like a temporary is a 400 that says why', async () => {
+    it('9: a folder name with NUL or bidi characters, over 255 bytes, or named like a temporary is a 400 that says why', async () => {
       const cases: Array<[string, RegExp]> = [
         ['nul\u0000byte', /contains a control character/],
+        ['a\u202eb', /invisible bidi\/formatting character/],
+        ['iso\u2067late', /invisible bidi\/formatting character/],
+        ['zero\u200bwidth', /invisible bidi\/formatting character/],
         ['x'.repeat(300), /300 bytes long .*at most 255 bytes each/],
         [path.join(allowed, 'é'.repeat(128)), /256 bytes long .*at most 255 bytes each/],
         ['y/'.repeat(2100), /path would be \d{4} bytes long; at most 4031 bytes/],
         ['z/'.repeat(2030), /path would be \d{4} bytes long; at most 4031 bytes/],
         ['.clawloop-tmp-0123456789abcdef', /ClawLoop's temporaries/],
+        ['.', /is the exports folder itself/],
+        [`${allowed}//`, /is the exports folder itself/],
       ];
       for (const [dir, why] of cases) {
         const r = await exp(dir);

@@ -72,11 +72,16 @@ export const streamEvents: Handler<'events'> = (ctx, { req, res, query }) => {
   return RESPONDED;
 };
 
-/** The id the client resumes after: its Last-Event-ID, else `?since=`, else null (live events only). */
+/**
+ * The id the client resumes after: its Last-Event-ID, else `?since=`, else null (live events only).
+ * A Last-Event-ID that is no id of this log ("1e308", "-1", 20 digits) came from elsewhere, like
+ * one above the newest: it is placed above every id, so the stream replays from the start after a gap.
+ */
 function askedId(req: IncomingMessage, since: number | undefined): number | null {
   const raw = req.headers['last-event-id'];
   const header = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-  return header && /^\d{1,15}$/.test(header) ? Number(header) : (since ?? null);
+  if (!header) return since ?? null;
+  return /^\d{1,15}$/.test(header) ? Number(header) : Number.MAX_SAFE_INTEGER;
 }
 
 /** Writes the stored events after `s.lastSent`, a page at a time, waiting for the client to read each. */

@@ -63,11 +63,45 @@ function sessionOrThrow(ctx: ServerContext, id: string): SessionSummary {
   return s;
 }
 
-/** The sessions, and last the pseudo-session "unknown" (turns that came without a session id) when there are such turns. */
-export const listSessions: Handler<'sessions.list'> = (ctx) => {
-  const loose = ctx.app.unattached();
-  return { object: 'list', data: [...ctx.app.sessions(), ...(loose ? [loose] : [])].map(sessionInfo) };
+/**
+ * A page of sessions, newest activity first; the first page ends with the pseudo-session "unknown"
+ * (turns that came without a session id) when there are such turns. At 6.7k sessions the whole
+ * list was 1.9 MB built in 190–370 ms with nothing else answered.
+ */
+export const listSessions: Handler<'sessions.list'> = (ctx, { query }) => {
+  const rows = ctx.app.sessionPage(query.limit, query.cursor === undefined ? undefined : fromCursor(query.cursor));
+  const page = rows.slice(0, query.limit);
+  const hasMore = rows.length > query.limit;
+  const loose = query.cursor === undefined ? ctx.app.unattached() : null;
+  const last = page.at(-1);
+  return {
+    object: 'list',
+    data: [...page, ...(loose ? [loose] : [])].map(sessionInfo),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? toCursor(last) : null,
+  };
 };
+
+/** A page's end as an opaque cursor: the last session's activity time and id. */
+function toCursor(s: SessionSummary): string {
+  return Buffer.from(JSON.stringify([s.lastSeenAt, s.id])).toString('base64url');
+}
+
+function fromCursor(cursor: string): { lastSeenAt: number; id: string } {
+  try {
+    const [lastSeenAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (Number.isSafeInteger(lastSeenAt) && typeof id === 'string') return { lastSeenAt: lastSeenAt as number, id };
+  } catch {
+    // reported below
+  }
+  throw new ApiError(
+    400,
+    "cursor: not a next_cursor this server gave; start again without 'cursor'",
+    'invalid_request_error',
+    'invalid_cursor',
+    'cursor',
+  );
+}
 
 export const getSession: Handler<'sessions.get'> = (ctx, { params }) => {
   const id = params.id;

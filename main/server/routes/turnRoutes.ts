@@ -5,7 +5,7 @@ import { writable } from '../writable.js';
 import type { ExportQuerySchema } from '../../protocol/sessions.js';
 import type { z } from 'zod';
 import type { TurnFilter } from '../../store/appQueries.js';
-import { exportSessions } from '../../store/exportSessions.js';
+import { exportFilteredSessions, exportSessions } from '../../store/exportSessions.js';
 import { hintWaitMs, turnView } from './turnView.js';
 
 type FilterParams = z.output<typeof ExportQuerySchema> & { before?: number };
@@ -53,13 +53,14 @@ export const metrics: Handler<'metrics'> = (ctx, { query }) => ({
   })),
 });
 
-/** Lines written between yields to the event loop, so other requests are answered during a long export. */
-const EXPORT_LINES_PER_TICK = 32;
+/** Sessions handled (written, or searched by a filter) between yields to the event loop, so other requests are answered during a long export. */
+const EXPORT_SESSIONS_PER_TICK = 32;
 
 /**
  * Every session as JSON Lines, written as it is read (a large history never sits in memory whole):
  * it waits whenever the client has not read what was sent (backpressure), yields to the event loop
- * every few lines, and stops when the client goes away. Filtered like GET /api/turns when a filter is given.
+ * every few sessions, and stops when the client goes away. Filtered like GET /api/turns when a
+ * filter is given, one session at a time (searching 8k turns at once held the server for 0.3 s).
  */
 export const exportSessionsJsonl: Handler<'export.sessions'> = (ctx, { res, query }) => {
   res.writeHead(200, {
@@ -69,21 +70,26 @@ export const exportSessionsJsonl: Handler<'export.sessions'> = (ctx, { res, quer
   });
   // Filtered (the Data screen's Export): only the turns the list shows. Unfiltered: everything.
   const filtered = Object.values(query).some((v) => v !== undefined);
-  const ids = filtered ? new Set(ctx.app.turnIds(turnFilter(query, Number.MAX_SAFE_INTEGER - 1))) : null;
-  writeLines(res, exportSessions(ctx.store.turns, ids ? (t) => ids.has(t.id) : undefined)).catch((err: Error) => {
+  const kept = (sessionId: string): ReadonlySet<string> =>
+    query.session_id !== undefined && query.session_id !== sessionId
+      ? new Set()
+      : new Set(ctx.app.turnIds(turnFilter({ ...query, session_id: sessionId }, Number.MAX_SAFE_INTEGER - 1)));
+  const lines = filtered ? exportFilteredSessions(ctx.store.turns, kept) : exportSessions(ctx.store.turns);
+  writeLines(res, lines).catch((err: Error) => {
     ctx.log(`clawloop: the sessions export failed: ${err.message}`);
     res.destroy(err);
   });
   return RESPONDED;
 };
 
+/** Writes each line; a null is a session searched with nothing to write (it still counts toward a yield). */
 async function writeLines(res: ServerResponse, lines: Iterable<unknown>): Promise<void> {
   let sinceYield = 0;
   for (const line of lines) {
     if (res.destroyed) return;
-    const flushed = res.write(JSON.stringify(line) + '\n');
+    const flushed = line === null || res.write(JSON.stringify(line) + '\n');
     if (!flushed) await writable(res);
-    else if (++sinceYield >= EXPORT_LINES_PER_TICK) {
+    else if (++sinceYield >= EXPORT_SESSIONS_PER_TICK) {
       sinceYield = 0;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
