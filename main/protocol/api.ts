@@ -5,6 +5,7 @@
  * Pure data and zod schemas: the UI imports this module.
  */
 import { z } from 'zod';
+import type { RouteSpec } from './routeSpec.js';
 import { ApiKeyRequestSchema, ApiKeyResponseSchema, HealthSchema, InfoSchema, SettingsPatchSchema, SettingsSchema } from './app.js';
 import { SignInRequestSchema as SignInBody, SignInResponseSchema as SignedIn, SignOutResponseSchema as SignedOut } from './app.js';
 import { CheckpointLabelSchema, CheckpointListSchema, CheckpointPatchSchema, RollbackResponseSchema } from './checkpoints.js';
@@ -21,38 +22,8 @@ import {
 import { SessionPatchSchema, TurnListSchema, TurnQuerySchema, TurnViewSchema } from './sessions.js';
 import { StepRecordSchema, TrainingConfigPatchSchema, TrainingConfigSchema, TrainingStatusSchema } from './training.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** What a route answers with on success. */
-export type ResponseSpec =
-  /** One JSON document. */
-  | { kind: 'json'; schema: z.ZodType }
-  /** JSON, or with `"stream": true` server-sent `data:` events, each a `chunk`, ending with `data: [DONE]`. */
-  | { kind: 'json_or_sse'; schema: z.ZodType; chunk: z.ZodType }
-  /** Server-sent events named by `event:` (see main/protocol/events.ts). */
-  | { kind: 'events' }
-  /** Newline-delimited JSON, one `line` per line. */
-  | { kind: 'jsonl'; line: z.ZodType }
-  /** Files of the built app. */
-  | { kind: 'static' };
-
-export interface RouteSpec {
-  method: HttpMethod;
-  /** The path, with `{name}` for a path parameter (one path segment, percent-decoded). */
-  path: string;
-  /** Other paths that answer the same (e.g. without the /v1 prefix, for clients that drop it). */
-  aliases?: readonly string[];
-  summary: string;
-  /** Needs `Authorization: Bearer <key>` when the server has an API key. */
-  auth: boolean;
-  query?: z.ZodType;
-  /** The JSON body; `bodyOptional`: an empty body is read as `{}`. */
-  body?: z.ZodType;
-  bodyOptional?: boolean;
-  response: ResponseSpec;
-  /** HTTP statuses other than 200 this route may answer with, besides 400/401/403/404/405/413/415 that any route may. */
-  errors?: readonly number[];
-}
+export type { HttpMethod, ResponseSpec, RouteSpec } from './routeSpec.js';
+export { pathParams, routePath } from './routeSpec.js';
 
 const json = <S extends z.ZodType>(schema: S) => ({ kind: 'json', schema }) as const;
 const id = 'the checkpoint id (e.g. step-000012), or base for the base model';
@@ -341,17 +312,3 @@ export type ResponseOf<N extends RouteName> = Spec<N>['response'] extends { sche
   : never;
 /** The query parameters a route takes. */
 export type QueryOf<N extends RouteName> = Spec<N> extends { query: z.ZodType } ? z.input<Spec<N>['query']> : never;
-
-/** The path parameter names of a route, e.g. ['id'] for /api/checkpoints/{id}/rollback. */
-export function pathParams(path: string): string[] {
-  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-}
-
-/** A route's path with its parameters filled in (percent-encoded). */
-export function routePath(path: string, params: Record<string, string> = {}): string {
-  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const v = params[name];
-    if (v === undefined) throw new Error(`the path ${path} needs {${name}}`);
-    return encodeURIComponent(v);
-  });
-}
