@@ -35,6 +35,7 @@ CLAWLOOP_AVX2_TARGET void tile(const float* x, int k, const uint16_t* w, float* 
     for (int r = 0; r < R; r++) acc[i][r] = _mm256_setzero_ps();
   int j = 0;
   for (; j + 8 <= k; j += 8) {
+    if ((j & 31) == 0) prefetchNextTile(w, static_cast<size_t>(R) * k, static_cast<size_t>(j) * 2 * R, R);
     __m256 xv[M];
     for (int i = 0; i < M; i++) xv[i] = _mm256_loadu_ps(x + static_cast<size_t>(i) * k + j);
     for (int r = 0; r < R; r++) {

@@ -35,6 +35,7 @@ CLAWLOOP_AVX512_TARGET void tile(const float* x, int k, const uint16_t* w, float
     for (int r = 0; r < R; r++) acc[i][r] = _mm512_setzero_ps();
   int j = 0;
   for (; j + 16 <= k; j += 16) {
+    if ((j & 31) == 0) prefetchNextTile(w, static_cast<size_t>(R) * k, static_cast<size_t>(j) * 2 * R, R);
     __m512 xv[M];
     for (int i = 0; i < M; i++) xv[i] = _mm512_loadu_ps(x + static_cast<size_t>(i) * k + j);
     for (int r = 0; r < R; r++) {
@@ -97,6 +98,7 @@ CLAWLOOP_AVX512BF16_TARGET void tileBf16(const uint16_t* x, int k, const uint16_
     for (int r = 0; r < R; r++) acc[i][r] = _mm512_setzero_ps();
   int j = 0;
   for (; j + 32 <= k; j += 32) {
+    prefetchNextTile(w, static_cast<size_t>(R) * k, static_cast<size_t>(j) * 2 * R, R);
     __m512i xv[M];
     for (int i = 0; i < M; i++) xv[i] = _mm512_loadu_si512(x + static_cast<size_t>(i) * k + j);
     for (int r = 0; r < R; r++) {
