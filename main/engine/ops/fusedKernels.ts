@@ -18,6 +18,8 @@ import * as tf from '@tensorflow/tfjs-core';
  *   (the mask shared by the G query heads of a KV head); maskedSoftmaxGrad {p, dp} {scale} → ds.
  * - vocabStats {h [N, H], w [V, H]} → [N, 2] (log-sum-exp, entropy of softmax(h·wᵀ));
  *   vocabStatsGrad {h, w, stats, dy} {weightGrad} → [dh] or [dh, dw].
+ * - projectMany {x [R, in], w0, w1, … [out_i, in]} → [x·w0ᵀ, x·w1ᵀ, …]: projections of one input
+ *   (a layer's query, key and value) in one pass over their weights.
  * - attention, logSoftmax, targetLogprob, loraAdd, adamw, matmulW16: see their callers.
  */
 export const FUSED = {
@@ -37,6 +39,7 @@ export const FUSED = {
   loraAdd: 'ClawLoraAdd',
   adamw: 'ClawAdamW',
   matmulW16: 'ClawMatMulW16',
+  projectMany: 'ClawProjectMany',
 } as const;
 
 export type FusedKernel = (typeof FUSED)[keyof typeof FUSED];
