@@ -21,8 +21,15 @@ void gemmBatched(const float* a, const float* b, float* c, size_t batch, int m, 
                 a + i * strideA, lda, b + i * strideB, ldb, 0.0f, c + i * strideC, n);
   };
   // Many small products (attention heads): one BLAS thread each, spread over our pool.
-  // Few large ones: let BLAS thread inside each product.
+  // Few large ones: let BLAS thread inside each product. All of them tiny (a decoded token's
+  // attention: tens of microseconds on one core): on the calling thread, where waking a worker
+  // costs as much, and a worker the OS has descheduled would hold the caller up for a time slice.
+  // (BLAS runs products this small on one thread whatever its setting, so the values are the same.)
   const double flops = 2.0 * m * n * k;
+  if (flops * static_cast<double>(batch) < 1e6) {
+    for (size_t i = 0; i < batch; i++) one(i);
+    return;
+  }
   if (batch >= 2 && flops < 4e6 && poolThreads() > 1) {
     int saved = blasGetThreads();
     blasSetThreads(1);

@@ -131,9 +131,13 @@ bool setGemvPath(Kind kind, GemvPath p) {
 }
 
 void halfGemv(GemvPath p, const float* x, const uint16_t* w, Kind kind, float* y, int m, size_t n, int k) {
-  if (m <= 0 || n == 0) return;
+  halfGemvMany(p, x, {{w, n, y}}, kind, m, k);
+}
+
+void halfGemvMany(GemvPath p, const float* x, const std::vector<GemvPart>& parts, Kind kind, int m, int k) {
+  if (m <= 0) return;
   if (k <= 0) {
-    std::fill(y, y + static_cast<size_t>(m) * n, 0.0f);
+    for (const GemvPart& part : parts) std::fill(part.y, part.y + static_cast<size_t>(m) * part.n, 0.0f);
     return;
   }
   std::vector<uint16_t> xbf;
@@ -141,13 +145,28 @@ void halfGemv(GemvPath p, const float* x, const uint16_t* w, Kind kind, float* y
     xbf.resize(static_cast<size_t>(m) * k);
     for (size_t i = 0; i < xbf.size(); i++) xbf[i] = roundBf16(x[i]);
   }
-  const GemvJob job{x, xbf.data(), w, kind, m, k, n, y};
+  // The parts' rows as one run of 8-row blocks: part i owns blocks [first[i], first[i + 1]).
+  std::vector<GemvJob> jobs;
+  std::vector<size_t> first{0};
+  for (const GemvPart& part : parts) {
+    jobs.push_back({x, xbf.data(), part.w, kind, m, k, part.n, part.y});
+    first.push_back(first.back() + (part.n + 7) / 8);
+  }
+  const size_t blocks = first.back();
+  if (blocks == 0) return;
   const RowsFn rows = kernelOf(p);
   // At least 64 KB of weights a thread: below that, waking a thread costs more than it saves.
   // Blocks of 8 rows, 8 chunks a thread: on a busy machine a descheduled thread's work moves to
   // the others instead of holding up the whole product.
   const size_t grain = std::max<size_t>(8, (size_t(1) << 15) / static_cast<size_t>(k));
-  parallelFor((n + 7) / 8, (grain + 7) / 8, [&](size_t s, size_t e) { rows(job, s * 8, std::min(n, e * 8)); }, 8);
+  parallelFor(blocks, (grain + 7) / 8, [&](size_t s, size_t e) {
+    for (size_t i = 0; i < jobs.size() && s < e; i++) {
+      if (s >= first[i + 1]) continue;
+      const size_t end = std::min(e, first[i + 1]);
+      rows(jobs[i], (s - first[i]) * 8, std::min(jobs[i].n, (end - first[i]) * 8));
+      s = end;
+    }
+  }, 8);
 }
 
 }  // namespace clawloop

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tensorBuf.h"
 
@@ -40,5 +41,17 @@ bool setGemvPath(Kind kind, GemvPath p);
 // y [m, n] = x [m, k] · Wᵀ with W [n, k] of `kind` (BF16 or F16), through `p` (available, see
 // gemvUnavailable), rows of W spread over the kernel threads. Any m works; it is meant for few.
 void halfGemv(GemvPath p, const float* x, const uint16_t* w, Kind kind, float* y, int m, size_t n, int k);
+
+// One weight matrix of halfGemvMany: W [n, k] and its product y [m, n].
+struct GemvPart {
+  const uint16_t* w;
+  size_t n;
+  float* y;
+};
+
+// halfGemv for several weight matrices of one `kind` that multiply the same x (a layer's query,
+// key and value projections; its gate and up projections): one pass of the kernel threads over
+// all their rows, so the threads wake, share the work and wait once instead of once a matrix.
+void halfGemvMany(GemvPath p, const float* x, const std::vector<GemvPart>& parts, Kind kind, int m, int k);
 
 }  // namespace clawloop

@@ -35,6 +35,7 @@ CLAWLOOP_AVX2_TARGET void tile(const float* x, int k, const uint16_t* w, float* 
     for (int r = 0; r < R; r++) acc[i][r] = _mm256_setzero_ps();
   int j = 0;
   for (; j + 8 <= k; j += 8) {
+    if ((j & 31) == 0) prefetchNextTile(w, static_cast<size_t>(R) * k, static_cast<size_t>(j) * 2 * R, R);
     __m256 xv[M];
     for (int i = 0; i < M; i++) xv[i] = _mm256_loadu_ps(x + static_cast<size_t>(i) * k + j);
     for (int r = 0; r < R; r++) {
@@ -64,9 +65,29 @@ CLAWLOOP_AVX2_TARGET void block(const GemvJob& g, int i0, size_t j0, size_t j1) 
   for (; j < j1; j++) tile<F16, M, 1>(x, g.k, g.w + j * g.k, y + j, g.n);
 }
 
+// One row of x (decoding): W's rows one after another, so the weights stream through memory in
+// one linear pass (the hardware prefetchers follow one stream far better than the 8 of a tile),
+// four independent sums a row.
+template <bool F16>
+CLAWLOOP_AVX2_TARGET void rowsM1(const GemvJob& g, size_t j0, size_t j1) {
+  const int k = g.k;
+  for (size_t r = j0; r < j1; r++) {
+    const uint16_t* w = g.w + r * k;
+    __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    int j = 0;
+    for (; j + 32 <= k; j += 32)
+      for (int u = 0; u < 4; u++) a[u] = _mm256_fmadd_ps(_mm256_loadu_ps(g.x + j + 8 * u), load8<F16>(w + j + 8 * u), a[u]);
+    for (; j + 8 <= k; j += 8) a[0] = _mm256_fmadd_ps(_mm256_loadu_ps(g.x + j), load8<F16>(w + j), a[0]);
+    float s = hsum(_mm256_add_ps(_mm256_add_ps(a[0], a[1]), _mm256_add_ps(a[2], a[3])));
+    for (; j < k; j++) s += g.x[j] * (F16 ? f16ToF32(w[j]) : bf16ToF32(w[j]));
+    g.y[r] = s;
+  }
+}
+
 // Blocks of 8 rows of W, each multiplied by every row of x while it is still in cache.
 template <bool F16>
 CLAWLOOP_AVX2_TARGET void rows(const GemvJob& g, size_t j0, size_t j1) {
+  if (g.m == 1) return rowsM1<F16>(g, j0, j1);
   for (size_t b = j0; b < j1; b += 8) {
     const size_t e = b + 8 < j1 ? b + 8 : j1;
     int i = 0;

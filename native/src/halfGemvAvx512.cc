@@ -35,6 +35,7 @@ CLAWLOOP_AVX512_TARGET void tile(const float* x, int k, const uint16_t* w, float
     for (int r = 0; r < R; r++) acc[i][r] = _mm512_setzero_ps();
   int j = 0;
   for (; j + 16 <= k; j += 16) {
+    if ((j & 31) == 0) prefetchNextTile(w, static_cast<size_t>(R) * k, static_cast<size_t>(j) * 2 * R, R);
     __m512 xv[M];
     for (int i = 0; i < M; i++) xv[i] = _mm512_loadu_ps(x + static_cast<size_t>(i) * k + j);
     for (int r = 0; r < R; r++) {
@@ -63,8 +64,26 @@ CLAWLOOP_AVX512_TARGET void block(const GemvJob& g, int i0, size_t j0, size_t j1
   for (; j < j1; j++) tile<F16, M, 1>(x, g.k, g.w + j * g.k, y + j, g.n);
 }
 
+// One row of x: W's rows one after another, one linear stream (see rowsBf16M1), four sums a row.
+template <bool F16>
+CLAWLOOP_AVX512_TARGET void rowsM1(const GemvJob& g, size_t j0, size_t j1) {
+  const int k = g.k;
+  for (size_t r = j0; r < j1; r++) {
+    const uint16_t* w = g.w + r * k;
+    __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    int j = 0;
+    for (; j + 64 <= k; j += 64)
+      for (int u = 0; u < 4; u++) a[u] = _mm512_fmadd_ps(_mm512_loadu_ps(g.x + j + 16 * u), load16<F16>(w + j + 16 * u), a[u]);
+    for (; j + 16 <= k; j += 16) a[0] = _mm512_fmadd_ps(_mm512_loadu_ps(g.x + j), load16<F16>(w + j), a[0]);
+    float s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3])));
+    for (; j < k; j++) s += g.x[j] * (F16 ? f16ToF32(w[j]) : bf16ToF32(w[j]));
+    g.y[r] = s;
+  }
+}
+
 template <bool F16>
 CLAWLOOP_AVX512_TARGET void rows(const GemvJob& g, size_t j0, size_t j1) {
+  if (g.m == 1) return rowsM1<F16>(g, j0, j1);
   for (size_t b = j0; b < j1; b += 8) {
     const size_t e = b + 8 < j1 ? b + 8 : j1;
     int i = 0;
@@ -97,6 +116,7 @@ CLAWLOOP_AVX512BF16_TARGET void tileBf16(const uint16_t* x, int k, const uint16_
     for (int r = 0; r < R; r++) acc[i][r] = _mm512_setzero_ps();
   int j = 0;
   for (; j + 32 <= k; j += 32) {
+    prefetchNextTile(w, static_cast<size_t>(R) * k, static_cast<size_t>(j) * 2 * R, R);
     __m512i xv[M];
     for (int i = 0; i < M; i++) xv[i] = _mm512_loadu_si512(x + static_cast<size_t>(i) * k + j);
     for (int r = 0; r < R; r++) {
@@ -124,7 +144,31 @@ CLAWLOOP_AVX512BF16_TARGET void blockBf16(const GemvJob& g, int i0, size_t j0, s
 
 }  // namespace
 
+// One row of x (decoding): W's rows one after another, so the weights stream through memory in
+// one linear pass (the hardware prefetchers follow one stream far better than the 8 of a tile:
+// 1.3-1.5x the GB/s on the 1.7B shapes, AMD EPYC Zen 4), four independent sums a row.
+CLAWLOOP_AVX512BF16_TARGET void rowsBf16M1(const GemvJob& g, size_t j0, size_t j1) {
+  const int k = g.k;
+  const uint16_t* x = g.xbf;
+  for (size_t r = j0; r < j1; r++) {
+    const uint16_t* w = g.w + r * k;
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+    int j = 0;
+    for (; j + 128 <= k; j += 128) {
+      a0 = _mm512_dpbf16_ps(a0, (__m512bh)_mm512_loadu_si512(x + j), (__m512bh)_mm512_loadu_si512(w + j));
+      a1 = _mm512_dpbf16_ps(a1, (__m512bh)_mm512_loadu_si512(x + j + 32), (__m512bh)_mm512_loadu_si512(w + j + 32));
+      a2 = _mm512_dpbf16_ps(a2, (__m512bh)_mm512_loadu_si512(x + j + 64), (__m512bh)_mm512_loadu_si512(w + j + 64));
+      a3 = _mm512_dpbf16_ps(a3, (__m512bh)_mm512_loadu_si512(x + j + 96), (__m512bh)_mm512_loadu_si512(w + j + 96));
+    }
+    for (; j + 32 <= k; j += 32) a0 = _mm512_dpbf16_ps(a0, (__m512bh)_mm512_loadu_si512(x + j), (__m512bh)_mm512_loadu_si512(w + j));
+    float s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+    for (; j < k; j++) s += bf16ToF32(x[j]) * bf16ToF32(w[j]);
+    g.y[r] = s;
+  }
+}
+
 void gemvRowsAvx512Bf16(const GemvJob& g, size_t j0, size_t j1) {
+  if (g.m == 1) return rowsBf16M1(g, j0, j1);
   for (size_t b = j0; b < j1; b += 8) {
     const size_t e = b + 8 < j1 ? b + 8 : j1;
     int i = 0;

@@ -27,6 +27,17 @@ struct GemvJob {
 };
 
 void gemvRowsScalar(const GemvJob& g, size_t j0, size_t j1);
+
+// A tile's R rows of W are R·k contiguous values, and the next tile's follow them. The hardware
+// prefetchers stop at every 4 KB page, and a BF16 row of 2,048 values is exactly one page, so a
+// tile reading R rows at once starts R streams that each run out after a page. Instead, while
+// a tile consumes `done` bytes of its own rows, the kernel asks for the same share of the next
+// tile, one cache line a row step: a single linear stream one tile ahead. (A prefetch never
+// faults, so the last tile's reach past W's end is harmless.)
+inline void prefetchNextTile(const uint16_t* w, size_t tileValues, size_t doneBytes, int lines) {
+  const char* p = reinterpret_cast<const char*>(w + tileValues) + doneBytes;
+  for (int l = 0; l < lines; l++) __builtin_prefetch(p + 64 * l, 0, 3);
+}
 #if defined(CLAWLOOP_X86_KERNELS)
 void gemvRowsAvx2(const GemvJob& g, size_t j0, size_t j1);
 void gemvRowsAvx512(const GemvJob& g, size_t j0, size_t j1);

@@ -47,6 +47,34 @@ napi_value ApiGemv(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// gemvMany(x, ws, m, k) -> [y_i [m, n_i] = x [m, k] · w_iᵀ], each w_i [n_i, k] of one 16-bit kind,
+// n_i = w_i's count / k, through the path gemvPath(kind) chooses, in one pass of the threads.
+napi_value ApiGemvMany(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  Buf* x;
+  std::vector<Buf*> ws;
+  int64_t m, k;
+  if (!getArgs(env, info, 4, argv) || !argBuf(env, argv[0], "x", &x) || !argBufList(env, argv[1], "ws", &ws) || !argInt(env, argv[2], "m", &m) ||
+      !argInt(env, argv[3], "k", &k))
+    return nullptr;
+  bool ok = m >= 0 && k > 0 && x->kind == Kind::F32 && x->count >= size_t(m * k) && !ws.empty();
+  for (Buf* w : ws) ok = ok && isHalf(w->kind) && w->kind == ws[0]->kind && w->count % k == 0;
+  if (!check(env, ok, "gemvMany", "x must be float32 [m, k] and every w of one 16-bit kind, [n, k]")) return nullptr;
+  napi_value list;
+  napi_create_array_with_length(env, ws.size(), &list);
+  std::vector<GemvPart> parts;
+  for (size_t i = 0; i < ws.size(); i++) {
+    Buf* y;
+    const size_t n = ws[i]->count / k;
+    napi_value out = newBuf(env, Kind::F32, m * n, &y);
+    if (!out) return nullptr;
+    napi_set_element(env, list, i, out);
+    parts.push_back({ws[i]->u16(), n, y->f32()});
+  }
+  halfGemvMany(gemvPath(ws[0]->kind), x->f32(), parts, ws[0]->kind, static_cast<int>(m), static_cast<int>(k));
+  return list;
+}
+
 // gemvUnavailable(path, kind) -> why this process cannot run `path` for weights of `kind`, or "".
 napi_value ApiGemvUnavailable(napi_env env, napi_callback_info info) {
   napi_value argv[2];
@@ -95,7 +123,7 @@ napi_value ApiReadBandwidth(napi_env env, napi_callback_info info) {
 }  // namespace
 
 void gemvEntries(std::vector<Entry>* out) {
-  out->insert(out->end(), {{"gemv", ApiGemv}, {"gemvUnavailable", ApiGemvUnavailable}, {"gemvPath", ApiGemvPath}, {"setGemvPath", ApiSetGemvPath},
+  out->insert(out->end(), {{"gemv", ApiGemv}, {"gemvMany", ApiGemvMany}, {"gemvUnavailable", ApiGemvUnavailable}, {"gemvPath", ApiGemvPath}, {"setGemvPath", ApiSetGemvPath},
                            {"readBandwidth", ApiReadBandwidth}});
 }
 

@@ -120,6 +120,7 @@ function row(label: string, cpu: CpuSummary, mine: Result, key: string, peers: A
 
 export async function benchLarge(o: LargeOptions, cpu: CpuSummary): Promise<Record<string, unknown>> {
   const t0 = performance.now();
+  const load0 = os.loadavg()[0];
   const bytes = writeRandomBf16Model(o.dir);
   console.log(`\n1.7B configuration: Qwen3-1.7B shapes, random BF16 weights, ${(bytes / 2 ** 30).toFixed(2)} GiB in ${o.dir} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   const r: Record<string, Result> = {};
@@ -150,6 +151,8 @@ export async function benchLarge(o: LargeOptions, cpu: CpuSummary): Promise<Reco
     }
   }
   printLarge(r, cpu, o, bytes);
+  // The figures are only as good as the machine was quiet: decoding is bound by memory another process may share.
+  console.log(`load average (1 min) ${load0.toFixed(2)} at the start, ${os.loadavg()[0].toFixed(2)} at the end, on ${os.cpus().length} CPUs`);
   if (!o.keep) fs.rmSync(o.dir, { recursive: true, force: true });
   return r;
 }
@@ -169,7 +172,6 @@ function printLarge(r: Record<string, Result>, cpu: CpuSummary, o: LargeOptions,
   if (p) console.log(`serving peak RSS (prefill 512): ${(p / (bytes / 2 ** 20)).toFixed(2)}x the weight bytes (bar: <= 1.2x + KV cache ${(kv / 2 ** 20).toFixed(0)} MB)`);
   for (const [k, v] of Object.entries(r)) if ('error' in v) console.log(`${k}: not measured: ${v.error}`);
   console.log('PyTorch figures marked @N were measured on N tokens (the workload would not fit --large-budget on this CPU at full size).');
-  void os;
 }
 
 /** The machine's read bandwidth with the kernel threads: a 1 GiB buffer (far beyond any cache) read 5 times. */

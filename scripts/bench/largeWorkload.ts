@@ -5,6 +5,7 @@
  */
 import * as tf from '@tensorflow/tfjs-core';
 import type { Token } from 'node-llama-cpp';
+import { greedyPicks, lastLogits } from '../../main/engine/generation/decodeStep.js';
 import { KVCache } from '../../main/engine/model/kvCache.js';
 import { LoraAdapter } from '../../main/engine/model/lora.js';
 import { Model } from '../../main/engine/model/model.js';
@@ -57,11 +58,14 @@ async function prefill(dir: string, tokens: number, iters: number): Promise<Reco
 
 async function decode(dir: string, prompt: number, steps: number): Promise<Record<string, number>> {
   const { model, loadS } = await timedLoad(dir);
+  // Serving's own step (decodeStep.ts): the logits tensor leaves tf.tidy, then is read back. (A
+  // tidy that returns the read-back array walks its 151,936 entries looking for tensors, which
+  // once cost a quarter of each token here.)
   const step = (cache: KVCache, input: number[]) => {
-    const logits = tf.tidy(() => model.lm.forward(tf.tensor2d(input, [1, input.length], 'int32'), { cache, lastOnly: true }).dataSync());
-    let best = 0;
-    for (let v = 1; v < logits.length; v++) if (logits[v] > logits[best]) best = v;
-    return best;
+    const logits = lastLogits(model.lm, { cache, adapter: null }, input, 1);
+    const values = logits.dataSync() as Float32Array;
+    logits.dispose();
+    return greedyPicks(values, 1, values.length)[0];
   };
   const times: number[] = [];
   for (let r = 0; r < 2; r++) {

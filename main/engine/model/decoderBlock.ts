@@ -12,6 +12,7 @@ import { ropeHeads } from './layers/rope.js';
 import { swiglu } from './layers/swiglu.js';
 import type { LoraAdapter } from './lora.js';
 import { PackedWeight } from './packedWeight.js';
+import { FUSED, fusable, runFused } from '../ops/fusedKernels.js';
 
 interface ProjWeights {
   /**
@@ -128,6 +129,30 @@ function linear(x: tf.Tensor, L: LayerWeights, l: number, name: Projection, run:
   return y;
 }
 
+/** Rows up to which the native backend multiplies 16-bit weights as GEMVs (halfGemm.cc's m <= 8). */
+const GEMV_ROWS = 8;
+
+/**
+ * `linear` for several projections of the same x. Decoding a few rows with plain weights (no
+ * training, no adapter or bias on these projections), a backend with the fused op runs them in
+ * one pass over all their weights: one wake-up of the kernel threads instead of one a matrix.
+ * Same values as `linear` gives for each; the fused op has no gradient, hence no training here.
+ */
+function linearMany(x: tf.Tensor, L: LayerWeights, l: number, names: Projection[], run: BlockInputs, rng: Rng): tf.Tensor[] {
+  const ws = names.map((n) => L.proj[n]);
+  const plain =
+    !run.training &&
+    L.layout === 'outIn' &&
+    x.rank === 2 &&
+    x.shape[0] <= GEMV_ROWS &&
+    names.every((n) => !run.adapter?.get(l, n)) &&
+    ws.every((p) => !p.b && !(p.w instanceof PackedWeight));
+  if (plain && fusable(FUSED.projectMany, x)) {
+    return runFused<tf.Tensor[]>(FUSED.projectMany, { x, ...Object.fromEntries(ws.map((p, i) => [`w${i}`, p.w as tf.Tensor])) });
+  }
+  return names.map((n) => linear(x, L, l, n, run, rng));
+}
+
 /**
  * One pre-norm decoder block: x + attention(norm(x)), then + SwiGLU MLP(norm(x)). Appends the
  * block's keys and values to the cache, if any.
@@ -139,9 +164,10 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
   const eps = c.rmsNormEps;
   const rng = new Rng(run.seeds?.[l]);
   const h = rmsNorm(x, L.inputNorm, eps);
-  let q = tf.reshape(linear(h, L, l, 'q_proj', run, rng), [B, T, c.numHeads, c.headDim]);
-  let k = tf.reshape(linear(h, L, l, 'k_proj', run, rng), [B, T, c.numKvHeads, c.headDim]);
-  const v0 = tf.reshape(linear(h, L, l, 'v_proj', run, rng), [B, T, c.numKvHeads, c.headDim]);
+  const [q0, k0, v1] = linearMany(h, L, l, ['q_proj', 'k_proj', 'v_proj'], run, rng);
+  let q = tf.reshape(q0, [B, T, c.numHeads, c.headDim]);
+  let k = tf.reshape(k0, [B, T, c.numKvHeads, c.headDim]);
+  const v0 = tf.reshape(v1, [B, T, c.numKvHeads, c.headDim]);
   if (L.qNorm && L.kNorm) {
     q = rmsNorm(q, L.qNorm, eps);
     k = rmsNorm(k, L.kNorm, eps);
@@ -153,7 +179,6 @@ export function decoderBlock(x: tf.Tensor, L: LayerWeights, l: number, run: Bloc
   const attn = attention(qr, kT, v, run.mask, run.training); // [B, T, heads·D]
   x = tf.add(x, linear(tf.reshape(attn, [B * T, c.numHeads * c.headDim]), L, l, 'o_proj', run, rng));
   const h2 = rmsNorm(x, L.postNorm, eps);
-  const gate = linear(h2, L, l, 'gate_proj', run, rng);
-  const up = linear(h2, L, l, 'up_proj', run, rng);
+  const [gate, up] = linearMany(h2, L, l, ['gate_proj', 'up_proj'], run, rng);
   return tf.add(x, linear(swiglu(gate, up), L, l, 'down_proj', run, rng));
 }

@@ -21,6 +21,8 @@ import * as tf from '@tensorflow/tfjs-core';
  * - flashAttention {q [B, H, T, D], kT [B, KVH, D, S], v [B, KVH, S, D], rows int32 [B, 2]}
  *   {window, scale} → [out [B, T, H·D], lse [B, H, T]]: attention's tiled form (no [T, S] matrix);
  *   flashAttentionGrad {q, kT, v, rows, out, lse, dy} {window, scale} → [dq, dkT, dv].
+ * - projectMany {x [R, in], w0, w1, … [out_i, in]} → [x·w0ᵀ, x·w1ᵀ, …]: projections of one input
+ *   (a layer's query, key and value) in one pass over their weights.
  * - attention, logSoftmax, targetLogprob, loraAdd, adamw, matmulW16: see their callers.
  */
 export const FUSED = {
@@ -42,6 +44,7 @@ export const FUSED = {
   loraAdd: 'ClawLoraAdd',
   adamw: 'ClawAdamW',
   matmulW16: 'ClawMatMulW16',
+  projectMany: 'ClawProjectMany',
 } as const;
 
 export type FusedKernel = (typeof FUSED)[keyof typeof FUSED];

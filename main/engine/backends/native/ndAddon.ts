@@ -112,6 +112,8 @@ export interface NdAddon {
   setHalfGemm(mode: (typeof HALF_GEMM)[HalfGemm]): void;
   /** y [m, n] = x [m, k] · wᵀ with w [n, k] bf16 or f16, through `path`; throws when this CPU cannot run it. */
   gemv(path: GemvPath, x: Buf, w: Buf, m: number, n: number, k: number): Buf;
+  /** y_i [m, n_i] = x [m, k] · w_iᵀ for 16-bit w_i [n_i, k] of one kind, in one pass of the kernel threads. */
+  gemvMany(x: Buf, ws: Buf[], m: number, k: number): Buf[];
   /** Why this process cannot run `path` for weights of `kind` (a missing CPU feature...), or ''. */
   gemvUnavailable(path: GemvPath, kind: Kind): string;
   /** The path decoding's products with weights of `kind` use now. */

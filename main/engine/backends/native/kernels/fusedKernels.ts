@@ -1,5 +1,6 @@
 import type * as tf from '@tensorflow/tfjs-core';
 import { FUSED } from '../../../ops/fusedKernels.js';
+import { KIND } from '../ndAddon.js';
 import { nativeKernel, size, stored, stridesOf, temp, words } from './kernelUtil.js';
 
 /**
@@ -60,6 +61,20 @@ export const FUSED_KERNELS: tf.KernelConfig[] = [
     const T = mask.shape[mask.shape.length - 2];
     const buf = backend.nd.maskedSoftmax(words(backend, s), words(backend, mask), B, K, GT, T, S, mask.shape.length === 4, attrs.scale as number);
     return backend.makeOutput(buf, [...s.shape], 'float32');
+  }),
+  nativeKernel(FUSED.projectMany, (backend, inputs) => {
+    // Weights of one 16-bit kind: one GEMV pass over all of them. Anything else: one product each.
+    const { x } = inputs;
+    const ws = Object.keys(inputs).filter((n) => n !== 'x').sort().map((n) => inputs[n]);
+    const [R, K] = x.shape;
+    const kinds = new Set(ws.map((w) => backend.data.get(w.dataId).kind));
+    const kind = ws.length ? backend.data.get(ws[0].dataId).kind : KIND.f32;
+    const half = kinds.size === 1 && (kind === KIND.bf16 || kind === KIND.f16);
+    const xb = words(backend, x);
+    const bufs = half
+      ? backend.nd.gemvMany(xb, ws.map((w) => stored(backend, w)), R, K)
+      : ws.map((w) => backend.nd.matmul(xb, stored(backend, w), 1, R, w.shape[0], K, false, true, 0, 0));
+    return bufs.map((b, i) => backend.makeOutput(b, [R, ws[i].shape[0]], 'float32'));
   }),
   nativeKernel(FUSED.maskedSoftmaxGrad, (backend, { p, dp }, attrs) => {
     const S = lastDim(p);
