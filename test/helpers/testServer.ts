@@ -89,7 +89,7 @@ export async function startTestServer(
     trainer,
     async close(keepData = false) {
       await server.close({ graceMs: 5000 });
-      await trainer?.stop();
+      if (trainer) await stopTrainer(trainer);
       db.close();
       if (!keepData) fs.rmSync(dataDir, { recursive: true, force: true });
     },
@@ -233,4 +233,21 @@ export function sharpenedModel(name: FixtureModel, factor: number, contextLength
     metadata,
   );
   return dir;
+}
+
+/**
+ * Stops the trainer after its current work item, as serving does on Ctrl-C, but never waits
+ * forever: a trainer that has not stopped within a minute is terminated (as a second Ctrl-C does)
+ * and says so on stderr, so that a test that failed before it reports its own failure instead of
+ * the whole file timing out.
+ */
+async function stopTrainer(trainer: { stop(): Promise<void>; terminate(): Promise<void> }): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), 60_000)));
+  const outcome = await Promise.race([trainer.stop().then(() => 'stopped' as const), late]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    process.stderr.write('testServer: the trainer did not stop within 60 s of the server closing; terminating it\n');
+    await trainer.terminate();
+  }
 }
