@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Receipt } from '../api/contract.js';
+import { receipt as fakeReceipt } from '../test/fakeCore.js';
 import { receiptText } from './receiptText.js';
 
-const receipt = (r: Partial<Receipt>): Receipt => ({
-  stage: 'judged',
-  score: 1,
-  hint: null,
-  hint_source: null,
-  step: null,
-  checkpoint_id: null,
-  version: null,
-  reason: null,
-  hint_until: null,
-  feedback_open: true,
-  ...r,
-});
+/** A judged receipt scored +1, with `r` over it. */
+const receipt = (r: Partial<Receipt>): Receipt => fakeReceipt(r.stage ?? 'judged', { score: 1, ...r });
 
 test('receipt: a step held back by the competence gate says so, and why, in words', () => {
   const held = receipt({

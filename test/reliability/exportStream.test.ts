@@ -41,13 +41,8 @@ describe('issue 41: the sessions export is streamed with backpressure', () => {
       assert.equal((await fetch(`${t.origin}/healthz`)).status, 200);
       await new Promise((r) => setTimeout(r, 1000));
       assert.ok(read < SESSIONS, `${read} of ${SESSIONS} sessions were read while the client read nothing`);
-      const chunks: Buffer[] = [];
-      socket.on('data', (d: Buffer) => chunks.push(d));
-      const ended = new Promise((r) => socket.once('end', r));
-      socket.resume();
-      await ended;
-      const body = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n');
-      const lines = dechunk(body).trim().split('\n');
+      const body = await readBody(socket);
+      const lines = body.trim().split('\n');
       assert.equal(lines.length, SESSIONS);
       assert.deepEqual(JSON.parse(lines.at(-1)!).session_id, `export-${SESSIONS - 1}`);
     } finally {
@@ -72,13 +67,8 @@ describe('issue 41: the sessions export is streamed with backpressure', () => {
       await new Promise((r) => setTimeout(r, 1000));
       const sessionsSearched = searched.includes(undefined) ? SESSIONS : searched.length;
       assert.ok(sessionsSearched < SESSIONS, `${sessionsSearched} of ${SESSIONS} sessions were searched while the client read nothing`);
-      const chunks: Buffer[] = [];
-      socket.on('data', (d: Buffer) => chunks.push(d));
-      const ended = new Promise((r) => socket.once('end', r));
-      socket.resume();
-      await ended;
-      const body = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n');
-      const ids = dechunk(body)
+      const body = await readBody(socket);
+      const ids = body
         .trim()
         .split('\n')
         .map((l) => (JSON.parse(l) as { session_id: string }).session_id);
@@ -94,6 +84,16 @@ describe('issue 41: the sessions export is streamed with backpressure', () => {
 });
 
 /** The body of a chunked HTTP/1.1 response. */
+/** Resumes a paused socket and reads the rest of its chunked HTTP response: the body, de-chunked. */
+async function readBody(socket: net.Socket): Promise<string> {
+  const chunks: Buffer[] = [];
+  socket.on('data', (d: Buffer) => chunks.push(d));
+  const ended = new Promise((r) => socket.once('end', r));
+  socket.resume();
+  await ended;
+  return dechunk(Buffer.concat(chunks).toString('utf8').split('\r\n\r\n').slice(1).join('\r\n\r\n'));
+}
+
 function dechunk(text: string): string {
   let out = '';
   let i = 0;
